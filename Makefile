@@ -1,0 +1,47 @@
+# epochcost: `make run` launches the app, `make test` runs lint and the tests.
+# Both create .venv and install the project into it when needed, and the Debian packages
+# Qt needs (when run as root and they are missing).
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.epochcost-installed
+EXTRAS  := tensorflow,gui,dev
+DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 \
+            libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
+            libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
+
+.PHONY: run test lint deb-deps venv bundle clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $(STAMP)
+
+deb-deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian packages: $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages (install them as root): $$missing"; \
+	  fi; \
+	fi
+
+run: $(STAMP) deb-deps
+	$(VENV)/bin/epochcost run --model resnet18-cifar --batch-size 64 --price-per-hour 0.90
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine gui tests benchmarks
+	$(VENV)/bin/ruff format --check engine gui tests benchmarks
+	$(VENV)/bin/mypy engine
+	$(VENV)/bin/lint-imports
+
+test: $(STAMP) deb-deps lint
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+clean:
+	rm -rf build dist tests/output

@@ -1,0 +1,59 @@
+"""epochcost run: one timed training run in a worker process, stored and summarised."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine import report
+from engine.cli.common import (
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    Progress,
+    UsageError,
+    add_run_options,
+    config_from_args,
+    print_json,
+    run_worker,
+)
+from engine.result import failed_result
+from engine.store import Store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="measure throughput, memory fill and cost of one config")
+    add_run_options(p)
+    p.add_argument("--out", type=Path, help="also write the result to this JSON file")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON result on stdout")
+    p.add_argument("--no-store", action="store_true", help="do not add the result to the store")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    if args.out is not None and args.out.parent and not args.out.parent.is_dir():
+        raise UsageError("out", f"folder {args.out.parent} does not exist")
+    store = None if args.no_store else Store()
+    progress = Progress(label=f"{config.model} b{config.batch_size}")
+    result, failure, env = run_worker(config, verbose=args.verbose, progress=progress)
+    if result is None:
+        assert failure is not None
+        if failure.kind == "config":
+            raise UsageError("config", failure.message)
+        result = failed_result(failure, config, env)
+    if store is not None:
+        store.add(result)
+    if args.out is not None:
+        args.out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    if args.json:
+        print_json(result)
+    else:
+        print(report.summary(result))
+    if result["status"] != "ok":
+        if failure is not None and failure.traceback and args.verbose:
+            print(failure.traceback, file=sys.stderr)
+        print(f"epochcost: run {result['status']}: {result['error']['message']}", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    return EXIT_OK

@@ -1,0 +1,177 @@
+"""Helpers the CLI commands share: run options, output, progress, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from engine.config import RunConfig
+from engine.events import Event, Failed, Finished, Phase, Step
+from engine.launcher import WorkerProcess, WorkerSpec
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_RUN_FAILED = 3
+
+# Config field -> the option a user typed, for error messages.
+_OPTIONS = {
+    "usd_per_hour": "--price-per-hour",
+    "max_steps": "--max-steps",
+    "model": "--model",
+}
+
+
+class UsageError(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def option_name(field: str) -> str:
+    if field in _OPTIONS:
+        return _OPTIONS[field]
+    if field.isidentifier():
+        return "--" + field.replace("_", "-")
+    return field
+
+
+def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
+    """Options every measuring command shares (run, sweep, accuracy)."""
+    d = RunConfig()
+    p.add_argument("--model", default=d.model, help=f"workload name (default {d.model})")
+    p.add_argument("--framework", default=d.framework, choices=("torch", "tensorflow"))
+    if batch:
+        p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--device", default=d.device, help="auto, cpu, cuda, cuda:N or mps")
+    p.add_argument("--precision", default=d.precision, choices=("fp32", "fp16", "bf16"))
+    p.add_argument("--optimizer", default=d.optimizer, choices=("sgd", "adam"))
+    p.add_argument("--channels-last", action="store_true", help="NHWC memory format (images)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile / XLA; compile time is reported apart")
+    p.add_argument("--warmup-steps", type=int, default=d.warmup_steps)
+    p.add_argument("--min-steps", type=int, default=d.min_steps)
+    p.add_argument("--max-steps", type=int, default=d.max_steps)
+    p.add_argument("--max-seconds", type=float, default=d.max_seconds,
+                   help="cap on each measurement window (s)")
+    p.add_argument("--epoch-samples", type=int, default=None,
+                   help="samples in one epoch (default: the workload's usual data set)")
+    p.add_argument("--repeats", type=int, default=d.repeats)
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for the framework")
+    p.add_argument("--price-per-hour", type=float, default=None, metavar="USD",
+                   help="what an hour of this machine costs")
+    p.add_argument("--price-source", default=d.price_source,
+                   help="where the price comes from (kept with the result)")
+    p.add_argument("--price-date", default=None, metavar="YYYY-MM-DD",
+                   help="when the price was quoted (default: today)")
+    p.add_argument("--memory-limit-mb", type=int, default=None,
+                   help="cap the worker's memory; going past it counts as out of memory")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--verbose", action="store_true", help="pass the framework's own log through")
+
+
+def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
+    values: dict[str, Any] = dict(
+        model=args.model, framework=args.framework, device=args.device,
+        precision=args.precision, optimizer=args.optimizer, channels_last=args.channels_last,
+        compile=args.compile, warmup_steps=args.warmup_steps, min_steps=args.min_steps,
+        max_steps=args.max_steps, max_seconds=args.max_seconds, epoch_samples=args.epoch_samples,
+        repeats=args.repeats, threads=args.threads, usd_per_hour=args.price_per_hour,
+        price_source=args.price_source, price_as_of=args.price_date, seed=args.seed,
+        memory_limit_bytes=args.memory_limit_mb * 2**20 if args.memory_limit_mb else None,
+    )
+    if hasattr(args, "batch_size"):
+        values["batch_size"] = args.batch_size
+    values.update(overrides)
+    return RunConfig(**values).validated()
+
+
+def print_json(data: Any, out: TextIO = sys.stdout) -> None:
+    out.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+class Progress:
+    """Live progress on stderr: a bar on a terminal, phase lines otherwise."""
+
+    def __init__(self, stream: TextIO = sys.stderr, label: str = "") -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.label = label
+        self.t0 = time.monotonic()
+        self.expected = 0
+        self.measured = 0
+        self.phase = ""
+        self._last_draw = 0.0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Phase):
+            self.phase = event.phase
+            self.expected = event.expected_steps or 0
+            self.measured = 0
+            detail = f" ({event.detail})" if event.detail else ""
+            self._line(f"{self.phase}{detail}")
+        elif isinstance(event, Step):
+            self.measured += 1
+            if self.tty and time.monotonic() - self._last_draw > 0.1:
+                self._bar(event)
+
+    def _line(self, text: str) -> None:
+        elapsed = time.monotonic() - self.t0
+        prefix = f"{self.label} " if self.label else ""
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(f"[{elapsed:6.1f}s] {prefix}{text}\n")
+        self.stream.flush()
+
+    def _bar(self, step: Step) -> None:
+        self._last_draw = time.monotonic()
+        width = 30
+        total = max(self.expected, self.measured)
+        filled = int(width * self.measured / total) if total else 0
+        rate = step.samples / step.step_time_s if step.step_time_s > 0 else 0.0
+        self.stream.write(
+            f"\r\033[K{self.phase:9s} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{self.measured}/{total} steps  {rate:,.1f} samples/s"
+        )
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def run_worker(
+    config: RunConfig, *, verbose: bool = False, progress: Progress | None = None,
+    spec: WorkerSpec | None = None,
+) -> tuple[dict[str, Any] | None, Failed | None, dict[str, Any]]:
+    """Run one config in a worker. Returns (result, failure, environment seen at start)."""
+    spec = spec or WorkerSpec(verbose=verbose)
+    on_stderr = (lambda line: print(line, file=sys.stderr)) if verbose else None
+    worker = WorkerProcess(config, spec, on_stderr=on_stderr).start()
+    env: dict[str, Any] = {}
+    result: dict[str, Any] | None = None
+    failure: Failed | None = None
+    try:
+        for event in worker.events():
+            if progress:
+                progress(event)
+            if event.type == "started":
+                env = dict(getattr(event, "environment", {}))
+            elif isinstance(event, Finished):
+                result = event.result
+            elif isinstance(event, Failed):
+                failure = event
+    except KeyboardInterrupt:
+        worker.cancel()
+        for event in worker.events():
+            if isinstance(event, Failed):
+                failure = event
+    finally:
+        worker.close()
+        if progress:
+            progress.done()
+    return result, failure, env

@@ -1,0 +1,168 @@
+"""Start a worker process, stream its events, cancel it, and report its death as data.
+
+Used by the CLI and by the GUI's EngineThread alike. Every measurement runs in its own process
+(DESIGN.md, Process model).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import engine
+from engine.config import RunConfig
+from engine.events import Event, Failed, Finished, from_json
+from engine.runner import new_run_id
+
+CANCEL_GRACE_S = 1.5
+STDERR_TAIL_LINES = 200
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How to start a worker: which Python (default: this one) and extra environment."""
+
+    python: str = sys.executable
+    env: dict[str, str] = field(default_factory=dict)
+    verbose: bool = False
+
+    def command(self) -> list[str]:
+        return [self.python, "-m", "engine.worker"]
+
+
+def _engine_root() -> str:
+    """The folder holding this `engine` package, so the worker runs the same engine code."""
+    return str(Path(engine.__file__).resolve().parent.parent)
+
+
+class WorkerProcess:
+    """One worker. Iterate `events()` to the end; it always ends with finished or failed."""
+
+    def __init__(
+        self, config: RunConfig, spec: WorkerSpec | None = None, run_id: str | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.spec = spec or WorkerSpec()
+        self.run_id = run_id or new_run_id()
+        self._on_stderr = on_stderr
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._cancel_requested = threading.Event()
+        self._lock = threading.Lock()
+        self.proc: subprocess.Popen[str] | None = None
+        self._stderr_thread: threading.Thread | None = None
+
+    def start(self) -> WorkerProcess:
+        env = {**os.environ, **self.spec.env, "PYTHONUNBUFFERED": "1"}
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
+        )
+        if self.spec.verbose:
+            env["EPOCHCOST_VERBOSE"] = "1"
+        cmd = [*self.spec.command(), "run", "--config-json", json.dumps(self.config.to_dict()),
+               "--run-id", self.run_id, "--control-stdin"]
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", errors="replace", bufsize=1, env=env,
+        )
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def _drain_stderr(self) -> None:
+        assert self.proc and self.proc.stderr
+        for line in self.proc.stderr:
+            line = line.rstrip("\n")
+            self.stderr_tail.append(line)
+            if self._on_stderr:
+                self._on_stderr(line)
+
+    def events(self) -> Iterator[Event]:
+        """Events as the worker writes them; a worker that dies without a verdict -> crashed."""
+        if self.proc is None:
+            self.start()
+        assert self.proc and self.proc.stdout
+        terminal = False
+        for line in self.proc.stdout:
+            if not line.strip():
+                continue
+            try:
+                event = from_json(line)
+            except ValueError:
+                self.stderr_tail.append(line.rstrip("\n"))
+                continue
+            terminal = terminal or isinstance(event, Finished | Failed)
+            yield event
+        code = self.proc.wait()
+        if not terminal:
+            yield self._death_event(code)
+
+    def _death_event(self, code: int) -> Failed:
+        if self._cancel_requested.is_set():
+            return Failed(run_id=self.run_id, kind="cancelled", message="cancelled by the user",
+                          batch_size=self.config.batch_size)
+        how = f"exit code {code}"
+        if code < 0:
+            try:
+                how = f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"signal {-code}"
+        tail = "\n".join(list(self.stderr_tail)[-20:])
+        return Failed(run_id=self.run_id, kind="crashed", batch_size=self.config.batch_size,
+                      message=f"the worker process ended without a result ({how})",
+                      traceback=tail)
+
+    def cancel(self, grace_s: float = CANCEL_GRACE_S) -> None:
+        """Ask the worker to stop between steps; kill it if it has not ended after grace_s."""
+        self._cancel_requested.set()
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        with self._lock:
+            try:
+                assert proc.stdin
+                proc.stdin.write("cancel\n")
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+        timer = threading.Timer(grace_s, self.kill)
+        timer.daemon = True
+        timer.start()
+
+    def kill(self) -> None:
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+    def close(self) -> None:
+        """Make sure the process is gone and reaped (window close, test teardown)."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            self.cancel(grace_s=0.5)
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=2)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if stream:
+                    stream.close()
+            except OSError:
+                pass

@@ -1,0 +1,196 @@
+"""Device probes: the one interface to what a device reports (memory, utilisation, power, energy).
+
+NVIDIA GPUs are read through NVML (nvidia-ml-py, module pynvml); the CPU through psutil and,
+where readable, RAPL. Everything GPU-vendor specific in the engine outside the framework
+backends lives here. Units: bytes, percent, watts, joules.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import psutil
+
+
+@dataclass(frozen=True)
+class Reading:
+    memory_used_bytes: int | None
+    memory_total_bytes: int | None
+    process_memory_bytes: int | None
+    utilization_percent: float | None
+    power_w: float | None
+
+
+class Probe(Protocol):
+    name: str
+
+    def read(self) -> Reading: ...
+
+    def energy_j(self) -> float | None:
+        """A cumulative energy counter in joules, or None when the device has none."""
+        ...
+
+    def state(self) -> dict[str, Any]:
+        """Clocks, temperature, throttle reasons: recorded at a run's start and end."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class CpuProbe:
+    """Host memory (process RSS against RAM), CPU utilisation, RAPL energy where readable."""
+
+    name = "cpu"
+    _RAPL = Path("/sys/class/powercap/intel-rapl:0/energy_uj")
+
+    def __init__(self, pid: int | None = None) -> None:
+        self._process = psutil.Process(pid or os.getpid())
+        self._process.cpu_percent(None)  # first call primes the counter
+        self._rapl_ok = self._RAPL.exists() and os.access(self._RAPL, os.R_OK)
+
+    def read(self) -> Reading:
+        vm = psutil.virtual_memory()
+        return Reading(
+            memory_used_bytes=int(vm.total - vm.available),
+            memory_total_bytes=int(vm.total),
+            process_memory_bytes=int(self._process.memory_info().rss),
+            utilization_percent=psutil.cpu_percent(None),
+            power_w=None,
+        )
+
+    def energy_j(self) -> float | None:
+        if not self._rapl_ok:
+            return None
+        try:
+            return int(self._RAPL.read_text()) / 1e6
+        except (OSError, ValueError):
+            return None
+
+    def state(self) -> dict[str, Any]:
+        freq = psutil.cpu_freq()
+        return {"cpu_freq_mhz": freq.current if freq else None}
+
+    def close(self) -> None:
+        pass
+
+
+class NvmlProbe:
+    """One NVIDIA GPU through NVML. `index` is the NVML index (CUDA_VISIBLE_DEVICES aside)."""
+
+    def __init__(self, index: int, pid: int | None = None) -> None:
+        import pynvml
+
+        self._nvml = pynvml
+        pynvml.nvmlInit()
+        self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        self._pid = pid or os.getpid()
+        self.name = _text(pynvml.nvmlDeviceGetName(self._handle))
+        # Volta and newer keep an energy counter; Pascal (GTX 1080 Ti) does not.
+        self._has_energy = self._try(pynvml.nvmlDeviceGetTotalEnergyConsumption) is not None
+
+    def _try(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(self._handle, *args)
+        except self._nvml.NVMLError:
+            return None
+
+    def read(self) -> Reading:
+        nv = self._nvml
+        memory = self._try(nv.nvmlDeviceGetMemoryInfo)
+        util = self._try(nv.nvmlDeviceGetUtilizationRates)
+        power_mw = self._try(nv.nvmlDeviceGetPowerUsage)
+        return Reading(
+            memory_used_bytes=int(memory.used) if memory else None,
+            memory_total_bytes=int(memory.total) if memory else None,
+            process_memory_bytes=self._process_memory(),
+            utilization_percent=float(util.gpu) if util else None,
+            power_w=power_mw / 1000.0 if power_mw is not None else None,
+        )
+
+    def _process_memory(self) -> int | None:
+        processes = self._try(self._nvml.nvmlDeviceGetComputeRunningProcesses)
+        if processes is None:
+            return None  # not available (e.g. Windows WDDM)
+        for proc in processes:
+            if proc.pid == self._pid and proc.usedGpuMemory is not None:
+                return int(proc.usedGpuMemory)
+        return 0
+
+    def energy_j(self) -> float | None:
+        if not self._has_energy:
+            return None
+        millijoules = self._try(self._nvml.nvmlDeviceGetTotalEnergyConsumption)
+        return millijoules / 1000.0 if millijoules is not None else None
+
+    def state(self) -> dict[str, Any]:
+        nv = self._nvml
+        return {
+            "sm_clock_mhz": self._try(nv.nvmlDeviceGetClockInfo, nv.NVML_CLOCK_SM),
+            "memory_clock_mhz": self._try(nv.nvmlDeviceGetClockInfo, nv.NVML_CLOCK_MEM),
+            "temperature_c": self._try(nv.nvmlDeviceGetTemperature, nv.NVML_TEMPERATURE_GPU),
+            "throttle_reasons": self._try(nv.nvmlDeviceGetCurrentClocksEventReasons),
+            "power_limit_w": _div(self._try(nv.nvmlDeviceGetEnforcedPowerLimit), 1000.0),
+        }
+
+    def close(self) -> None:
+        try:
+            self._nvml.nvmlShutdown()
+        except self._nvml.NVMLError:
+            pass
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _div(value: float | None, by: float) -> float | None:
+    return None if value is None else value / by
+
+
+def nvml_devices() -> list[dict[str, Any]]:
+    """NVIDIA GPUs NVML sees: index, name, memory, driver. Empty when there is no driver."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # NVMLError_LibraryNotFound without a driver; ImportError without the package
+        return []
+    try:
+        driver = _text(pynvml.nvmlSystemGetDriverVersion())
+        found = []
+        for i in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(i)
+            found.append(
+                {
+                    "index": i,
+                    "name": _text(pynvml.nvmlDeviceGetName(handle)),
+                    "memory_total_bytes": int(pynvml.nvmlDeviceGetMemoryInfo(handle).total),
+                    "driver": driver,
+                }
+            )
+        return found
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def open_probe(device: str, cuda_index: int | None = None) -> Probe:
+    """The probe for a resolved device string ('cpu', 'cuda:N', 'mps')."""
+    if device.startswith("cuda"):
+        try:
+            return NvmlProbe(cuda_index if cuda_index is not None else _cuda_index(device))
+        except Exception:
+            return CpuProbe()  # no NVML: host readings only; GPU memory comes from the framework
+    return CpuProbe()
+
+
+def _cuda_index(device: str) -> int:
+    index = int(device.split(":")[1]) if ":" in device else 0
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible:
+        ids = [v.strip() for v in visible.split(",") if v.strip()]
+        if index < len(ids) and ids[index].isdigit():
+            return int(ids[index])
+    return index

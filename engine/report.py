@@ -1,0 +1,86 @@
+"""Human-readable text for a result (CLI summaries, `results show`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def duration(seconds: float | None) -> str:
+    """3 h 02 min, 11 min 42 s, 8.4 s."""
+    if seconds is None:
+        return "n/a"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, s = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {s:02d} s"
+    hours, m = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {m:02d} min"
+    return f"{hours / 24:.1f} days"
+
+
+def size(n: float | None) -> str:
+    if n is None:
+        return "n/a"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} TiB"
+
+
+def money(usd: float | None) -> str:
+    if usd is None:
+        return "n/a"
+    if usd < 0.01:
+        return f"${usd:.5f}"
+    if usd < 100:
+        return f"${usd:.4f}"
+    return f"${usd:,.2f}"
+
+
+def summary(result: dict[str, Any]) -> str:
+    """A few aligned lines that say what was measured and what it costs."""
+    c = result["config"]
+    env = result.get("environment") or {}
+    device = env.get("device_name") or env.get("cpu") or c.get("device")
+    head = (f"{c['model']} | {env.get('framework', c['framework'])} "
+            f"{env.get('framework_version', '')} | {env.get('device', c['device'])} ({device}"
+            f"{', %s threads' % env['threads'] if env.get('threads') and 'cuda' not in str(env.get('device')) else ''}) | "  # noqa: E501
+            f"batch {c['batch_size']} | {c['precision']}")
+    lines = [head]
+    if result["status"] != "ok":
+        err = result.get("error") or {}
+        lines.append(f"{'status':10s} {result['status']}: {err.get('message', '')}")
+        lines.append(f"{'run id':10s} {result['run_id']}")
+        return "\n".join(lines)
+    st = result["step_time_s"]
+    unit = (result.get("workload") or {}).get("epoch_unit", "samples")
+    lines += [
+        f"{'throughput':10s} {result['throughput_samples_per_s']:,.1f} samples/s  (step "
+        f"{st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
+        f"{result['steps_measured']} steps, {result['stop_reason']})",
+        f"{'epoch':10s} {result['epoch_samples']:,} {unit} in {duration(result['epoch_seconds'])}",
+        f"{'memory':10s} {size(result['peak_memory_bytes'])} peak of "
+        f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
+        f"{result.get('memory_source', '')})",
+    ]
+    price = result.get("price")
+    if price:
+        lines.append(
+            f"{'cost':10s} {money(result['usd_per_epoch'])} per epoch at "
+            f"${price['usd_per_hour']:,.2f}/h ({price['source']}, {price['as_of']})"
+        )
+    else:
+        lines.append(f"{'cost':10s} no price given (--price-per-hour USD)")
+    if result.get("compile_seconds") is not None:
+        lines.append(f"{'compile':10s} {duration(result['compile_seconds'])} (outside the window)")
+    for warning in result.get("warnings") or []:
+        lines.append(f"{'warning':10s} {warning}")
+    lines.append(f"{'run id':10s} {result['run_id']}")
+    return "\n".join(lines)
+
+
+def _percent(fill: float | None) -> str:
+    return "n/a" if fill is None else f"{fill * 100:.1f}%"

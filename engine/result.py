@@ -1,0 +1,171 @@
+"""The result object (schema epochcost.result/1): built in the worker, stored, exported.
+
+A result is a plain JSON-able dict so that it crosses processes and machines unchanged. It keeps
+the price used with its source and date: a stored result never changes when a catalog does.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import statistics
+from typing import Any
+
+from engine import cost
+from engine.config import RunConfig
+from engine.errors import ConfigError
+from engine.events import Failed, json_safe
+from engine.measure import Measurement
+from engine.monitor import MonitorSummary, summary_dict
+from engine.stats import summary
+from engine.workloads.registry import Workload
+
+SCHEMA = "epochcost.result/1"
+STATUSES = ("ok", "oom", "failed", "cancelled")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def price_of(config: RunConfig) -> dict[str, Any] | None:
+    if config.usd_per_hour is None:
+        return None
+    as_of = config.price_as_of or _dt.date.today().isoformat()
+    return cost.Price(config.usd_per_hour, config.price_source, as_of).to_dict()
+
+
+def _memory(
+    config: RunConfig, monitor: MonitorSummary, device_memory: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Peak memory of this process on its device against the device's total."""
+    if device_memory is None:  # CPU: peak resident set against RAM
+        peak, total, source = monitor.peak_process_memory_bytes, monitor.memory_total_bytes, "rss"
+    else:
+        peak, total, source = device_memory["peak_bytes"], device_memory["total_bytes"], \
+            device_memory["source"]
+        # NVML's per-process figure includes the CUDA context the framework cannot see.
+        if monitor.peak_process_memory_bytes and monitor.peak_process_memory_bytes > peak:
+            peak, source = monitor.peak_process_memory_bytes, "nvml per-process"
+    fill = peak / total if peak and total else None
+    return {
+        "peak_memory_bytes": peak,
+        "memory_total_bytes": total,
+        "memory_fill": fill,
+        "memory_source": source,
+        "device_peak_used_bytes": monitor.peak_device_used_bytes,
+    }
+
+
+def build_result(
+    *, run_id: str, config: RunConfig, workload: Workload, environment: dict[str, Any],
+    parameters: int, measurement: Measurement, monitor: MonitorSummary,
+    device_memory: dict[str, Any] | None, device_state: dict[str, Any],
+) -> dict[str, Any]:
+    windows = measurement.windows
+    throughputs = [w.throughput_samples_per_s for w in windows]
+    throughput = statistics.median(throughputs)
+    step_times = [t for w in windows for t in w.step_times_s]
+    epoch_samples = config.resolved_epoch_samples
+    epoch_s = cost.epoch_seconds(epoch_samples, throughput)
+    price = price_of(config)
+    window_seconds = sum(w.seconds for w in windows)
+    window_samples = sum(w.samples for w in windows)
+    energy = summary_dict(monitor)
+    if monitor.energy_j is not None and window_samples:
+        energy["joules_per_sample"] = monitor.energy_j / window_samples
+        energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
+    result: dict[str, Any] = {
+        "schema": SCHEMA,
+        "run_id": run_id,
+        "created_at": _now(),
+        "status": "ok",
+        "error": None,
+        "config": config.to_dict(),
+        "environment": environment,
+        "workload": {
+            "name": workload.name, "task": workload.task, "input_shape": list(workload.input_shape),
+            "num_classes": workload.num_classes, "epoch_unit": workload.epoch_unit,
+            "parameters": parameters,
+        },
+        "throughput_samples_per_s": throughput,
+        "throughput_repeats": throughputs,
+        "throughput_spread": (max(throughputs) - min(throughputs)) / throughput,
+        "step_time_s": summary(step_times),
+        "steps_measured": sum(w.steps for w in windows),
+        "window_seconds": window_seconds,
+        "stop_reason": windows[-1].stop_reason,
+        "warmup_steps": len(measurement.warmup_step_times_s),
+        "warmup_seconds": measurement.warmup_seconds,
+        "compile_seconds": measurement.compile_seconds,
+        "final_loss": measurement.loss,
+        "epoch_samples": epoch_samples,
+        "epoch_seconds": epoch_s,
+        **_memory(config, monitor, device_memory),
+        "energy": energy,
+        "device_state": device_state,
+        "price": price,
+        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
+        "warnings": measurement.warnings,
+    }
+    return json_safe(result)
+
+
+def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
+    """A stored result for a run that ended without a measurement (an OOM point is data)."""
+    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
+    return json_safe({
+        "schema": SCHEMA,
+        "run_id": event.run_id,
+        "created_at": _now(),
+        "status": status,
+        "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
+        "config": config.to_dict(),
+        "environment": environment,
+        "throughput_samples_per_s": None,
+        "step_time_s": summary([]),
+        "epoch_samples": config.resolved_epoch_samples,
+        "epoch_seconds": None,
+        "peak_memory_bytes": None,
+        "memory_total_bytes": None,
+        "memory_fill": None,
+        "price": price_of(config),
+        "usd_per_epoch": None,
+    })
+
+
+_REQUIRED = {
+    "schema": str, "run_id": str, "status": str, "config": dict, "environment": dict,
+    "epoch_samples": int,
+}
+_NUMBERS = ("throughput_samples_per_s", "epoch_seconds", "peak_memory_bytes",
+            "memory_total_bytes", "memory_fill", "usd_per_epoch")
+
+
+def validate(data: Any, where: str = "result") -> dict[str, Any]:
+    """Check a result read from a file; ConfigError saying what is wrong otherwise."""
+    if not isinstance(data, dict):
+        raise ConfigError(where, "is not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ConfigError(where, f"schema is {data.get('schema')!r}, expected {SCHEMA!r}")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(data.get(key), kind):
+            raise ConfigError(where, f"field {key!r} is missing or not a {kind.__name__}")
+    if data["status"] not in STATUSES:
+        raise ConfigError(where, f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
+    for key in _NUMBERS:
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ConfigError(where, f"field {key!r} must be a number or null")
+    if data["status"] == "ok" and not data.get("throughput_samples_per_s"):
+        raise ConfigError(where, "an ok result needs throughput_samples_per_s")
+    price = data.get("price")
+    if price is not None and not (
+        isinstance(price, dict) and isinstance(price.get("usd_per_hour"), int | float)
+    ):
+        raise ConfigError(where, "price must be null or have a numeric usd_per_hour")
+    try:
+        RunConfig.from_dict(data["config"])
+    except ConfigError as exc:
+        raise ConfigError(where, f"config: {exc}") from None
+    return data
+

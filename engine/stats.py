@@ -1,0 +1,46 @@
+"""Small statistics on step times: median, percentiles, the IQR stop rule."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100), linear interpolation between order statistics."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    low, high = math.floor(pos), math.ceil(pos)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def relative_iqr(values: Sequence[float]) -> float:
+    """Interquartile range over median: the spread the stop rule watches."""
+    median = statistics.median(values)
+    if median <= 0:
+        return math.inf
+    return (percentile(values, 75) - percentile(values, 25)) / median
+
+
+def summary(values: Sequence[float]) -> dict[str, float | int | None]:
+    """median, p10, p90, mean, min, max and count of a list of times (seconds)."""
+    if not values:
+        return {"median": None, "p10": None, "p90": None, "mean": None, "count": 0}
+    return {
+        "median": statistics.median(values),
+        "p10": percentile(values, 10),
+        "p90": percentile(values, 90),
+        "mean": statistics.fmean(values),
+        "min": min(values),
+        "max": max(values),
+        "count": len(values),
+    }
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for a single value)."""
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) if len(values) > 1 else 0.0

@@ -1,0 +1,84 @@
+"""The worker process: `python -m engine.worker run --config-json JSON`.
+
+Writes one JSON event per line on its stdout and nothing else there: whatever a framework prints
+goes to stderr. With --control-stdin it reads commands from stdin ("cancel"), and treats the
+end of stdin as its parent's death: it cancels the run and exits by itself, so no orphan keeps
+a GPU busy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from typing import TextIO
+
+# Framework log noise off before any framework can be imported (the CLI's --verbose lifts it).
+if not os.environ.get("EPOCHCOST_VERBOSE"):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+PARENT_GONE_GRACE_S = 3.0
+EXIT_PARENT_GONE = 4
+
+
+def _event_stream() -> TextIO:
+    """Keep the real stdout for events; point fd 1 (and sys.stdout) at stderr."""
+    events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return events
+
+
+def _watch_control(cancel: threading.Event) -> None:
+    for line in sys.stdin:
+        if line.strip() == "cancel":
+            cancel.set()
+    # stdin closed: the parent is gone (or closed it on purpose). Stop, then make sure we end.
+    cancel.set()
+    timer = threading.Timer(PARENT_GONE_GRACE_S, os._exit, args=(EXIT_PARENT_GONE,))
+    timer.daemon = True
+    timer.start()
+
+
+def _run(args: argparse.Namespace, events: TextIO) -> int:
+    from engine.config import RunConfig
+    from engine.errors import ConfigError
+    from engine.events import Failed
+    from engine.runner import new_run_id, run
+
+    cancel = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: cancel.set())
+    if args.control_stdin:
+        threading.Thread(target=_watch_control, args=(cancel,), daemon=True).start()
+    run_id = args.run_id or new_run_id()
+    try:
+        config = RunConfig.from_dict(json.loads(args.config_json))
+    except (ConfigError, json.JSONDecodeError, TypeError) as exc:
+        events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
+        return 0
+    for event in run(config, cancel, run_id=run_id):
+        events.write(event.to_json() + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.worker")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run_p = sub.add_parser("run", help="one timed training run")
+    run_p.add_argument("--config-json", required=True)
+    run_p.add_argument("--run-id")
+    run_p.add_argument("--control-stdin", action="store_true")
+    args = parser.parse_args(argv)
+    events = _event_stream()
+    try:
+        return _run(args, events)
+    finally:
+        events.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""epochcost desktop app (PySide6 + pyqtgraph). Imports engine, never a framework."""
