@@ -32,15 +32,28 @@ class Device:
 def list_devices() -> list[Device]:
     """GPUs first (NVML), then Apple MPS where it can exist, then the CPU (always)."""
     found = [
-        Device(f"cuda:{g['index']}", "cuda", g["name"], g["memory_total_bytes"],
-               f"driver {g['driver']}")
+        Device(
+            f"cuda:{g['index']}",
+            "cuda",
+            g["name"],
+            g["memory_total_bytes"],
+            f"driver {g['driver']}",
+        )
         for g in nvml_devices()
     ]
     if platform.system() == "Darwin" and platform.machine() == "arm64":
-        found.append(Device("mps", "mps", "Apple GPU (MPS)", psutil.virtual_memory().total,
-                            "unified memory"))
-    found.append(Device("cpu", "cpu", environment.cpu_name(), psutil.virtual_memory().total,
-                        f"{psutil.cpu_count()} logical cores"))
+        found.append(
+            Device("mps", "mps", "Apple GPU (MPS)", psutil.virtual_memory().total, "unified memory")
+        )
+    found.append(
+        Device(
+            "cpu",
+            "cpu",
+            environment.cpu_name(),
+            psutil.virtual_memory().total,
+            f"{psutil.cpu_count()} logical cores",
+        )
+    )
     return found
 
 

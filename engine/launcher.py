@@ -47,7 +47,10 @@ class WorkerProcess:
     """One worker. Iterate `events()` to the end; it always ends with finished or failed."""
 
     def __init__(
-        self, config: RunConfig, spec: WorkerSpec | None = None, run_id: str | None = None,
+        self,
+        config: RunConfig,
+        spec: WorkerSpec | None = None,
+        run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
@@ -67,11 +70,25 @@ class WorkerProcess:
         )
         if self.spec.verbose:
             env["EPOCHCOST_VERBOSE"] = "1"
-        cmd = [*self.spec.command(), "run", "--config-json", json.dumps(self.config.to_dict()),
-               "--run-id", self.run_id, "--control-stdin"]
+        cmd = [
+            *self.spec.command(),
+            "run",
+            "--config-json",
+            json.dumps(self.config.to_dict()),
+            "--run-id",
+            self.run_id,
+            "--control-stdin",
+        ]
         self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="replace", bufsize=1, env=env,
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            bufsize=1,
+            env=env,
         )
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
@@ -111,8 +128,12 @@ class WorkerProcess:
 
     def _death_event(self, code: int) -> Failed:
         if self._cancel_requested.is_set():
-            return Failed(run_id=self.run_id, kind="cancelled", message="cancelled by the user",
-                          batch_size=self.config.batch_size)
+            return Failed(
+                run_id=self.run_id,
+                kind="cancelled",
+                message="cancelled by the user",
+                batch_size=self.config.batch_size,
+            )
         how = f"exit code {code}"
         if code < 0:
             try:
@@ -120,9 +141,13 @@ class WorkerProcess:
             except ValueError:
                 how = f"signal {-code}"
         tail = "\n".join(list(self.stderr_tail)[-20:])
-        return Failed(run_id=self.run_id, kind="crashed", batch_size=self.config.batch_size,
-                      message=f"the worker process ended without a result ({how})",
-                      traceback=tail)
+        return Failed(
+            run_id=self.run_id,
+            kind="crashed",
+            batch_size=self.config.batch_size,
+            message=f"the worker process ended without a result ({how})",
+            traceback=tail,
+        )
 
     def cancel(self, grace_s: float = CANCEL_GRACE_S) -> None:
         """Ask the worker to stop between steps; kill it if it has not ended after grace_s."""

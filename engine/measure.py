@@ -60,16 +60,32 @@ def _check_cancel(cancel: threading.Event) -> None:
 
 
 def _step_events(
-    run_id: str, times: list[float], first_index: int, batch: int, measured: bool, repeat: int,
+    run_id: str,
+    times: list[float],
+    first_index: int,
+    batch: int,
+    measured: bool,
+    repeat: int,
     clock: _Clock,
 ) -> Iterator[Step]:
     for i, dt in enumerate(times):
-        yield Step(run_id=run_id, index=first_index + i, step_time_s=dt, samples=batch,
-                   measured=measured, repeat=repeat, elapsed_s=clock.elapsed())
+        yield Step(
+            run_id=run_id,
+            index=first_index + i,
+            step_time_s=dt,
+            samples=batch,
+            measured=measured,
+            repeat=repeat,
+            elapsed_s=clock.elapsed(),
+        )
 
 
 def measure(
-    session: Session, config: RunConfig, run_id: str, cancel: threading.Event, monitor: Monitor,
+    session: Session,
+    config: RunConfig,
+    run_id: str,
+    cancel: threading.Event,
+    monitor: Monitor,
     out: Measurement,
 ) -> Generator[Event, None, None]:
     """Run warm-up and the measured windows, yielding events; fill `out`."""
@@ -106,12 +122,21 @@ def measure(
 
 
 def _window(
-    session: Session, config: RunConfig, run_id: str, cancel: threading.Event, monitor: Monitor,
-    repeat: int, clock: _Clock,
+    session: Session,
+    config: RunConfig,
+    run_id: str,
+    cancel: threading.Event,
+    monitor: Monitor,
+    repeat: int,
+    clock: _Clock,
 ) -> Generator[Event, None, Window]:
     batch = config.batch_size
-    yield Phase(run_id=run_id, phase="measuring", expected_steps=config.max_steps,
-                detail=f"repeat {repeat + 1} of {config.repeats}")
+    yield Phase(
+        run_id=run_id,
+        phase="measuring",
+        expected_steps=config.max_steps,
+        detail=f"repeat {repeat + 1} of {config.repeats}",
+    )
     times: list[float] = []
     steps = 0
     session.sync()  # window start: nothing queued from before

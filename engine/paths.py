@@ -11,8 +11,10 @@ import platformdirs
 def home() -> Path:
     """The data folder (created on first use). EPOCHCOST_HOME overrides it (tests, portable use)."""
     override = os.environ.get("EPOCHCOST_HOME")
-    path = Path(override).expanduser() if override else Path(
-        platformdirs.user_data_dir("epochcost", appauthor=False)
+    path = (
+        Path(override).expanduser()
+        if override
+        else Path(platformdirs.user_data_dir("epochcost", appauthor=False))
     )
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -7,6 +7,7 @@ backends lives here. Units: bytes, percent, watts, joules.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,10 +137,8 @@ class NvmlProbe:
         }
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(self._nvml.NVMLError):
             self._nvml.nvmlShutdown()
-        except self._nvml.NVMLError:
-            pass
 
 
 def _text(value: Any) -> str:

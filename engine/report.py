@@ -45,10 +45,12 @@ def summary(result: dict[str, Any]) -> str:
     c = result["config"]
     env = result.get("environment") or {}
     device = env.get("device_name") or env.get("cpu") or c.get("device")
-    head = (f"{c['model']} | {env.get('framework', c['framework'])} "
-            f"{env.get('framework_version', '')} | {env.get('device', c['device'])} ({device}"
-            f"{', %s threads' % env['threads'] if env.get('threads') and 'cuda' not in str(env.get('device')) else ''}) | "  # noqa: E501
-            f"batch {c['batch_size']} | {c['precision']}")
+    threads = f", {env['threads']} threads" if env.get("device") == "cpu" else ""
+    framework = f"{env.get('framework', c['framework'])} {env.get('framework_version', '')}"
+    head = (
+        f"{c['model']} | {framework.strip()} | {env.get('device', c['device'])} "
+        f"({device}{threads}) | batch {c['batch_size']} | {c['precision']}"
+    )
     lines = [head]
     if result["status"] != "ok":
         err = result.get("error") or {}

@@ -41,8 +41,11 @@ def _memory(
     if device_memory is None:  # CPU: peak resident set against RAM
         peak, total, source = monitor.peak_process_memory_bytes, monitor.memory_total_bytes, "rss"
     else:
-        peak, total, source = device_memory["peak_bytes"], device_memory["total_bytes"], \
-            device_memory["source"]
+        peak, total, source = (
+            device_memory["peak_bytes"],
+            device_memory["total_bytes"],
+            device_memory["source"],
+        )
         # NVML's per-process figure includes the CUDA context the framework cannot see.
         if monitor.peak_process_memory_bytes and monitor.peak_process_memory_bytes > peak:
             peak, source = monitor.peak_process_memory_bytes, "nvml per-process"
@@ -57,9 +60,16 @@ def _memory(
 
 
 def build_result(
-    *, run_id: str, config: RunConfig, workload: Workload, environment: dict[str, Any],
-    parameters: int, measurement: Measurement, monitor: MonitorSummary,
-    device_memory: dict[str, Any] | None, device_state: dict[str, Any],
+    *,
+    run_id: str,
+    config: RunConfig,
+    workload: Workload,
+    environment: dict[str, Any],
+    parameters: int,
+    measurement: Measurement,
+    monitor: MonitorSummary,
+    device_memory: dict[str, Any] | None,
+    device_state: dict[str, Any],
 ) -> dict[str, Any]:
     windows = measurement.windows
     throughputs = [w.throughput_samples_per_s for w in windows]
@@ -83,8 +93,11 @@ def build_result(
         "config": config.to_dict(),
         "environment": environment,
         "workload": {
-            "name": workload.name, "task": workload.task, "input_shape": list(workload.input_shape),
-            "num_classes": workload.num_classes, "epoch_unit": workload.epoch_unit,
+            "name": workload.name,
+            "task": workload.task,
+            "input_shape": list(workload.input_shape),
+            "num_classes": workload.num_classes,
+            "epoch_unit": workload.epoch_unit,
             "parameters": parameters,
         },
         "throughput_samples_per_s": throughput,
@@ -113,32 +126,44 @@ def build_result(
 def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
     """A stored result for a run that ended without a measurement (an OOM point is data)."""
     status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
-    return json_safe({
-        "schema": SCHEMA,
-        "run_id": event.run_id,
-        "created_at": _now(),
-        "status": status,
-        "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
-        "config": config.to_dict(),
-        "environment": environment,
-        "throughput_samples_per_s": None,
-        "step_time_s": summary([]),
-        "epoch_samples": config.resolved_epoch_samples,
-        "epoch_seconds": None,
-        "peak_memory_bytes": None,
-        "memory_total_bytes": None,
-        "memory_fill": None,
-        "price": price_of(config),
-        "usd_per_epoch": None,
-    })
+    return json_safe(
+        {
+            "schema": SCHEMA,
+            "run_id": event.run_id,
+            "created_at": _now(),
+            "status": status,
+            "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
+            "config": config.to_dict(),
+            "environment": environment,
+            "throughput_samples_per_s": None,
+            "step_time_s": summary([]),
+            "epoch_samples": config.resolved_epoch_samples,
+            "epoch_seconds": None,
+            "peak_memory_bytes": None,
+            "memory_total_bytes": None,
+            "memory_fill": None,
+            "price": price_of(config),
+            "usd_per_epoch": None,
+        }
+    )
 
 
 _REQUIRED = {
-    "schema": str, "run_id": str, "status": str, "config": dict, "environment": dict,
+    "schema": str,
+    "run_id": str,
+    "status": str,
+    "config": dict,
+    "environment": dict,
     "epoch_samples": int,
 }
-_NUMBERS = ("throughput_samples_per_s", "epoch_seconds", "peak_memory_bytes",
-            "memory_total_bytes", "memory_fill", "usd_per_epoch")
+_NUMBERS = (
+    "throughput_samples_per_s",
+    "epoch_seconds",
+    "peak_memory_bytes",
+    "memory_total_bytes",
+    "memory_fill",
+    "usd_per_epoch",
+)
 
 
 def validate(data: Any, where: str = "result") -> dict[str, Any]:
@@ -168,4 +193,3 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     except ConfigError as exc:
         raise ConfigError(where, f"config: {exc}") from None
     return data
-

@@ -56,16 +56,22 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
         monitor.note_process_memory(_peak_rss_bytes() if session.device == "cpu" else None)
         summary = monitor.summary()
         result = build_result(
-            run_id=run_id, config=config, workload=workload, environment=env,
-            parameters=session.parameters, measurement=out, monitor=summary,
+            run_id=run_id,
+            config=config,
+            workload=workload,
+            environment=env,
+            parameters=session.parameters,
+            measurement=out,
+            monitor=summary,
             device_memory=session.device_memory(),
             device_state={"start": state_start, "end": monitor.probe.state()},
         )
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)
     except RunFailed as exc:
-        yield Failed(run_id=run_id, kind=exc.kind, message=exc.message,
-                     batch_size=config.batch_size)
+        yield Failed(
+            run_id=run_id, kind=exc.kind, message=exc.message, batch_size=config.batch_size
+        )
     except Exception as exc:  # a framework error: classify, never raise past the runner
         yield _failure(run_id, config, exc)
     finally:
@@ -79,15 +85,27 @@ def _failure(run_id: str, config: RunConfig, exc: BaseException) -> Failed:
     tb = traceback.format_exc()
     if is_out_of_memory(exc):
         return Failed(
-            run_id=run_id, kind="oom", batch_size=config.batch_size, traceback=tb,
+            run_id=run_id,
+            kind="oom",
+            batch_size=config.batch_size,
+            traceback=tb,
             message=f"out of memory at batch size {config.batch_size}: "
             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
         )
     if isinstance(exc, ImportError):
-        return Failed(run_id=run_id, kind="framework", traceback=tb,
-                      message=f"{config.framework} is not usable here: {exc}")
-    return Failed(run_id=run_id, kind="framework", traceback=tb, batch_size=config.batch_size,
-                  message=f"{type(exc).__name__}: {exc}")
+        return Failed(
+            run_id=run_id,
+            kind="framework",
+            traceback=tb,
+            message=f"{config.framework} is not usable here: {exc}",
+        )
+    return Failed(
+        run_id=run_id,
+        kind="framework",
+        traceback=tb,
+        batch_size=config.batch_size,
+        message=f"{type(exc).__name__}: {exc}",
+    )
 
 
 def _limit_address_space(extra_bytes: int) -> None:
@@ -107,4 +125,3 @@ def _peak_rss_bytes() -> int:
     # ru_maxrss is in KiB on Linux, bytes on macOS.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak if os.uname().sysname == "Darwin" else peak * 1024)
-

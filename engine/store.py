@@ -41,9 +41,21 @@ CREATE INDEX IF NOT EXISTS results_created ON results(created_at);
 CREATE INDEX IF NOT EXISTS results_group ON results(group_id);
 """
 
-LIST_COLUMNS = ("run_id", "created_at", "status", "model", "framework", "device", "batch_size",
-                "precision", "throughput_samples_per_s", "memory_fill", "usd_per_epoch",
-                "price_source", "group_id")
+LIST_COLUMNS = (
+    "run_id",
+    "created_at",
+    "status",
+    "model",
+    "framework",
+    "device",
+    "batch_size",
+    "precision",
+    "throughput_samples_per_s",
+    "memory_fill",
+    "usd_per_epoch",
+    "price_source",
+    "group_id",
+)
 
 
 class Store:
@@ -53,8 +65,10 @@ class Store:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise ConfigError(
-                    "store", f"{self.path} was written by a newer epochcost (schema {version}); "
-                    "upgrade epochcost or set EPOCHCOST_HOME to another folder")
+                    "store",
+                    f"{self.path} was written by a newer epochcost (schema {version}); "
+                    "upgrade epochcost or set EPOCHCOST_HOME to another folder",
+                )
             db.executescript(_CREATE)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -75,13 +89,20 @@ class Store:
         env = result.get("environment") or {}
         price = result.get("price") or {}
         row = (
-            result["run_id"], result.get("created_at") or "", result["status"],
-            config.get("model", ""), config.get("framework", ""),
+            result["run_id"],
+            result.get("created_at") or "",
+            result["status"],
+            config.get("model", ""),
+            config.get("framework", ""),
             env.get("device_name") or env.get("device") or config.get("device"),
-            config.get("batch_size"), config.get("precision"),
-            result.get("throughput_samples_per_s"), result.get("memory_fill"),
-            result.get("usd_per_epoch"), price.get("source"),
-            group_id or result.get("group_id"), json.dumps(result, allow_nan=False),
+            config.get("batch_size"),
+            config.get("precision"),
+            result.get("throughput_samples_per_s"),
+            result.get("memory_fill"),
+            result.get("usd_per_epoch"),
+            price.get("source"),
+            group_id or result.get("group_id"),
+            json.dumps(result, allow_nan=False),
         )
         with self._connect() as db:
             db.execute(f"INSERT OR REPLACE INTO results VALUES ({','.join('?' * len(row))})", row)
@@ -91,7 +112,8 @@ class Store:
         """A result by its id or a unique prefix of it; ConfigError when none or ambiguous."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT run_id, body FROM results WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\' LIMIT 3",
+                "SELECT run_id, body FROM results"
+                " WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\' LIMIT 3",
                 (run_id, _like_prefix(run_id)),
             ).fetchall()
         exact = [body for rid, body in rows if rid == run_id]

@@ -21,8 +21,11 @@ def no_leftover_processes():
     """Fail a test that leaves a child process (a worker) running."""
     yield
     me = psutil.Process(os.getpid())
-    alive = [p for p in me.children(recursive=True) if p.is_running()
-             and p.status() != psutil.STATUS_ZOMBIE]
+    alive = [
+        p
+        for p in me.children(recursive=True)
+        if p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    ]
     if alive:
         _, still = psutil.wait_procs(alive, timeout=5)
         for p in still:

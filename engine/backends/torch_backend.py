@@ -18,7 +18,7 @@ from engine.workloads.registry import Workload
 
 
 def resolve_device(torch: Any, requested: str) -> Any:
-    """auto -> CUDA if available, then MPS, then CPU. A device that is not here is a config error."""
+    """auto -> CUDA if available, then MPS, then CPU. A device not here is a config error."""
     mps = getattr(torch.backends, "mps", None)
     mps_ok = bool(mps and mps.is_available())
     if requested == "auto":
@@ -27,7 +27,9 @@ def resolve_device(torch: Any, requested: str) -> Any:
         return torch.device("mps" if mps_ok else "cpu")
     if requested.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise RunFailed("config", "device: CUDA is not available here; use --device cpu or auto")
+            raise RunFailed(
+                "config", "device: CUDA is not available here; use --device cpu or auto"
+            )
         index = int(requested.split(":")[1]) if ":" in requested else 0
         if index >= torch.cuda.device_count():
             raise RunFailed(
@@ -142,7 +144,9 @@ class TorchSession:
             "device": self.device,
             "threads": torch.get_num_threads(),
             "cuda": torch.version.cuda,
-            "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+            "cudnn": torch.backends.cudnn.version()
+            if torch.backends.cudnn.is_available()
+            else None,
         }
         try:
             import torchvision
@@ -163,7 +167,8 @@ class TorchSession:
         return []
 
     def close(self) -> None:
-        self._inputs = self._targets = self._last_loss = None
+        # Drop the batch and the last loss so their device memory can go.
+        self._inputs = self._targets = self._last_loss = None  # type: ignore[assignment]
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:

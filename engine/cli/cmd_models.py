@@ -21,6 +21,8 @@ def handle(args: argparse.Namespace) -> int:
     print(f"{'model':16s} {'input':13s} {'epoch':>11s}  {'frameworks':18s} description")
     for w in registry.WORKLOADS:
         shape = "x".join(str(d) for d in w.input_shape)
-        print(f"{w.name:16s} {shape:13s} {w.epoch_samples:>11,d}  {','.join(w.frameworks):18s} "
-              f"{w.description}")
+        print(
+            f"{w.name:16s} {shape:13s} {w.epoch_samples:>11,d}  {','.join(w.frameworks):18s} "
+            f"{w.description}"
+        )
     return 0

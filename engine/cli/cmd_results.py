@@ -40,14 +40,31 @@ def _list(args: argparse.Namespace) -> int:
     if frame.empty:
         print("no results yet: try `epochcost run`")
         return 0
-    print(f"{'run id':26s} {'status':9s} {'model':15s} {'fw':10s} {'batch':>5s} "
-          f"{'samples/s':>10s} {'mem':>6s} {'$/epoch':>10s}  device")
+    print(
+        f"{'run id':26s} {'status':9s} {'model':15s} {'fw':10s} {'batch':>5s} "
+        f"{'samples/s':>10s} {'mem':>6s} {'$/epoch':>10s}  device"
+    )
     for r in frame.itertuples():
-        tput = f"{r.throughput_samples_per_s:,.1f}" if r.throughput_samples_per_s == r.throughput_samples_per_s and r.throughput_samples_per_s is not None else "-"  # noqa: E501
-        fill = f"{r.memory_fill * 100:.0f}%" if r.memory_fill == r.memory_fill and r.memory_fill is not None else "-"  # noqa: E501
-        usd = report.money(r.usd_per_epoch) if r.usd_per_epoch == r.usd_per_epoch and r.usd_per_epoch is not None else "-"  # noqa: E501
-        print(f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {r.batch_size:>5} "
-              f"{tput:>10s} {fill:>6s} {usd:>10s}  {r.device}")
+        tput = (
+            f"{r.throughput_samples_per_s:,.1f}"
+            if r.throughput_samples_per_s == r.throughput_samples_per_s
+            and r.throughput_samples_per_s is not None
+            else "-"
+        )  # noqa: E501
+        fill = (
+            f"{r.memory_fill * 100:.0f}%"
+            if r.memory_fill == r.memory_fill and r.memory_fill is not None
+            else "-"
+        )  # noqa: E501
+        usd = (
+            report.money(r.usd_per_epoch)
+            if r.usd_per_epoch == r.usd_per_epoch and r.usd_per_epoch is not None
+            else "-"
+        )  # noqa: E501
+        print(
+            f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {r.batch_size:>5} "
+            f"{tput:>10s} {fill:>6s} {usd:>10s}  {r.device}"
+        )
     return 0
 
 

@@ -50,37 +50,74 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     p.add_argument("--precision", default=d.precision, choices=("fp32", "fp16", "bf16"))
     p.add_argument("--optimizer", default=d.optimizer, choices=("sgd", "adam"))
     p.add_argument("--channels-last", action="store_true", help="NHWC memory format (images)")
-    p.add_argument("--compile", action="store_true",
-                   help="torch.compile / XLA; compile time is reported apart")
+    p.add_argument(
+        "--compile", action="store_true", help="torch.compile / XLA; compile time is reported apart"
+    )
     p.add_argument("--warmup-steps", type=int, default=d.warmup_steps)
     p.add_argument("--min-steps", type=int, default=d.min_steps)
     p.add_argument("--max-steps", type=int, default=d.max_steps)
-    p.add_argument("--max-seconds", type=float, default=d.max_seconds,
-                   help="cap on each measurement window (s)")
-    p.add_argument("--epoch-samples", type=int, default=None,
-                   help="samples in one epoch (default: the workload's usual data set)")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=d.max_seconds,
+        help="cap on each measurement window (s)",
+    )
+    p.add_argument(
+        "--epoch-samples",
+        type=int,
+        default=None,
+        help="samples in one epoch (default: the workload's usual data set)",
+    )
     p.add_argument("--repeats", type=int, default=d.repeats)
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the framework")
-    p.add_argument("--price-per-hour", type=float, default=None, metavar="USD",
-                   help="what an hour of this machine costs")
-    p.add_argument("--price-source", default=d.price_source,
-                   help="where the price comes from (kept with the result)")
-    p.add_argument("--price-date", default=None, metavar="YYYY-MM-DD",
-                   help="when the price was quoted (default: today)")
-    p.add_argument("--memory-limit-mb", type=int, default=None,
-                   help="cap the worker's memory; going past it counts as out of memory")
+    p.add_argument(
+        "--price-per-hour",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="what an hour of this machine costs",
+    )
+    p.add_argument(
+        "--price-source",
+        default=d.price_source,
+        help="where the price comes from (kept with the result)",
+    )
+    p.add_argument(
+        "--price-date",
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="when the price was quoted (default: today)",
+    )
+    p.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        default=None,
+        help="cap the worker's memory; going past it counts as out of memory",
+    )
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--verbose", action="store_true", help="pass the framework's own log through")
 
 
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     values: dict[str, Any] = dict(
-        model=args.model, framework=args.framework, device=args.device,
-        precision=args.precision, optimizer=args.optimizer, channels_last=args.channels_last,
-        compile=args.compile, warmup_steps=args.warmup_steps, min_steps=args.min_steps,
-        max_steps=args.max_steps, max_seconds=args.max_seconds, epoch_samples=args.epoch_samples,
-        repeats=args.repeats, threads=args.threads, usd_per_hour=args.price_per_hour,
-        price_source=args.price_source, price_as_of=args.price_date, seed=args.seed,
+        model=args.model,
+        framework=args.framework,
+        device=args.device,
+        precision=args.precision,
+        optimizer=args.optimizer,
+        channels_last=args.channels_last,
+        compile=args.compile,
+        warmup_steps=args.warmup_steps,
+        min_steps=args.min_steps,
+        max_steps=args.max_steps,
+        max_seconds=args.max_seconds,
+        epoch_samples=args.epoch_samples,
+        repeats=args.repeats,
+        threads=args.threads,
+        usd_per_hour=args.price_per_hour,
+        price_source=args.price_source,
+        price_as_of=args.price_date,
+        seed=args.seed,
         memory_limit_bytes=args.memory_limit_mb * 2**20 if args.memory_limit_mb else None,
     )
     if hasattr(args, "batch_size"):
@@ -89,8 +126,8 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     return RunConfig(**values).validated()
 
 
-def print_json(data: Any, out: TextIO = sys.stdout) -> None:
-    out.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 class Progress:
@@ -145,7 +182,10 @@ class Progress:
 
 
 def run_worker(
-    config: RunConfig, *, verbose: bool = False, progress: Progress | None = None,
+    config: RunConfig,
+    *,
+    verbose: bool = False,
+    progress: Progress | None = None,
     spec: WorkerSpec | None = None,
 ) -> tuple[dict[str, Any] | None, Failed | None, dict[str, Any]]:
     """Run one config in a worker. Returns (result, failure, environment seen at start)."""

@@ -178,7 +178,12 @@ class BertMLM(nn.Module):
         self.dropout = nn.Dropout(0.1)
         self.layers = nn.ModuleList(
             nn.TransformerEncoderLayer(
-                width, heads, ffn, dropout=0.1, activation="gelu", batch_first=True,
+                width,
+                heads,
+                ffn,
+                dropout=0.1,
+                activation="gelu",
+                batch_first=True,
                 layer_norm_eps=1e-12,
             )
             for _ in range(layers)

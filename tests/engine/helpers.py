@@ -7,8 +7,16 @@ from engine.events import Event
 from engine.launcher import WorkerProcess
 
 # A run short enough for tests: the tiny model, few steps.
-TINY = RunConfig(model="tiny-mlp", batch_size=16, warmup_steps=2, min_steps=5, max_steps=20,
-                 max_seconds=5.0, usd_per_hour=1.0, threads=1)
+TINY = RunConfig(
+    model="tiny-mlp",
+    batch_size=16,
+    warmup_steps=2,
+    min_steps=5,
+    max_steps=20,
+    max_seconds=5.0,
+    usd_per_hour=1.0,
+    threads=1,
+)
 
 
 def run_events(config: RunConfig) -> list[Event]:
