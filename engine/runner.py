@@ -19,6 +19,7 @@ from engine.config import RunConfig
 from engine.errors import RunFailed, is_out_of_memory
 from engine.events import Event, Failed, Finished, Phase, Started
 from engine.measure import Measurement, measure
+from engine.memcap import MemoryCap
 from engine.monitor import Monitor
 from engine.probes import open_probe
 from engine.result import build_result
@@ -42,16 +43,20 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
         workload = registry.get(config.model)
         yield Phase(run_id=run_id, phase="importing", detail=config.framework)
         backend = backends.load(config.framework)
-        session = yield from backend.open_session(config, workload, run_id)
+        cap = MemoryCap(config.memory_limit_bytes) if config.memory_limit_bytes else None
+        opening = backend.open_session(config, workload, run_id)
+        session = yield from (cap.watch_opening(opening) if cap else opening)
         if cancel.is_set():
             raise RunFailed("cancelled", "cancelled by the user")
-        if config.memory_limit_bytes:
-            _limit_address_space(config.memory_limit_bytes)
         env.update(session.environment())
         monitor = Monitor(open_probe(session.device), run_id).start()
+        if cap is not None:
+            cap.batch_size = config.batch_size
+            cap.start_counting()
         state_start = monitor.probe.state()
         out = Measurement()
-        yield from measure(session, config, run_id, cancel, monitor, out)
+        measuring = measure(session, config, run_id, cancel, monitor, out)
+        yield from (cap.watch_steps(measuring) if cap else measuring)
         yield Phase(run_id=run_id, phase="finishing")
         monitor.note_process_memory(_peak_rss_bytes() if session.device == "cpu" else None)
         summary = monitor.summary()
@@ -66,6 +71,8 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
             device_memory=session.device_memory(),
             device_state={"start": state_start, "end": monitor.probe.state()},
         )
+        if cap is not None:
+            result.update(cap.memory_fields())  # the cap is this run's device
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)
     except RunFailed as exc:
@@ -106,19 +113,6 @@ def _failure(run_id: str, config: RunConfig, exc: BaseException) -> Failed:
         batch_size=config.batch_size,
         message=f"{type(exc).__name__}: {exc}",
     )
-
-
-def _limit_address_space(extra_bytes: int) -> None:
-    """Cap this process's address space at what it maps now plus `extra_bytes`, so that an
-    allocation past the cap fails as the host's out-of-memory would (tests, CPU max-fit)."""
-    import psutil
-
-    current = psutil.Process(os.getpid()).memory_info().vms
-    limit = current + extra_bytes
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def _peak_rss_bytes() -> int:
