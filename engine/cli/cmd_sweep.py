@@ -1,0 +1,164 @@
+"""epochcost sweep: throughput, memory fill and $/epoch across batch sizes; the max fit.
+
+Exit codes: 0 the sweep completed (a batch that does not fit is data), 2 bad input, 3 no trial
+trained (or the search stopped on an error that is not an out-of-memory), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from engine import sweep_report
+from engine.batch_search import parse_batch_sizes
+from engine.cli.common import (
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    EXIT_USAGE,
+    Progress,
+    add_run_options,
+    config_from_args,
+    print_json,
+)
+from engine.events import Event, Phase, Step
+from engine.launcher import WorkerSpec
+from engine.store import Store
+from engine.sweep import Sweep
+from engine.sweep_events import (
+    SearchFinished,
+    SweepEvent,
+    SweepFinished,
+    TrialFinished,
+    TrialProgress,
+    TrialStarted,
+)
+from engine.sweep_plan import SweepPlan
+from engine.sweep_summary import SweepSummary
+
+EXIT_INTERRUPTED = 130
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    d = SweepPlan()
+    p = sub.add_parser(
+        "sweep",
+        help="measure across batch sizes; find the largest batch that fits and the cheapest",
+        description="Without --batch-sizes or --max-fit: the max-fit search, then powers of "
+        "two from --start up to the largest batch that fits.",
+    )
+    add_run_options(p, batch=False)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--batch-sizes",
+        metavar="LIST",
+        help="batch sizes to measure: 16,32,64; 16:256 (doubling); 16:128:16 (steps of 16)",
+    )
+    what.add_argument(
+        "--max-fit",
+        action="store_true",
+        help="find the largest batch that fits, and a recommended one with a margin",
+    )
+    p.add_argument("--start", type=int, default=d.start, help=f"first batch (default {d.start})")
+    p.add_argument(
+        "--multiple",
+        type=int,
+        default=d.multiple,
+        help=f"the search's resolution: batches are multiples of this (default {d.multiple})",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=d.margin,
+        help=f"recommended = max fit less this fraction (default {d.margin:g})",
+    )
+    p.add_argument("--max-batch", type=int, default=None, help="never try a larger batch")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON summary on stdout")
+    p.add_argument("--no-store", action="store_true", help="do not add the results to the store")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    plan = SweepPlan(
+        batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else (),
+        max_fit=args.max_fit,
+        start=args.start,
+        multiple=args.multiple,
+        margin=args.margin,
+        max_batch=args.max_batch,
+    ).validated()
+    store = None if args.no_store else Store()
+    on_stderr = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
+    spec = WorkerSpec(verbose=args.verbose)
+    sweep = Sweep(config, plan, store=store, spec=spec, on_stderr=on_stderr)
+    summary = _follow(sweep, _Progress())
+    if args.json:
+        print_json(summary.to_dict())
+    else:
+        print(sweep_report.text(summary))
+    return _exit_code(summary)
+
+
+def _follow(sweep: Sweep, progress: _Progress) -> SweepSummary:
+    try:
+        for event in sweep.events():
+            progress(event)
+            if isinstance(event, SweepFinished):
+                return event.summary
+    except KeyboardInterrupt:
+        sweep.cancel()  # the generator has closed its worker; finished trials are stored
+        progress.done()
+        print("epochcost: interrupted; keeping the finished trials", file=sys.stderr)
+    return sweep.summary()
+
+
+def _exit_code(summary: SweepSummary) -> int:
+    if summary.status == "cancelled":
+        return EXIT_INTERRUPTED
+    if summary.error and summary.error["kind"] == "config":
+        print(f"epochcost: error: {summary.error['message']}", file=sys.stderr)
+        return EXIT_USAGE
+    if not summary.any_fit:
+        print("epochcost: sweep: no batch size trained", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    if summary.status == "failed":
+        return EXIT_RUN_FAILED
+    return EXIT_OK
+
+
+class _Progress:
+    """One line per trial on stderr; a step bar for the running trial on a terminal."""
+
+    def __init__(self) -> None:
+        self.t0 = time.monotonic()
+        self.bar: Progress | None = None
+
+    def __call__(self, event: SweepEvent) -> None:
+        if isinstance(event, TrialStarted) and sys.stderr.isatty():
+            self.bar = Progress(label=f"trial {event.index} b{event.batch_size} {event.role}")
+        elif isinstance(event, TrialProgress) and self.bar is not None:
+            self._bar(self.bar, event.event)
+        elif isinstance(event, TrialFinished) and event.trial is not None:
+            self.done()
+            self._line(sweep_report.trial_line(event.trial))
+        elif isinstance(event, SearchFinished):
+            self._line(
+                f"max-fit search done: max fit {event.max_fit_batch}, recommended "
+                f"{event.recommended_batch} ({event.trials} trials)"
+            )
+
+    @staticmethod
+    def _bar(bar: Progress, event: Event | None) -> None:
+        if isinstance(event, Phase):  # the bar only: one line per trial is enough
+            bar.phase, bar.expected, bar.measured = event.phase, event.expected_steps or 0, 0
+        elif isinstance(event, Step):
+            bar(event)
+
+    def _line(self, text: str) -> None:
+        print(f"[{time.monotonic() - self.t0:7.1f}s] {text}", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.done()
+            self.bar = None
