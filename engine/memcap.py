@@ -37,7 +37,8 @@ from engine.events import Event, Phase, Step
 # block over 128 KiB (a tensor) is mapped and unmapped on its own, so resident memory follows
 # the live tensors; glibc's default raises the threshold as blocks are freed, and then where a
 # block lands (and the count) depends on what was freed before. Measured on tiny-mlp at batch
-# 2900, ten workers: spread 0.4 MiB with these settings, 1.5 MiB outliers without.
+# 2900: six workers spread over 0.4 MiB with these settings; without, one in four was 1.5 MiB
+# above the rest.
 _M_ARENA_MAX = -8
 _M_MMAP_THRESHOLD = -3
 _MMAP_THRESHOLD_BYTES = 128 * 1024
@@ -150,8 +151,8 @@ class MemoryCap:
             at = f" at batch size {self.batch_size}" if self.batch_size else ""
             raise RunFailed(
                 "oom",
-                f"out of memory{at}: the run used {used / _MIB:.1f} MiB, more than the "
-                f"memory limit of {self.cap_bytes / _MIB:.1f} MiB",
+                f"out of memory{at}: the run used {used / _MIB:.2f} MiB, more than the "
+                f"memory limit of {self.cap_bytes / _MIB:.2f} MiB",
             )
 
     def watch_steps(self, measuring: Generator[Event, None, None]) -> Generator[Event, None, None]:

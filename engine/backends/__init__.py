@@ -1,7 +1,9 @@
 """Framework backends. Each module imports its framework inside functions, in the worker only.
 
 A backend module has `open_session(config, workload, run_id)`: a generator that yields
-`phase` events while it imports, builds and places the model, and returns a Session.
+`phase` events while it imports, builds and places the model, and returns a Session. Its
+"building" phase comes after the framework import and before anything is built: the memory
+cap (engine/memcap.py) counts from there.
 The runner's measuring loop (engine/measure.py) is the same for every backend.
 """
 
