@@ -112,12 +112,13 @@ def parse_batch_sizes(text: str) -> tuple[int, ...]:
 
 
 def _whole(text: str, part: str) -> int:
+    where = "" if text == part else f"{part!r}: "
     try:
         value = int(text)
     except ValueError:
-        raise ConfigError("batch_sizes", f"{part!r}: {text!r} is not a whole number") from None
+        raise ConfigError("batch_sizes", f"{where}{text!r} is not a whole number") from None
     if not 1 <= value <= MAX_BATCH_SIZE:
         raise ConfigError(
-            "batch_sizes", f"{part!r}: {value} is out of range (1 to {MAX_BATCH_SIZE})"
+            "batch_sizes", f"{where}{value} is out of range (allowed 1 to {MAX_BATCH_SIZE})"
         )
     return value

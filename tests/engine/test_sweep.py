@@ -10,7 +10,9 @@ import sys
 import threading
 
 import psutil
+import pytest
 
+from engine.cli import main
 from engine.launcher import WorkerSpec, _engine_root
 from engine.store import Store
 from engine.sweep import Sweep, run_sweep
@@ -189,3 +191,27 @@ def test_sweep_cli_exits_3_when_no_batch_trains():
     ]
     assert data["trials"] == 1
     assert "no batch size trained" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--batch-sizes", "16,abc"], "--batch-sizes: 'abc' is not a whole number"),
+        (["--batch-sizes", "64:16"], "--batch-sizes: '64:16': the range ends below its start"),
+        (["--max-fit", "--margin", "2"], "--margin: 2 is out of range (allowed 0 to 0.9)"),
+        (["--start", "64", "--max-batch", "32"], "--max-batch: 32 is below the start (64)"),
+        (["--multiple", "0"], "--multiple: 0 is out of range"),
+    ],
+)
+def test_sweep_bad_input_exits_2_naming_the_option(args, words, capsys):
+    assert main(["sweep", "--model", "tiny-mlp", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert "Traceback" not in err
+
+
+def test_sizes_and_max_fit_together_are_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["sweep", "--model", "tiny-mlp", "--batch-sizes", "16", "--max-fit"])
+    assert info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
