@@ -15,6 +15,9 @@ fail at once, instead of filling the host's memory.
 
 Not counted: the framework import, and what the harness loads after building (libraries loaded
 to read versions, the monitor thread), so the boundary depends on the workload and the batch.
+
+It counts host memory only: on a GPU the device's own memory is the limit, and a cap there
+bounds what the process keeps on the host.
 """
 
 from __future__ import annotations
