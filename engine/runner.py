@@ -10,6 +10,7 @@ import datetime as _dt
 import os
 import resource
 import threading
+import time
 import traceback
 import uuid
 from collections.abc import Iterator
@@ -35,18 +36,20 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
     """Measure one configuration. Failures are events, never exceptions."""
     run_id = run_id or new_run_id()
     env = environment.base()
-    yield Started(run_id=run_id, config=config.to_dict(), environment=env)
+    yield Started(run_id=run_id, config=config.to_dict(), environment=dict(env))
     session = None
     monitor = None
     try:
         workload = registry.get(config.model)
         yield Phase(run_id=run_id, phase="importing", detail=config.framework)
+        t0 = time.perf_counter()
         backend = backends.load(config.framework)
+        env["framework_import_seconds"] = time.perf_counter() - t0
+        if config.memory_limit_bytes:  # after the framework's import, before the model exists
+            _limit_address_space(config.memory_limit_bytes)
         session = yield from backend.open_session(config, workload, run_id)
         if cancel.is_set():
             raise RunFailed("cancelled", "cancelled by the user")
-        if config.memory_limit_bytes:
-            _limit_address_space(config.memory_limit_bytes)
         env.update(session.environment())
         monitor = Monitor(open_probe(session.device), run_id).start()
         state_start = monitor.probe.state()

@@ -6,7 +6,6 @@ torch is imported inside open_session only; this module is loaded only by the wo
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Generator
 from typing import Any
 
@@ -172,10 +171,8 @@ class TorchSession:
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
-    t0 = time.perf_counter()
-    import torch
+    import torch  # already imported by engine.backends.load()
 
-    imported = f"torch {torch.__version__} imported in {time.perf_counter() - t0:.1f} s"
     if config.threads:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
@@ -184,5 +181,5 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.backends.cudnn.benchmark = True  # shapes are fixed, so tuning once pays
-    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device} ({imported})")
+    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
     return TorchSession(torch, config, workload, device)

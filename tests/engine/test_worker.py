@@ -52,9 +52,10 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     assert validate(result) is result
     assert result["schema"] == SCHEMA and result["status"] == "ok"
     assert result["steps_measured"] == len(measured)
-    # Throughput comes from the synchronised window, per-step times from the timer: they agree.
-    per_step = 16 / result["step_time_s"]["median"]
-    assert 0.5 < result["throughput_samples_per_s"] / per_step < 2.0
+    # Throughput comes from the synchronised window, per-step times from the timer: the window
+    # holds the steps plus the loop's own small overhead, so it is a little slower, never faster.
+    per_step = 16 / result["step_time_s"]["mean"]
+    assert 0.5 < result["throughput_samples_per_s"] / per_step <= 1.0
     assert result["epoch_seconds"] == 50_000 / result["throughput_samples_per_s"]
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
