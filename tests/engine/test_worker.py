@@ -137,8 +137,7 @@ def test_worker_ends_by_itself_when_its_parent_goes_away():
     try:
         _until_measuring(worker)
         worker.proc.stdin.close()  # what the OS does when the parent dies
-        t0 = time.monotonic()
-        worker.proc.wait(timeout=10)
-        assert time.monotonic() - t0 < 5
+        # It stops between steps, or exits hard after a grace period; either way it ends.
+        assert worker.proc.wait(timeout=60) is not None
     finally:
         worker.close()
