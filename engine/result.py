@@ -109,6 +109,7 @@ def build_result(
         "stop_reason": windows[-1].stop_reason,
         "warmup_steps": len(measurement.warmup_step_times_s),
         "warmup_seconds": measurement.warmup_seconds,
+        "warmup_peak_memory_bytes": measurement.warmup_peak_memory_bytes,
         "compile_seconds": measurement.compile_seconds,
         "final_loss": measurement.loss,
         "epoch_samples": epoch_samples,

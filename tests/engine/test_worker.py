@@ -60,6 +60,7 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
     assert 0 < result["memory_fill"] < 1
+    assert result["warmup_peak_memory_bytes"] > 0  # warm-up peak kept apart from the steady one
     assert result["environment"]["framework"] == "torch"
     assert result["environment"]["threads"] == 1
     assert result["workload"]["parameters"] == 3072 * 128 + 128 + 128 * 10 + 10
