@@ -59,6 +59,19 @@ def _memory(
     }
 
 
+def _flops(per_step: float | None, batch_size: int, throughput: float) -> dict[str, Any] | None:
+    """FLOPs per step and per sample, and the FLOP rate the measured throughput achieves."""
+    if not per_step:
+        return None
+    per_sample = per_step / batch_size
+    return {
+        "per_step": per_step,
+        "per_sample": per_sample,
+        "achieved_tflops": per_sample * throughput / 1e12,
+        "method": "counted forward + backward",
+    }
+
+
 def build_result(
     *,
     run_id: str,
@@ -70,6 +83,7 @@ def build_result(
     monitor: MonitorSummary,
     device_memory: dict[str, Any] | None,
     device_state: dict[str, Any],
+    flops_per_step: float | None = None,
 ) -> dict[str, Any]:
     windows = measurement.windows
     throughputs = [w.throughput_samples_per_s for w in windows]
@@ -119,6 +133,7 @@ def build_result(
         "device_state": device_state,
         "price": price,
         "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
+        "flops": _flops(flops_per_step, config.batch_size, throughput),
         "warnings": measurement.warnings,
     }
     return json_safe(result)

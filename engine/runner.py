@@ -51,6 +51,8 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
         if cancel.is_set():
             raise RunFailed("cancelled", "cancelled by the user")
         env.update(session.environment())
+        yield Phase(run_id=run_id, phase="building", detail="counting FLOPs per step")
+        flops_per_step = session.flops_per_step()
         monitor = Monitor(open_probe(session.device), run_id).start()
         state_start = monitor.probe.state()
         out = Measurement()
@@ -68,6 +70,7 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
             monitor=summary,
             device_memory=session.device_memory(),
             device_state={"start": state_start, "end": monitor.probe.state()},
+            flops_per_step=flops_per_step,
         )
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)

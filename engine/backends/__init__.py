@@ -48,6 +48,10 @@ class Session(Protocol):
         """One full training step (forward, backward, optimizer), queued on the device."""
         ...
 
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), or None when not countable."""
+        ...
+
     def sync(self) -> None:
         """Wait until the device has finished all queued work."""
         ...

@@ -78,6 +78,7 @@ class TorchSession:
             inputs = inputs.contiguous(memory_format=torch.channels_last)
         self._inputs, self._targets = inputs, targets
         self._loss_fn = task.loss
+        self._model = model
         self._forward = torch.compile(model) if config.compile else model
         self.compiles = config.compile
         self._scaler = torch.amp.GradScaler("cuda") if config.precision == "fp16" else None
@@ -102,6 +103,20 @@ class TorchSession:
             loss.backward()
             opt.step()
         self._last_loss = loss.detach()  # a tensor: reading it would synchronise
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), counted once on the eager model by
+        torch.utils.flop_counter (matmul, convolution, attention at 2 FLOPs per multiply-add;
+        element-wise work and the optimizer are not counted)."""
+        from torch.utils.flop_counter import FlopCounterMode
+
+        torch = self._torch
+        with FlopCounterMode(display=False) as counter:
+            with _autocast(torch, self._device, self._config.precision):
+                loss = self._loss_fn(self._model(self._inputs), self._targets)
+            loss.backward()
+        self._optimizer.zero_grad(set_to_none=True)
+        return float(counter.get_total_flops())
 
     def sync(self) -> None:
         if self._device.type == "cuda":

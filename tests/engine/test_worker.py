@@ -7,6 +7,7 @@ import signal
 import time
 
 import psutil
+import pytest
 
 from engine.events import Failed, Finished, Phase, Sample, Started, Step
 from engine.launcher import WorkerProcess
@@ -60,7 +61,12 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
     assert 0 < result["memory_fill"] < 1
-    assert result["warmup_peak_memory_bytes"] > 0  # warm-up peak kept apart from the steady one
+    assert result["warmup_peak_memory_bytes"] > 0
+    flops = result["flops"]
+    assert flops["per_sample"] == flops["per_step"] / 16
+    assert flops["achieved_tflops"] == pytest.approx(
+        flops["per_sample"] * result["throughput_samples_per_s"] / 1e12
+    )  # warm-up peak kept apart from the steady one
     assert result["environment"]["framework"] == "torch"
     assert result["environment"]["threads"] == 1
     assert result["workload"]["parameters"] == 3072 * 128 + 128 + 128 * 10 + 10
