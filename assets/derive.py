@@ -1,8 +1,9 @@
 """Derive the shipped catalog (assets/*.csv) from the collected data set (shared/data, SOURCES.md).
 
-    python assets/derive.py [--source DIR]      (default: ../shared/data beside the repository)
+    python assets/derive.py [--source DIR] [--out DIR]
 
-Writes instances.csv, gpus.csv and grid.csv next to this file. Every value comes from the source
+Reads the data set (default: shared/data beside the repository) and writes instances.csv,
+gpus.csv and grid.csv (default: next to this file). Every value comes from the source
 CSVs or, for the four historical rows and the GPU device-name aliases, from the tables below,
 each with its source. Nothing is estimated: a blank stays blank. See assets/README.md.
 """
@@ -201,7 +202,9 @@ def instance_rows(prices: list[dict[str, str]], specs: list[dict[str, str]]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=HERE.parent.parent / "shared" / "data")
-    src = parser.parse_args().source
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args()
+    src, out = args.source, args.out
     specs = read(src / "gpu_specs.csv")
     unknown = set(ALIASES) - {s["name"] for s in specs}
     if unknown:
@@ -210,15 +213,15 @@ def main() -> None:
         s["aliases"] = ALIASES.get(s["name"], "")
     spec_columns = list(specs[0].keys())
     spec_columns.insert(1, spec_columns.pop())  # aliases right after name
-    write(HERE / "gpus.csv", spec_columns, specs)
+    write(out / "gpus.csv", spec_columns, specs)
     write(
-        HERE / "instances.csv",
+        out / "instances.csv",
         INSTANCE_COLUMNS,
         instance_rows(read(src / "cloud_gpu_prices.csv"), specs),
     )
     grid = read(src / "carbon_intensity.csv")
-    write(HERE / "grid.csv", list(grid[0].keys()), grid)
-    print(f"wrote {len(specs)} GPUs, instances and {len(grid)} grid regions to {HERE}")
+    write(out / "grid.csv", list(grid[0].keys()), grid)
+    print(f"wrote {len(specs)} GPUs, instances and {len(grid)} grid regions to {out}")
 
 
 if __name__ == "__main__":

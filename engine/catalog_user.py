@@ -119,10 +119,15 @@ def remove_row(kind: str, key: tuple[str, ...]) -> Path:
 
 
 def user_rows(kind: str) -> list[dict[str, str]]:
-    """The user's rows as text, with their line numbers (`_line`), bad ones included."""
-    header, rows = _read(user_file(kind), kind)
-    out = []
-    for index, cells in enumerate(rows, start=2):
-        if len(cells) == len(header):
-            out.append({"_line": str(index), **dict(zip(header, cells, strict=True))})
+    """The user's well-formed rows as text, each with its first line number (`_line`)."""
+    path = user_file(kind)
+    if not path.exists():
+        return []
+    reader = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig")))
+    header = [h.strip() for h in next(reader, [])]
+    out, line = [], reader.line_num
+    for cells in reader:
+        first, line = line + 1, reader.line_num
+        if len(cells) == len(header) and not cells[0].lstrip().startswith("#"):
+            out.append({"_line": str(first), **dict(zip(header, cells, strict=True))})
     return out
