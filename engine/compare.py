@@ -31,6 +31,7 @@ class CompareOptions:
     startup_minutes: float = 0.0  # billed per run on rented machines
     rerun_fraction: float = 0.0  # spot: share of work redone after interruptions
     owned: cost.OwnedHardware | None = None  # the measured machine as owned hardware
+    local_power_w: float | None = None  # its draw when not owned (default: measured, else TDP)
     local_g_co2e_per_kwh: float | None = None  # grid of the measured machine
     local_grid_label: str = ""
 
@@ -303,6 +304,8 @@ def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions
         source = price.get("source", "") if price else "no price recorded"
         date = (price.get("as_of") or "") if price else ""
         watts, basis = device_power_w(result, spec)
+        if options.local_power_w is not None:
+            watts, basis = options.local_power_w, "given"
         if watts is not None:
             notes.append(f"power {watts:.0f} W, {basis}, device only")
     kwh = cost.kwh_for_seconds(watts, epoch_s) if watts is not None and epoch_s else None
@@ -379,9 +382,8 @@ def compare(
             continue
         rows.append(_instance_row(result, catalog, instance, proj, options, local_tput))
     rows.sort(key=_sort_key(options.spot))
-    return Comparison(
-        tuple(rows), _source_text(result, source_spec), _notes(result, source_spec), tuple(left_out)
-    )
+    notes = _notes(result, source_spec, any(not r.local for r in rows))
+    return Comparison(tuple(rows), _source_text(result, source_spec), notes, tuple(left_out))
 
 
 def _left_out(instance: Instance, options: CompareOptions) -> str:
@@ -405,7 +407,7 @@ def _source_text(result: dict[str, Any], spec: GpuSpec | None) -> str:
     )
 
 
-def _notes(result: dict[str, Any], spec: GpuSpec | None) -> tuple[str, ...]:
+def _notes(result: dict[str, Any], spec: GpuSpec | None, cloud_rows: bool) -> tuple[str, ...]:
     notes = []
     if is_cpu(result):
         notes.append(
@@ -423,5 +425,8 @@ def _notes(result: dict[str, Any], spec: GpuSpec | None) -> tuple[str, ...]:
             "Estimated rows: range from the peak-rate and memory-bandwidth ratios (roofline "
             "bound), shown value their geometric mean; assumes the GPU limits the run."
         )
-    notes.append("kWh of cloud rows: GPU TDP x time (host and data-centre overhead not counted).")
+    if cloud_rows:
+        notes.append(
+            "kWh of cloud rows: GPU TDP x time (host and data-centre overhead not counted)."
+        )
     return tuple(notes)

@@ -48,6 +48,13 @@ def usd_per_run(epoch_seconds_: float, usd_per_hour: float, epochs: float) -> fl
     return usd_for_seconds(epoch_seconds_ * epochs, usd_per_hour)
 
 
+def throughput_to_match(epoch_samples: int, usd_per_epoch: float, usd_per_hour: float) -> float:
+    """Samples/s a machine billed at `usd_per_hour` needs for its epoch to cost `usd_per_epoch`."""
+    if usd_per_epoch <= 0:
+        raise ValueError("cost per epoch must be positive")
+    return epoch_samples * usd_per_hour / (usd_per_epoch * SECONDS_PER_HOUR)
+
+
 def usd_to_target(seconds_to_target: float, usd_per_hour: float) -> float:
     """Cost of training until a target (an accuracy, a stabilisation point): time to it x price."""
     return usd_for_seconds(seconds_to_target, usd_per_hour)

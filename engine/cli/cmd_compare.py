@@ -174,6 +174,7 @@ def handle(args: argparse.Namespace) -> int:
         startup_minutes=args.startup_minutes,
         rerun_fraction=args.interruption_overhead,
         owned=owned,
+        local_power_w=args.power_w if owned is None else None,
         local_g_co2e_per_kwh=g_per_kwh,
         local_grid_label=grid_text,
     )
@@ -182,7 +183,31 @@ def handle(args: argparse.Namespace) -> int:
         print_json([row.to_row() for row in comparison.rows])
         return 0
     print(render(comparison, options, args.limit, owned_text))
+    if is_cpu(result):
+        print(_to_match(comparison, cat, options, result["epoch_samples"]))
     return 0
+
+
+def _to_match(c: Comparison, cat: Catalog, options: CompareOptions, epoch_samples: int) -> str:
+    """For a CPU result: what the cheapest GPU instances would have to reach to cost less."""
+    local = next(r for r in c.rows if r.local)
+    if not local.usd_per_epoch:
+        return ""
+    candidates = [
+        i
+        for i in cat.select(options.clouds, options.gpu)
+        if i.gpu_count and (options.max_gpus is None or i.gpu_count <= options.max_gpus)
+    ]
+    cheapest = sorted(candidates, key=lambda i: i.usd_per_hour)[:5]
+    lines = [f"to cost less than ${usd(local.usd_per_epoch)} an epoch, a GPU instance must reach:"]
+    for i in cheapest:
+        need = cost.throughput_to_match(epoch_samples, local.usd_per_epoch, i.usd_per_hour)
+        lines.append(
+            f"  {need:10,.1f} samples/s  {i.cloud} {i.instance_type} ({i.gpu_model} "
+            f"x{i.gpu_count:g}, ${i.usd_per_hour:g}/h, {i.price_date})"
+        )
+    lines.append("(measure the workload there and import the result to see whether it does)")
+    return "\n".join(lines)
 
 
 def _tput(row: CompareRow) -> tuple[str, str]:
@@ -234,6 +259,7 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
     out += ["", table([*headers, "price"], body, right={0, 4, 7, 8, 9, 10, 11, 12, 13})]
     if len(shown) < len(c.rows):
         out.append(f"... {len(c.rows) - len(shown)} more rows (--limit 0 shows all)")
+    out += [f"local: {r.notes}" for r in c.rows if r.local and r.notes]
     out += ["", "$/run: " + _run_text(options), "prices:", *notes.lines(), ""]
     out += [f"note: {n}" for n in c.notes]
     if c.left_out:

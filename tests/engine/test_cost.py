@@ -169,3 +169,9 @@ def test_owning_never_pays_when_its_electricity_costs_more_than_renting():
     assert b.days is None
     assert b.series(points=3)[-1]["day"] == 365.0  # a year shown when there is no crossing
     assert cost.break_even(0, 1.0, 1.0).days == 0.0  # nothing to pay back
+
+
+def test_throughput_an_instance_needs_to_match_a_cost_per_epoch():
+    # to beat $0.1211 an epoch of 50,000 images on a $0.526/h g4dn.xlarge:
+    # 50,000 x 0.526 / (0.1211 x 3600) = 26,300 / 435.96 = 60.326 samples/s
+    assert cost.throughput_to_match(50_000, 0.1211, 0.526) == pytest.approx(60.326, rel=1e-4)
