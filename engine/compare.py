@@ -1,15 +1,14 @@
 """What the epoch of a measured result costs on each catalog instance and on the machine it ran on.
 
-`compare(result, catalog, options, measured_elsewhere)` is a pure function: it returns a
-Comparison whose rows a table model or a bar chart shows as they are (sorted by $/epoch, local
-machine included), plus what was left out and why. Money in USD, time in seconds, energy in kWh,
-emissions in kg CO2e.
+`compare(result, catalog, options, measured_runs)` is a pure function: it returns a Comparison
+(engine/compare_rows.py) whose rows a table model or a bar chart shows as they are (sorted by
+$/epoch, local machine included), plus what was left out and why. Money in USD, time in
+seconds, energy in kWh, emissions in kg CO2e.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -17,91 +16,8 @@ import pandas as pd
 from engine import cost
 from engine.catalog import Catalog
 from engine.catalog_rows import GpuSpec, Instance
+from engine.compare_rows import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.projection import Projection, measured, memory_bytes, project
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    clouds: tuple[str, ...] | None = None  # None: every cloud
-    gpu: str | None = None  # only instances with this GPU (name as in Catalog.find_gpus)
-    spot: bool = False  # sort by the spot price (rows without one go last)
-    historical: bool = False  # include the historical rows of the published studies
-    max_gpus: float | None = 1.0  # leave out bigger instances (None: keep all)
-    epochs: float = 1.0  # for $/run
-    startup_minutes: float = 0.0  # billed per run on rented machines
-    rerun_fraction: float = 0.0  # spot: share of work redone after interruptions
-    owned: cost.OwnedHardware | None = None  # the measured machine as owned hardware
-    local_power_w: float | None = None  # its draw when not owned (default: measured, else TDP)
-    local_g_co2e_per_kwh: float | None = None  # grid of the measured machine
-    local_grid_label: str = ""
-
-
-@dataclass(frozen=True)
-class MeasuredRun:
-    """A stored result of the same workload measured on another device."""
-
-    run_id: str
-    device_name: str
-    samples_per_s: float
-
-
-@dataclass(frozen=True)
-class CompareRow:
-    instance_type: str
-    cloud: str
-    gpu_model: str
-    gpu_count: float
-    status: str  # measured | estimated | does_not_fit
-    throughput_samples_per_s: float | None
-    throughput_low: float | None
-    throughput_high: float | None
-    epoch_seconds: float | None
-    usd_per_hour: float | None
-    usd_per_hour_spot: float | None
-    usd_per_epoch: float | None
-    usd_per_epoch_low: float | None  # at the high end of the throughput range
-    usd_per_epoch_high: float | None
-    usd_per_epoch_spot: float | None  # with the re-run overhead
-    usd_per_run: float | None  # epochs plus billed start-up
-    usd_per_run_spot: float | None
-    kwh_per_epoch: float | None
-    co2_kg_per_epoch: float | None
-    break_even_days: float | None  # owning the measured machine against renting this one
-    fits: bool | None = None  # the batch in the target's memory (None: not known)
-    memory_needed_bytes: int | None = None
-    memory_available_bytes: int | None = None
-    region: str = ""
-    local: bool = False
-    historical: bool = False
-    price_source: str = ""
-    price_date: str = ""
-    basis: str = ""  # where the throughput comes from
-    notes: str = ""
-
-    @property
-    def estimated(self) -> bool:
-        return self.status == "estimated"
-
-    def to_row(self) -> dict[str, Any]:
-        return {**asdict(self), "estimated": self.estimated}
-
-
-@dataclass(frozen=True)
-class Comparison:
-    rows: tuple[CompareRow, ...]
-    source: str  # what was measured, for a heading
-    notes: tuple[str, ...] = ()
-    left_out: tuple[tuple[str, str], ...] = field(default=())  # (instance, why)
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([r.to_row() for r in self.rows])
-
-    def left_out_counts(self) -> list[tuple[str, int]]:
-        """Why rows were left out, most common first, with how many each."""
-        counts: dict[str, int] = {}
-        for _, why in self.left_out:
-            counts[why] = counts.get(why, 0) + 1
-        return sorted(counts.items(), key=lambda kv: -kv[1])
 
 
 def is_cpu(result: dict[str, Any]) -> bool:
@@ -115,13 +31,15 @@ def device_label(result: dict[str, Any]) -> str:
 
 
 def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float | None, str]:
-    """The device's draw while training, in watts, and where the figure comes from."""
+    """The device's draw while training, in watts, and where the figure comes from.
+
+    The mean of the power readings when the run had them (NVML), else the GPU's TDP. The
+    result's energy_j is not divided by window_seconds: the monitor's energy spans the whole
+    worker run (import, warm-up) while window_seconds is the measuring window only.
+    """
     energy = result.get("energy") or {}
-    seconds = result.get("window_seconds")
-    if energy.get("energy_j") and seconds:
-        return energy["energy_j"] / seconds, f"measured ({energy.get('energy_method')})"
     if energy.get("mean_power_w"):
-        return energy["mean_power_w"], "measured (mean of samples)"
+        return energy["mean_power_w"], "measured"
     if spec is not None and spec.tdp_w and not is_cpu(result):
         return spec.tdp_w, f"TDP of {spec.name} (catalog)"
     return None, "unknown (no power reading, no TDP in the catalog)"

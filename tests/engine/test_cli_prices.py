@@ -165,7 +165,7 @@ def test_compare_a_gpu_result_file_owned_with_break_even(tmp_path, capsys):
     assert main([*argv, "--grid-region", "aws:us-east-1"]) == 0
     out = capsys.readouterr().out
     assert "owned: $699 over 3 years at 24 h/day" in out  # the catalog's launch price
-    assert "220 W measured (mean of samples)" in out
+    assert "220 W measured + 0 W rest" in out
     assert "break-even d" in out and "p3.2xlarge" in out
     rows = run_json(capsys, *argv, "--json")
     assert {r["gpu_model"] for r in rows if not r["local"]} == {"V100", "V100-32GB"}
@@ -223,3 +223,30 @@ def test_catalog_reports_a_bad_user_row_and_lists_the_rest(capsys):
     assert "instances.csv, line 3: usd_per_hour: 'cheap' is not a number; row skipped" in (
         captured.err
     )
+
+
+def test_compare_prices_the_measured_machine_from_your_catalog(tmp_path, capsys):
+    from engine import catalog_user
+
+    catalog_user.add_row(
+        "machines",
+        {
+            "name": "homebox",
+            "purchase_usd": 1500,
+            "lifetime_years": 4,
+            "hours_per_day": 8,
+            "rest_of_system_w": 80,
+            "usd_per_kwh": 0.30,
+            "grid": "azure:westus2",
+        },
+    )
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(result()))
+    rows = run_json(capsys, "compare", str(path), "--machine", "homebox", "--json")
+    local = next(r for r in rows if r["local"])
+    # $1500 / (4 x 365 x 8 = 11,680 h) = $0.128425/h; (220 + 80) W / 0.9 = 333.33 W x $0.30/kWh
+    # = $0.1/h; $0.228425/h for a 50 s epoch = $0.00317257; 333.33 W x 50 s = 0.00462963 kWh x
+    # 297.6 g/kWh (westus2) = 0.00137778 kg
+    assert local["usd_per_hour"] == pytest.approx(0.228425, rel=1e-5)
+    assert local["usd_per_epoch"] == pytest.approx(0.00317257, rel=1e-5)
+    assert local["co2_kg_per_epoch"] == pytest.approx(0.00137778, rel=1e-5)

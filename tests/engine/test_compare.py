@@ -150,3 +150,35 @@ def test_stored_results_of_the_same_workload_on_other_devices_are_found():
     assert [(r.run_id, r.device_name) for r in found] == [
         ("20250103T000000-v100", "Tesla V100-SXM2-16GB")
     ]
+
+
+def test_sorting_by_spot_puts_instances_without_a_spot_market_last():
+    c = compare(result(), CAT, CompareOptions(spot=True))
+    spot = [r.usd_per_epoch_spot for r in c.rows]
+    priced = [s for s in spot if s is not None]
+    assert priced == sorted(priced) and len(priced) > 10
+    assert spot[: len(priced)] == priced  # the rest (Lambda, Paperspace, local) come after
+    lambda_rows = [r for r in c.rows if r.cloud == "lambda"]
+    assert lambda_rows and all(r.usd_per_epoch_spot is None for r in lambda_rows)
+
+
+def test_the_local_rows_energy_uses_the_measured_power_or_a_given_one():
+    # 220 W measured for a 50 s epoch: 220 x 50 / 3.6e6 = 0.00305556 kWh (device only)
+    local = next(r for r in compare(result(), CAT).rows if r.local)
+    assert local.kwh_per_epoch == pytest.approx(0.00305556, rel=1e-5)
+    assert "220 W, measured" in local.notes
+    # a CPU with no power reading: none, unless given; 65 W x 50 s = 0.000902778 kWh,
+    # on a 380 g/kWh grid: 0.000343056 kg
+    cpu = result(device="cpu", device_name=None, mean_power_w=None)
+    assert next(r for r in compare(cpu, CAT).rows if r.local).kwh_per_epoch is None
+    given = CompareOptions(local_power_w=65, local_g_co2e_per_kwh=380)
+    local = next(r for r in compare(cpu, CAT, given).rows if r.local)
+    assert local.kwh_per_epoch == pytest.approx(0.000902778, rel=1e-5)
+    assert local.co2_kg_per_epoch == pytest.approx(0.000343056, rel=1e-5)
+
+
+def test_without_a_power_reading_a_gpu_is_taken_at_its_tdp():
+    # GTX 1080 Ti TDP 250 W (catalog) for a 50 s epoch: 250 x 50 / 3.6e6 = 0.00347222 kWh
+    local = next(r for r in compare(result(mean_power_w=None), CAT).rows if r.local)
+    assert local.kwh_per_epoch == pytest.approx(0.00347222, rel=1e-5)
+    assert "TDP of GeForce GTX 1080 Ti (catalog)" in local.notes
