@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine import cost
+from engine import cost, owning
 from engine.catalog import Catalog
 from engine.catalog_rows import Machine
 from engine.cli.cmd_catalog import load_reporting
@@ -17,8 +17,6 @@ from engine.compare import (
     CompareRow,
     Comparison,
     compare,
-    device_label,
-    device_power_w,
     is_cpu,
     measured_elsewhere,
 )
@@ -80,40 +78,13 @@ def load_result(text: str) -> dict[str, Any]:
     return Store().get(text)
 
 
-def _first(*values: Any) -> Any:
-    return next((v for v in values if v is not None), None)
-
-
 def _owned(
     args: argparse.Namespace, cat: Catalog, result: dict[str, Any], machine: Machine | None
 ) -> tuple[cost.OwnedHardware | None, str]:
     if not (args.owned or machine or args.purchase_usd is not None):
         return None, ""
-    spec_name = machine.gpu_spec if machine else ""
-    spec = cat.gpu(spec_name) if spec_name else None
-    if spec is None and not is_cpu(result):
-        spec = cat.gpu_for_device(device_label(result))
-    purchase = _first(args.purchase_usd, machine and machine.purchase_usd)
-    if purchase is None:
-        if spec is None or spec.launch_price_usd is None:
-            what = spec.name if spec else device_label(result)
-            raise UsageError("purchase_usd", f"no launch price for {what} in the catalog; give it")
-        purchase = spec.launch_price_usd
-    tariff = _first(args.usd_per_kwh, machine and machine.usd_per_kwh)
-    if tariff is None:
-        raise UsageError("usd_per_kwh", "give your electricity tariff ($/kWh) to price owning")
-    power, basis = _first(args.power_w, machine and machine.power_w), "given"
-    if power is None:
-        power, basis = device_power_w(result, spec)
-    owned = cost.OwnedHardware(
-        purchase_usd=purchase,
-        usd_per_kwh=tariff,
-        power_w=power,
-        rest_of_system_w=_first(args.rest_of_system_w, machine and machine.rest_of_system_w, 0.0),
-        lifetime_years=_first(args.lifetime_years, machine and machine.lifetime_years, 3.0),
-        hours_per_day=_first(args.hours_per_day, machine and machine.hours_per_day, 24.0),
-        psu_efficiency=_first(args.psu_efficiency, machine and machine.psu_efficiency, 0.9),
-    ).validated()
+    given = {name: getattr(args, name) for name in owning.FIELDS}
+    owned, basis = owning.owned_for_result(result, cat, machine, **given)
     return owned, _owned_text(owned, basis)
 
 
