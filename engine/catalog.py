@@ -16,9 +16,11 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from engine import paths
 from engine.catalog_rows import (
@@ -207,6 +209,18 @@ class Catalog:
     @property
     def clouds(self) -> list[str]:
         return sorted({i.cloud for i in self.instances})
+
+    def frame(self, kind: str) -> pd.DataFrame:
+        """One kind of row (instances, gpus, grid, machines) as a DataFrame, for a table model;
+        instances also carry full_instance and flagged."""
+        if kind not in KINDS:
+            raise ConfigError("kind", f"{kind!r} is not one of {', '.join(KINDS)}")
+        rows = getattr(self, kind)
+        records = [asdict(r) for r in rows]
+        if kind == "instances":
+            for record, row in zip(records, rows, strict=True):
+                record.update(full_instance=row.full_instance, flagged=row.flagged)
+        return pd.DataFrame(records)
 
 
 def _matches(text: str, row: Any) -> bool:

@@ -123,7 +123,10 @@ def _grid(
 def handle(args: argparse.Namespace) -> int:
     result = load_result(args.result)
     if result["status"] != "ok":
-        raise UsageError("result", f"{result['run_id']} ended {result['status']}: nothing to price")
+        raise UsageError(
+            "RESULT_OR_ID " + args.result,
+            f"{result['run_id']} ended {result['status']}: nothing to price",
+        )
     cat = load_reporting()
     machine = cat.machine(args.machine) if args.machine else None
     if args.machine and machine is None:

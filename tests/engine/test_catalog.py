@@ -221,3 +221,16 @@ def test_user_rows_carry_their_line_numbers():
         ("a", "2"),
         ("b", "4"),
     ]
+
+
+def test_the_catalog_as_tables_for_a_table_model():
+    cat = catalog.load()
+    instances = cat.frame("instances")
+    assert len(instances) == 158
+    assert {"usd_per_hour", "price_date", "source", "full_instance", "flagged"} <= set(
+        instances.columns
+    )
+    assert instances["flagged"].sum() == sum(i.flagged for i in cat.instances) > 0
+    assert len(cat.frame("gpus")) == 41 and cat.frame("machines").empty
+    with pytest.raises(ConfigError):
+        cat.frame("prices")
