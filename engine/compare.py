@@ -31,15 +31,15 @@ def device_label(result: dict[str, Any]) -> str:
 
 
 def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float | None, str]:
-    """The device's draw while training, in watts, and where the figure comes from.
-
-    The mean of the power readings when the run had them (NVML), else the GPU's TDP. The
-    result's energy_j is not divided by window_seconds: the monitor's energy spans the whole
-    worker run (import, warm-up) while window_seconds is the measuring window only.
-    """
+    """The device's draw while training, in watts, and where the figure comes from: the mean of
+    the power readings (NVML), else the energy counter over the measured windows (RAPL; the
+    monitor's energy covers those windows only), else the GPU's TDP from the catalog."""
     energy = result.get("energy") or {}
     if energy.get("mean_power_w"):
         return energy["mean_power_w"], "measured"
+    seconds = result.get("window_seconds")
+    if energy.get("energy_j") and energy.get("energy_method") == "counter" and seconds:
+        return energy["energy_j"] / seconds, "measured (energy counter)"
     if spec is not None and spec.tdp_w and not is_cpu(result):
         return spec.tdp_w, f"TDP of {spec.name} (catalog)"
     return None, "unknown (no power reading, no TDP in the catalog)"

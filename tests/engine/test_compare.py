@@ -182,3 +182,12 @@ def test_without_a_power_reading_a_gpu_is_taken_at_its_tdp():
     local = next(r for r in compare(result(mean_power_w=None), CAT).rows if r.local)
     assert local.kwh_per_epoch == pytest.approx(0.00347222, rel=1e-5)
     assert "TDP of GeForce GTX 1080 Ti (catalog)" in local.notes
+
+
+def test_a_cpu_energy_counter_gives_the_power_over_the_measured_windows():
+    # RAPL: 1300 J over the 10 s measured window = 130 W; a 50 s epoch = 0.00180556 kWh
+    cpu = result(device="cpu", device_name=None, mean_power_w=None)
+    cpu["energy"].update(energy_j=1300.0, energy_method="counter")
+    local = next(r for r in compare(cpu, CAT).rows if r.local)
+    assert local.kwh_per_epoch == pytest.approx(0.00180556, rel=1e-5)
+    assert "130 W, measured (energy counter)" in local.notes
