@@ -18,9 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from engine import paths
 from engine.catalog_rows import (
@@ -33,6 +31,9 @@ from engine.catalog_rows import (
     parse_row,
 )
 from engine.errors import ConfigError
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: the worker loads the catalog too
+    import pandas as pd
 
 SHIPPED = {"instances": "instances.csv", "gpus": "gpus.csv", "grid": "grid.csv"}
 
@@ -213,6 +214,8 @@ class Catalog:
     def frame(self, kind: str) -> pd.DataFrame:
         """One kind of row (instances, gpus, grid, machines) as a DataFrame, for a table model;
         instances also carry full_instance and flagged."""
+        import pandas as pd
+
         if kind not in KINDS:
             raise ConfigError("kind", f"{kind!r} is not one of {', '.join(KINDS)}")
         rows = getattr(self, kind)

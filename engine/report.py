@@ -68,6 +68,8 @@ def summary(result: dict[str, Any]) -> str:
         f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
         f"{result.get('memory_source', '')})",
     ]
+    if result.get("flops"):
+        lines.append(f"{'FLOPs':10s} {flops_text(result['flops'], unit)}")
     price = result.get("price")
     if price:
         lines.append(
@@ -82,6 +84,18 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'warning':10s} {warning}")
     lines.append(f"{'run id':10s} {result['run_id']}")
     return "\n".join(lines)
+
+
+def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:
+    """3.73e+10 per sample, 1.84 TFLOP/s achieved, MFU 11.8% of 15.7 TFLOP/s (peak source)."""
+    head = (
+        f"{flops['per_sample']:.3g} per {unit.rstrip('s')}, "
+        f"{flops['achieved_tflops']:.3g} TFLOP/s achieved"
+    )
+    source = flops.get("peak_source")
+    if flops.get("mfu") is not None:
+        return f"{head}, MFU {flops['mfu'] * 100:.1f}% of {flops['peak_tflops']:g} ({source})"
+    return f"{head}; {source or 'peak unknown: no MFU recorded with this result'}"
 
 
 def _percent(fill: float | None) -> str:

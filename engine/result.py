@@ -10,7 +10,7 @@ import datetime as _dt
 import statistics
 from typing import Any
 
-from engine import cost
+from engine import cost, utilisation
 from engine.config import RunConfig
 from engine.errors import ConfigError
 from engine.events import Failed, json_safe
@@ -59,17 +59,25 @@ def _memory(
     }
 
 
-def _flops(per_step: float | None, batch_size: int, throughput: float) -> dict[str, Any] | None:
-    """FLOPs per step and per sample, and the FLOP rate the measured throughput achieves."""
+def _flops(
+    per_step: float | None,
+    config: RunConfig,
+    throughput: float,
+    environment: dict[str, Any],
+    method: str | None = None,
+) -> dict[str, Any] | None:
+    """FLOPs per step and per sample, the FLOP rate the measured throughput achieves, and MFU
+    against the device's peak for the precision (engine/utilisation.py)."""
     if not per_step:
         return None
-    per_sample = per_step / batch_size
-    return {
+    per_sample = per_step / config.batch_size
+    flops = {
         "per_step": per_step,
         "per_sample": per_sample,
         "achieved_tflops": per_sample * throughput / 1e12,
-        "method": "counted forward + backward",
+        "method": method or "counted forward + backward",
     }
+    return utilisation.with_mfu(flops, environment, config.precision)
 
 
 def build_result(
@@ -84,6 +92,7 @@ def build_result(
     device_memory: dict[str, Any] | None,
     device_state: dict[str, Any],
     flops_per_step: float | None = None,
+    flops_method: str | None = None,
 ) -> dict[str, Any]:
     windows = measurement.windows
     throughputs = [w.throughput_samples_per_s for w in windows]
@@ -133,7 +142,7 @@ def build_result(
         "device_state": device_state,
         "price": price,
         "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
-        "flops": _flops(flops_per_step, config.batch_size, throughput),
+        "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
         "warnings": measurement.warnings,
     }
     return json_safe(result)

@@ -71,6 +71,7 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
             device_memory=session.device_memory(),
             device_state={"start": state_start, "end": monitor.probe.state()},
             flops_per_step=flops_per_step,
+            flops_method=getattr(session, "flops_method", None),
         )
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)

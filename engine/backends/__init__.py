@@ -49,7 +49,8 @@ class Session(Protocol):
         ...
 
     def flops_per_step(self) -> float | None:
-        """FLOPs of one training step (forward + backward), or None when not countable."""
+        """FLOPs of one training step (forward + backward), or None when not countable.
+        A session may also set `flops_method` (str): how it counted, kept in the result."""
         ...
 
     def sync(self) -> None:

@@ -173,6 +173,9 @@ class TorchSession:
             env["device_name"] = props.name
             env["device_capability"] = f"{props.major}.{props.minor}"
             env["device_memory_bytes"] = int(props.total_memory)
+            # Which peak MFU is measured against for fp32 (engine/utilisation.py).
+            env["tf32_matmul"] = torch.get_float32_matmul_precision() != "highest"
+            env["tf32_conv"] = bool(torch.backends.cudnn.allow_tf32)
         elif self._device.type == "mps":
             env["device_name"] = "Apple MPS"
         return env
