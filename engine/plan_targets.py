@@ -21,7 +21,7 @@ from engine.catalog_rows import GpuSpec, Instance
 from engine.compare import device_label, is_cpu
 from engine.cost import OwnedHardware
 from engine.errors import ConfigError
-from engine.planner import TDP, Power, Target, Utilisation
+from engine.planner import TDP, Compute, PlanRow, Power, RunsRow, Target, Utilisation, plan
 from engine.utilisation import peak_for_spec
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -338,3 +338,36 @@ def all_targets(
 
 def with_notes(target: Target, notes: tuple[str, ...]) -> Target:
     return replace(target, notes=target.notes + notes)
+
+
+def plan_on(
+    target: Target,
+    compute: Compute,
+    utilisation: Utilisation,
+    precision: str,
+    power: Power = TDP,
+    runs: tuple[RunsRow, ...] = (RunsRow("one run", 1),),
+) -> tuple[PlanRow, Target]:
+    """The plan on one target, with notes where a measured MFU is carried beyond where it was
+    measured; the target comes back with those notes (for its price and grid texts)."""
+    target = with_notes(target, utilisation_warnings(utilisation, target, precision))
+    return plan(compute, target, utilisation, power, runs), target
+
+
+def compare(
+    catalog: Catalog,
+    compute: Compute,
+    utilisation: Utilisation,
+    options: PlanOptions,
+    power: Power = TDP,
+    runs: tuple[RunsRow, ...] = (RunsRow("one run", 1),),
+) -> tuple[list[tuple[PlanRow, Target]], list[tuple[str, str]]]:
+    """One plan per catalog GPU with a peak for the precision, cheapest on-demand first (those
+    no cloud sells last, fastest first), and the GPUs left out with why: the rows of the
+    comparison table and bar chart (PlanRow.to_row() for each)."""
+    targets, left_out = all_targets(catalog, options, lambda spec: power)
+    rows = [plan_on(t, compute, utilisation, options.precision, power, runs) for t in targets]
+    rows.sort(
+        key=lambda rt: (rt[0].usd_ondemand is None, rt[0].usd_ondemand or 0, rt[0].wall_hours)
+    )
+    return rows, left_out

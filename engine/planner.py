@@ -63,6 +63,10 @@ def transformer_flops_per_token(
     causal mask. So: Kaplan's term for a decoder (causal), twice it for an encoder that attends
     over the whole sequence (BERT). Softmax, norms and element-wise work are not counted (as
     torch's FLOP counter does not count them).
+
+    N is taken as given. A paper's total includes the embedding matrix, whose lookup does no
+    product (Kaplan's N leaves it out), so 6ND on a total count overstates a small model by up
+    to that share (BERT-base: 23.8M of its 110M); give the non-embedding count for Kaplan's.
     """
     per_token = 6.0 * params
     if n_layers and seq_len and d_attn:

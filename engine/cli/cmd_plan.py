@@ -102,11 +102,16 @@ def handle(args: argparse.Namespace) -> int:
     result = load_result(args.from_result) if args.from_result else None
     inputs = _inputs(args, cat, result)
     if args.compare or (args.gpu or "").lower() == "all":
-        return _compare(args, cat, inputs, result)
+        return _compare(args, cat, inputs)
     target = _single_target(args, cat, inputs.options, inputs.power)
-    notes = plan_targets.utilisation_warnings(inputs.utilisation, target, inputs.options.precision)
-    target = plan_targets.with_notes(target, notes)
-    row = planner.plan(inputs.compute, target, inputs.utilisation, inputs.power, inputs.runs)
+    row, target = plan_targets.plan_on(
+        target,
+        inputs.compute,
+        inputs.utilisation,
+        inputs.options.precision,
+        inputs.power,
+        inputs.runs,
+    )
     data = _single_json(row, target, inputs, cat)
     if args.json:
         print_json(data)
@@ -227,7 +232,8 @@ def _single_target(
 def _published(inputs: Inputs, cat: Catalog) -> dict[str, Any] | None:
     """A preset's published GPU-hours read as the MFU that this FLOP count implies."""
     p = inputs.preset
-    if p is None or p.published_gpu_hours is None or inputs.compute.tokens != p.tokens:
+    same = inputs.compute.tokens == p.tokens and inputs.compute.params == p.params if p else False
+    if p is None or p.published_gpu_hours is None or not same:
         return None
     spec: GpuSpec | None = cat.gpu(p.published_gpu)
     peak = None if spec is None else peak_for_spec(spec, inputs.options.precision)
@@ -278,27 +284,11 @@ def _single_json(
     return data
 
 
-def _compare(
-    args: argparse.Namespace, cat: Catalog, inputs: Inputs, result: dict[str, Any] | None
-) -> int:
+def _compare(args: argparse.Namespace, cat: Catalog, inputs: Inputs) -> int:
     if args.instance:
         raise UsageError("compare", "--compare prices every GPU: leave out --instance")
-    power_for = lambda spec: inputs.power  # noqa: E731 - measured fraction or TDP for every GPU
-    targets, left_out = plan_targets.all_targets(cat, inputs.options, power_for)
-    rows = []
-    for target in targets:
-        notes = plan_targets.utilisation_warnings(
-            inputs.utilisation, target, inputs.options.precision
-        )
-        target = plan_targets.with_notes(target, notes[:1])
-        rows.append(
-            (
-                planner.plan(inputs.compute, target, inputs.utilisation, inputs.power, inputs.runs),
-                target,
-            )
-        )
-    rows.sort(
-        key=lambda rt: (rt[0].usd_ondemand is None, rt[0].usd_ondemand or 0, rt[0].wall_hours)
+    rows, left_out = plan_targets.compare(
+        cat, inputs.compute, inputs.utilisation, inputs.options, inputs.power, inputs.runs
     )
     if args.json:
         print_json(

@@ -192,3 +192,20 @@ def test_comparison_leaves_out_gpus_without_a_peak():
     ]
     rows = [planner.plan(planner.Compute(1e20, "x"), t, planner.assumed(0.4)) for t in targets]
     assert rows[0].to_row()["wall_days"] == pytest.approx(1e20 / (8 * 125e12 * 0.4) / 86400)
+
+
+def test_compare_notes_a_measured_mfu_carried_to_other_hardware():
+    # An MFU measured on a GTX 1080 Ti at fp32, applied to 8 V100s at fp16: three notes.
+    measured = planner.Utilisation(0.5, "measured", True, GTX.name, "fp32", "run-1")
+    options = PlanOptions(count=8, precision="fp16").validated()
+    compute = planner.Compute(1e20, "given")
+    rows, left_out = plan_targets.compare(CATALOG, compute, measured, options)
+    ((row, target),) = rows
+    assert row.gpu == V100.name and row.mfu == 0.5
+    assert [n.split(":")[0] for n in row.notes] == [
+        f"MFU measured on {GTX.name}, applied to {V100.name}",
+        "MFU measured at fp32, applied to the fp16 peak",
+        "MFU measured on one GPU, applied to 8",
+    ]
+    assert row.to_row()["notes"] == list(target.notes)
+    assert [gpu for gpu, _ in left_out] == [GTX.name]
