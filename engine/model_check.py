@@ -29,8 +29,8 @@ IMPORT_TIMEOUT_S = 300.0
 @dataclass(frozen=True)
 class ModelCheck:
     """The verdict on a model file. `info` when it is usable (keys: see model_file_check);
-    otherwise `kind` (config: the file is wrong; framework; crashed), `message`, and `line` /
-    `code` in the user's file where known."""
+    otherwise `kind` (config: the file is wrong; framework; crashed; cancelled), `message`,
+    and `line` / `code` in the user's file where known."""
 
     path: str
     info: dict[str, Any] | None = None
@@ -61,39 +61,82 @@ def check_model_file(
     batch_size: int = 2,
 ) -> ModelCheck:
     """Load, build and try the file in a fresh worker on the CPU; never raises for a bad file."""
-    try:
-        checked = normalized(check_path(path))
-    except ConfigError as exc:
-        return ModelCheck(str(path), kind="config", message=exc.message)
-    spec = spec or WorkerSpec()
-    # The check runs on the CPU: a framework that maps the whole GPU (TensorFlow) stays off it.
-    env = {**spec.environment(), "CUDA_VISIBLE_DEVICES": ""}
-    cmd = [*spec.command(), "check-model", "--model-file", checked, "--batch-size", str(batch_size)]
-    if framework:
-        cmd += ["--framework", framework]
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.DEVNULL,  # input() in the file gets EOF, not a wait forever
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        env=env,
-    )
-    tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-    drain = threading.Thread(target=lambda: tail.extend(_lines(proc.stderr)), daemon=True)
-    drain.start()
-    try:
-        return _read_verdict(proc, checked, timeout_s, tail)
-    finally:
-        if proc.poll() is None:
+    return ModelFileCheck(
+        path, framework, spec=spec, timeout_s=timeout_s, batch_size=batch_size
+    ).run()
+
+
+class ModelFileCheck:
+    """One check in its own worker. run() blocks until the verdict (call it off the GUI thread);
+    cancel(), from any thread, kills the worker and run() returns kind "cancelled"."""
+
+    def __init__(
+        self,
+        path: str,
+        framework: str | None = None,
+        *,
+        spec: WorkerSpec | None = None,
+        timeout_s: float = CHECK_TIMEOUT_S,
+        batch_size: int = 2,
+    ) -> None:
+        self.path = str(path)
+        self.framework = framework
+        self.spec = spec or WorkerSpec()
+        self.timeout_s = timeout_s
+        self.batch_size = batch_size
+        self._cancelled = threading.Event()
+        self._proc: subprocess.Popen[str] | None = None
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
             proc.kill()
-        proc.wait()
-        drain.join(timeout=2)
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+
+    def run(self) -> ModelCheck:
+        try:
+            checked = normalized(check_path(self.path))
+        except ConfigError as exc:
+            return ModelCheck(self.path, kind="config", message=exc.message)
+        if self._cancelled.is_set():
+            return ModelCheck(checked, kind="cancelled", message="cancelled")
+        proc = self._proc = self._start(checked)
+        if self._cancelled.is_set():  # cancel() came while the process started
+            proc.kill()
+        tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        drain = threading.Thread(target=lambda: tail.extend(_lines(proc.stderr)), daemon=True)
+        drain.start()
+        try:
+            verdict = _read_verdict(proc, checked, self.timeout_s, tail)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            drain.join(timeout=2)
+            for stream in (proc.stdout, proc.stderr):
+                if stream:
+                    stream.close()
+        if self._cancelled.is_set() and not verdict.ok:
+            return ModelCheck(checked, kind="cancelled", message="cancelled")
+        return verdict
+
+    def _start(self, checked: str) -> subprocess.Popen[str]:
+        # The check runs on the CPU: a framework that maps the whole GPU (TensorFlow) stays off.
+        env = {**self.spec.environment(), "CUDA_VISIBLE_DEVICES": ""}
+        cmd = [*self.spec.command(), "check-model", "--model-file", checked]
+        cmd += ["--batch-size", str(self.batch_size)]
+        if self.framework:
+            cmd += ["--framework", self.framework]
+        return subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,  # input() in the file gets EOF, not a wait forever
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=env,
+        )
 
 
 def _lines(stream: Any) -> Any:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import io
 import sys
 import traceback
 import types
@@ -203,6 +204,9 @@ def _execute(file: SourceFile, code: types.CodeType) -> types.ModuleType:
     folder = str(Path(file.path).resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    # An input() in the file gets end-of-file at once, instead of reading the worker's control
+    # channel (the watcher thread keeps its own reference to the real stdin).
+    sys.stdin = io.StringIO("")
     module = types.ModuleType(f"epochcost_model_{Path(file.path).stem}")
     module.__file__ = file.path
     sys.modules[module.__name__] = module  # so dataclasses and pickling in the file work

@@ -20,6 +20,7 @@ def build_model(batch_size, hints):
 """
 
 # name -> (file text, words the message must hold, the line it must point at or None)
+# Each is a PyTorch file.
 BAD: dict[str, tuple[str, str, int | None]] = {
     "syntax error": (
         "from torch import nn\n\ndef build_model(batch_size, hints)\n    return nn.Linear(8, 3)\n",
@@ -87,6 +88,11 @@ def build_model(batch_size, hints):
         "the file says FRAMEWORK = 'tensorflow', but the run asks for torch",
         1,
     ),
+    "waits for input": (
+        "weights = input('weights file? ')\n" + VALID,
+        "loading the file failed: EOFError: EOF when reading a line",
+        1,
+    ),
     "exits while loading": (
         "import sys\n\nsys.exit('no data here')\n" + VALID,
         "the file called sys.exit('no data here'); a model file must not exit",
@@ -105,3 +111,31 @@ def write(folder: Path, text: str, name: str = "model.py") -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+KERAS_VALID = """\
+import keras
+
+FRAMEWORK = "tensorflow"
+INPUT_SHAPE = (8,)
+TARGET = ("classes", 3)
+
+
+def build_model(batch_size, hints):
+    return keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+"""
+
+KERAS_BAD: dict[str, tuple[str, str, int | None]] = {
+    "outputs do not fit the target": (
+        KERAS_VALID.replace("Dense(3)", "Dense(3), keras.layers.Reshape((3, 1))"),
+        "the default loss for TARGET ('classes', 3) cannot use the model's outputs "
+        "(shape (2, 3, 1)); the model must return logits of shape (batch, 3)",
+        None,
+    ),
+    "loss is not a scalar": (
+        KERAS_VALID
+        + "\n\ndef loss(outputs, targets):\n    return keras.ops.sum(outputs, axis=1)\n",
+        "the loss must be a scalar (one number), not a tensor of shape (2,)",
+        12,
+    ),
+}

@@ -10,17 +10,27 @@ import hashlib
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from engine.events import Failed, Finished, Phase
 from engine.launcher import WorkerProcess, WorkerSpec, _engine_root
-from engine.model_check import check_model_file
+from engine.model_check import ModelFileCheck, check_model_file
 from engine.result import validate
 from engine.store import Store
 from tests.engine.helpers import TINY
-from tests.engine.model_files import BAD, EXAMPLES, HANGS, KILLS_ITSELF, VALID, write
+from tests.engine.model_files import (
+    BAD,
+    EXAMPLES,
+    HANGS,
+    KERAS_BAD,
+    KILLS_ITSELF,
+    VALID,
+    write,
+)
 
 
 def _run(path: Path, spec: WorkerSpec | None = None, **changes) -> list:
@@ -63,6 +73,14 @@ def test_each_bad_file_gets_a_message_and_its_line(tmp_path, case):
     if line:
         assert check.message.startswith(f"model.py, line {line}: ")
         assert check.code == text.splitlines()[line - 1].strip()
+
+
+@pytest.mark.parametrize("case", sorted(KERAS_BAD))
+def test_a_bad_keras_file_is_checked_in_a_tensorflow_worker(tmp_path, case):
+    text, words, line = KERAS_BAD[case]
+    check = check_model_file(str(write(tmp_path, text)))
+    assert check.kind == "config", check.message + check.traceback
+    assert words in check.message and check.line == line
 
 
 def test_a_torch_file_is_not_loaded_into_a_tensorflow_worker(tmp_path):
@@ -112,6 +130,15 @@ def test_a_file_that_hangs_while_loading_is_stopped_at_the_time_limit(tmp_path):
     check = check_model_file(str(write(tmp_path, HANGS)), timeout_s=3)
     assert check.kind == "config"
     assert "did not finish loading and building within 3 s" in check.message
+
+
+def test_a_check_can_be_cancelled_from_another_thread(tmp_path):
+    check = ModelFileCheck(str(write(tmp_path, HANGS)), timeout_s=60)
+    threading.Timer(1.0, check.cancel).start()
+    t0 = time.monotonic()
+    verdict = check.run()
+    assert verdict.kind == "cancelled"
+    assert time.monotonic() - t0 < 30  # not the 60 s limit
 
 
 def test_a_file_that_kills_its_interpreter_is_reported_with_the_stderr_tail(tmp_path):
@@ -164,6 +191,7 @@ def test_the_examples_check_out_in_both_frameworks(example, name, parameters):
             "model_file: model.py, line 13: the model's forward failed on a batch of (16, 8)",
         ),
         ("loss is not a scalar", "model_file: model.py, line 12: the loss must be a scalar"),
+        ("waits for input", "model_file: model.py, line 1: loading the file failed: EOFError"),
     ],
 )
 def test_a_run_of_a_bad_file_fails_as_config_with_the_line(tmp_path, case, words):
