@@ -108,7 +108,15 @@ def with_mfu(
     if catalog is None:
         from engine import catalog as catalog_module
 
-        catalog = catalog_module.load()
+        try:
+            catalog = catalog_module.load()
+        except OSError as exc:  # the data folder is unusable: keep the measurement regardless
+            return {
+                **flops,
+                "peak_tflops": None,
+                "mfu": None,
+                "peak_source": f"peak unknown: {exc}",
+            }
     peak = device_peak(environment, precision, catalog)
     achieved = flops.get("achieved_tflops")
     mfu = achieved / peak.tflops if peak.tflops and achieved is not None else None

@@ -114,3 +114,12 @@ def test_a_real_cpu_run_records_peak_unknown():
     assert flops["peak_source"].startswith("peak unknown: ")
     assert "is a CPU" in flops["peak_source"]
     assert "peak unknown: " in report.summary(result)
+
+
+def test_an_unusable_data_folder_keeps_the_count(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("EPOCHCOST_HOME", str(blocked))  # the user catalog cannot be opened
+    out = utilisation.with_mfu(FLOPS, gpu_env("Tesla V100-SXM2-16GB"), "fp16")
+    assert out["mfu"] is None and out["peak_source"].startswith("peak unknown: ")
+    assert out["achieved_tflops"] == 43.75
