@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from engine.accuracy.config import AccuracyConfig
 from engine.config import RunConfig
 from engine.events import Event, Failed, Finished, from_json
 from engine.runner import new_run_id
@@ -48,7 +49,7 @@ class WorkerProcess:
 
     def __init__(
         self,
-        config: RunConfig,
+        config: RunConfig | AccuracyConfig,
         spec: WorkerSpec | None = None,
         run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
@@ -72,7 +73,7 @@ class WorkerProcess:
             env["EPOCHCOST_VERBOSE"] = "1"
         cmd = [
             *self.spec.command(),
-            "run",
+            self.config.worker_mode,  # run | accuracy
             "--config-json",
             json.dumps(self.config.to_dict()),
             "--run-id",
