@@ -88,8 +88,10 @@ class AccuracyConfig:
 
 
 def _fraction(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-        raise ConfigError(name, f"{value!r}: give a fraction above 0 and at most 1 (0.9 for 90%)")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(name, f"{value!r} is not a number; give a fraction (0.9 for 90%)")
+    if not 0 < value <= 1:
+        raise ConfigError(name, f"{value:g}: give a fraction above 0 and at most 1 (0.9 for 90%)")
 
 
 def _fits(workload: Workload, info: DataInfo) -> bool:

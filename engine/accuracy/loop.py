@@ -83,7 +83,7 @@ def train_to_accuracy(
         run_id=run_id,
         phase="measuring",
         expected_steps=config.max_iterations,
-        detail=f"training {goal}, repeat {config.repeat + 1}",
+        detail=f"batch {config.batch_size} repeat {config.repeat + 1}: training {goal}",
     )
     clocks = _Clocks()
     # The untrained model's accuracy starts the curve; it never counts as settled.

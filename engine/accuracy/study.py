@@ -155,7 +155,7 @@ def _one(
         return result_of(config, stream())
     except KeyboardInterrupt:
         worker.cancel()
-        return result_of(config, [*seen, *worker.events()])
+        return result_of(config, [*seen, *stream()])
     finally:
         worker.close()
         if watcher is not None:

@@ -22,7 +22,7 @@ from engine.launcher import WorkerSpec
 from engine.store import Store
 
 # Config field -> this command's option, where the names differ.
-_FIELDS = {"target_accuracy": "target", "price_as_of": "price_date", "usd_per_hour": "usd_per_hour"}
+_FIELDS = {"target_accuracy": "target", "price_as_of": "price_date", "batch_size": "batch_sizes"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -148,6 +148,11 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _device(result: dict[str, Any]) -> str:
+    """The device a run used (as resolved in the worker), else the one asked for."""
+    return str((result.get("environment") or {}).get("device") or result["config"]["device"])
+
+
 def _rule_text(config: AccuracyConfig) -> str:
     if config.target_accuracy is not None:
         return f"to {config.target_accuracy:.1%} accuracy"
@@ -158,7 +163,7 @@ def summary_json(plan: StudyPlan, outcome: StudyOutcome) -> dict[str, Any]:
     """The study as JSON: per batch size the mean and std of stabilization_iteration, seconds,
     accuracy and usd at the point (and more), plus what the whole study cost."""
     c = plan.base
-    devices = {r.get("environment", {}).get("device") for r in outcome.results} - {None}
+    devices = {_device(r) for r in outcome.results}
     return {
         "study_id": plan.study_id,
         "model": c.model,
@@ -188,11 +193,11 @@ def _pm(s: Spread, fmt: str, scale: float = 1.0) -> str:
     return text if s.std is None else f"{text} ± {format(s.std * scale, fmt)}"
 
 
-def _row(s: BatchSummary, priced: bool) -> str:
+def _row(s: BatchSummary, priced: bool, stable: bool) -> str:
     reached = f"{s.reached}/{s.repeats}"
     if s.reached == 0:
-        why = "failed" if s.failed == s.repeats else "never reached"
-        return f"{s.batch_size:>6d}  {reached:>7s}  {why}"
+        never = "never settled" if stable else "never reached the target"
+        return f"{s.batch_size:>6d}  {reached:>7s}  {'failed' if s.failed == s.repeats else never}"
     cost = _pm(s.usd, ".5f") if priced else "no price"
     return (
         f"{s.batch_size:>6d}  {reached:>7s}  {_pm(s.stabilization_iteration, '.0f'):>13s}  "
@@ -204,14 +209,15 @@ def _row(s: BatchSummary, priced: bool) -> str:
 def table(plan: StudyPlan, outcome: StudyOutcome) -> str:
     c = plan.base
     priced = c.usd_per_hour is not None
-    devices = sorted({r.get("environment", {}).get("device") or "?" for r in outcome.results})
+    devices = sorted({_device(r) for r in outcome.results})
     lines = [
         f"{c.model} on {c.dataset}, {_rule_text(c)}, {plan.repeats} repeat(s), "
         f"{', '.join(devices) or 'no device'}",
         f"{'batch':>6s}  {'reached':>7s}  {'iterations':>13s}  {'epochs':>12s}  "
         f"{'accuracy':>13s}  {'time to accuracy':>17s}  cost",
+        # A spread is the sample standard deviation over the repeats that reached the point.
     ]
-    lines += [_row(s, priced) for s in outcome.summaries]
+    lines += [_row(s, priced, c.until_stable) for s in outcome.summaries]
     for s in outcome.summaries:
         lines += [f"  batch {s.batch_size}: {message}" for message in s.failures]
     total = outcome.total
@@ -233,11 +239,10 @@ class _Progress:
         self.stream = stream
         self.tty = stream.isatty()
         self.t0 = time.monotonic()
-        self.label = ""
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Phase) and event.phase == "measuring":
-            self.label = event.detail
+            self._line(f"{self.plan.base.model} {event.detail}")
         elif isinstance(event, Eval) and self.tty:
             self.stream.write(
                 f"\r\033[Kb{event.batch_size} r{event.repeat + 1}  iteration {event.iteration:,}"

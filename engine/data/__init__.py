@@ -42,10 +42,13 @@ class Dataset:
     y_test: np.ndarray
 
     def channel_stats(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-channel mean and standard deviation of the training images, in 0..255 units."""
-        sample = self.x_train[:10_000].reshape(-1, self.info.input_shape[2])
-        mean = sample.mean(axis=0, dtype=np.float64)
-        std = sample.std(axis=0, dtype=np.float64)
+        """Per-channel mean and standard deviation of the training images, in 0..255 units,
+        estimated from an evenly spaced sample of up to 2,000 images (plenty for two numbers
+        per channel, and quick on 50,000)."""
+        step = max(1, len(self.x_train) // 2_000)
+        pixels = self.x_train[::step].reshape(-1, self.info.input_shape[2]).astype(np.float32)
+        mean = pixels.mean(axis=0, dtype=np.float64)
+        std = pixels.std(axis=0, dtype=np.float64)
         return mean.astype(np.float32), np.maximum(std, 1e-3).astype(np.float32)
 
 
