@@ -85,6 +85,7 @@ def train_to_accuracy(
         expected_steps=config.max_iterations,
         detail=f"batch {config.batch_size} repeat {config.repeat + 1}: training {goal}",
     )
+    monitor.begin_window()  # energy and mean power from here: training and evaluation
     clocks = _Clocks()
     # The untrained model's accuracy starts the curve; it never counts as settled.
     yield _evaluate(trainer, config, run_id, clocks, 0, out)

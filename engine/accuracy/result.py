@@ -177,7 +177,8 @@ def build_result(
         "throughput_samples_per_s": throughput,
         "step_time_s": summary(outcome.interval_step_times_s),  # mean step per interval
         "steps_measured": final.iteration,
-        "window_seconds": final.train_seconds,
+        # The span the energy figures cover (as in a timed run): training and evaluation.
+        "window_seconds": final.train_seconds + final.eval_seconds,
         "stop_reason": outcome.stop_reason,
         "final_loss": final.train_loss,
         "epoch_samples": info.train_samples,

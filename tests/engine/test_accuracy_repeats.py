@@ -39,6 +39,7 @@ def _result(batch: int, repeat: int, point_at: int | None, seconds_per_eval: flo
                 elapsed_s=(seconds_per_eval + 0.1) * i,
             )
         )
+    outcome.interval_step_times_s = [seconds_per_eval / 50] * 11
     outcome.point_index = point_at
     outcome.stop_reason = "target" if point_at is not None else "max_iterations"
     return build_result(
@@ -46,7 +47,7 @@ def _result(batch: int, repeat: int, point_at: int | None, seconds_per_eval: flo
         config=config,
         workload=registry.get("tiny-mlp"),
         info=describe("patterns10"),
-        environment={"device": "cpu"},
+        environment={"device": "cpu", "threads": 1},
         parameters=1,
         outcome=outcome,
         setup_seconds=2.0,
@@ -118,3 +119,37 @@ def test_projection_scales_time_and_cost_with_throughput_not_iterations():
     assert project_seconds(100.0, 0.5) == pytest.approx(200.0)
     with pytest.raises(ValueError):
         project_seconds(100.0, 0.0)
+
+
+def test_cost_to_accuracy_follows_every_priced_row_of_a_comparison():
+    from engine import catalog
+    from engine.accuracy.cost import across_instances
+    from engine.compare import compare
+    from tests.engine.price_results import result as gpu_result
+
+    (row,) = summarise([_result(64, 0, 8, 1.0), _result(64, 1, 10, 1.0)])
+    comparison = compare(gpu_result(samples_per_s=1000.0, usd_per_hour=0.5), catalog.load())
+    costs = across_instances(row, comparison)
+    p3 = next(c for c in costs if c.instance_type == "p3.2xlarge")
+    p3_row = next(r for r in comparison.rows if r.instance_type == "p3.2xlarge")
+    assert p3.throughput_ratio == pytest.approx(p3_row.throughput_samples_per_s / 1000.0)
+    assert p3.seconds.mean == pytest.approx(
+        row.seconds.mean * 1000.0 / p3_row.throughput_samples_per_s
+    )
+    assert p3.usd.mean == pytest.approx(p3.seconds.mean / 3600 * p3_row.usd_per_hour)
+    assert p3.usd_low < p3.usd.mean < p3.usd_high  # the estimate's range
+    assert p3.status == "estimated" and p3.to_row()["usd_std"] == pytest.approx(
+        p3.seconds.std / 3600 * p3_row.usd_per_hour
+    )
+    local = next(c for c in costs if c.local)
+    assert local.throughput_ratio == 1.0 and local.seconds == row.seconds
+    assert [c.usd.mean for c in costs] == sorted(c.usd.mean for c in costs)
+
+
+def test_results_show_says_where_a_run_reached_its_goal_or_that_it_never_did():
+    from engine import report
+
+    reached = report.summary(_result(64, 0, 8, 1.0))
+    assert "reached the target on patterns10 at iteration 400 (90.0%) after 8.0 s" in reached
+    never = report.summary(_result(64, 0, None, 1.0))
+    assert "never reached its goal on patterns10 (max_iterations at iteration 550" in never
