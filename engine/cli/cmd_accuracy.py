@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -193,16 +194,43 @@ def _pm(s: Spread, fmt: str, scale: float = 1.0) -> str:
     return text if s.std is None else f"{text} ± {format(s.std * scale, fmt)}"
 
 
+def _money_pm(s: Spread) -> str:
+    """Dollars to three significant digits of the mean, the std to the same decimals."""
+    if s.mean is None:
+        return "n/a"
+    decimals = 2 if s.mean >= 1 else 2 - math.floor(math.log10(max(s.mean, 1e-12)))
+    return "$" + _pm(s, f".{decimals}f")
+
+
+_COLUMNS: tuple[tuple[str, int], ...] = (
+    ("batch", 6),
+    ("reached", 7),
+    ("iterations", 12),
+    ("epochs", 12),
+    ("accuracy %", 12),
+    ("time to accuracy s", 18),
+    ("cost", 0),  # 0: as long as it is
+)
+
+
+def _cells(cells: list[str]) -> str:
+    return "  ".join(c.rjust(w) if w else c for c, (_, w) in zip(cells, _COLUMNS, strict=False))
+
+
 def _row(s: BatchSummary, priced: bool, stable: bool) -> str:
-    reached = f"{s.reached}/{s.repeats}"
+    head = [str(s.batch_size), f"{s.reached}/{s.repeats}"]
     if s.reached == 0:
         never = "never settled" if stable else "never reached the target"
-        return f"{s.batch_size:>6d}  {reached:>7s}  {'failed' if s.failed == s.repeats else never}"
-    cost = _pm(s.usd, ".5f") if priced else "no price"
-    return (
-        f"{s.batch_size:>6d}  {reached:>7s}  {_pm(s.stabilization_iteration, '.0f'):>13s}  "
-        f"{_pm(s.epochs, '.2f'):>12s}  {_pm(s.accuracy, '.1f', 100):>12s}%  "
-        f"{_pm(s.seconds, '.2f'):>15s} s  {'$' if priced else ''}{cost}"
+        return _cells([*head, "failed" if s.failed == s.repeats else never])
+    return _cells(
+        [
+            *head,
+            _pm(s.stabilization_iteration, ".0f"),
+            _pm(s.epochs, ".2f"),
+            _pm(s.accuracy, ".1f", 100),
+            _pm(s.seconds, ".2f"),
+            _money_pm(s.usd) if priced else "no price (--price-per-hour)",
+        ]
     )
 
 
@@ -213,9 +241,7 @@ def table(plan: StudyPlan, outcome: StudyOutcome) -> str:
     lines = [
         f"{c.model} on {c.dataset}, {_rule_text(c)}, {plan.repeats} repeat(s), "
         f"{', '.join(devices) or 'no device'}",
-        f"{'batch':>6s}  {'reached':>7s}  {'iterations':>13s}  {'epochs':>12s}  "
-        f"{'accuracy':>13s}  {'time to accuracy':>17s}  cost",
-        # A spread is the sample standard deviation over the repeats that reached the point.
+        _cells([name for name, _ in _COLUMNS]),
     ]
     lines += [_row(s, priced, c.until_stable) for s in outcome.summaries]
     for s in outcome.summaries:
@@ -227,6 +253,7 @@ def table(plan: StudyPlan, outcome: StudyOutcome) -> str:
         f"{', ' + report.money(total['usd']) if total['usd'] is not None else ''}{price}"
         f"{' (cancelled)' if outcome.cancelled else ''}"
     )
+    lines.append("(mean ± sample std over the repeats that reached it)")
     lines.append(f"study id: {plan.study_id}")
     return "\n".join(lines)
 
