@@ -11,6 +11,9 @@ from engine.errors import ConfigError
 from engine.workloads import registry
 from engine.workloads.registry import Workload
 
+# The timed runs' optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam.
+DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}
+
 
 @dataclass(frozen=True)
 class AccuracyConfig:
@@ -42,6 +45,11 @@ class AccuracyConfig:
     usd_per_hour: float | None = None
     price_source: str = "user"
     price_as_of: str | None = None
+
+    @property
+    def resolved_learning_rate(self) -> float:
+        """The learning rate every framework uses: the given one, else the optimizer's default."""
+        return self.learning_rate or DEFAULT_LEARNING_RATE[self.optimizer]
 
     @property
     def until_stable(self) -> bool:

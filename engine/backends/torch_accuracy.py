@@ -16,7 +16,6 @@ from engine.data.batches import Batches, normalised
 from engine.events import Event, Phase
 from engine.workloads.registry import Workload
 
-DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}  # as the timed runs' optimizers
 EVAL_BATCH = 500  # held-out images per forward pass (at least the training batch)
 
 
@@ -37,7 +36,7 @@ class TorchTrainer:
             self._model = self._model.to(memory_format=torch.channels_last)
         self._model.train()
         self.parameters = torch_models.parameter_count(self._model)
-        lr = config.learning_rate or DEFAULT_LEARNING_RATE[config.optimizer]
+        lr = config.resolved_learning_rate
         params = self._model.parameters()
         self._optimizer = (
             torch.optim.SGD(params, lr=lr, momentum=0.9, weight_decay=5e-4)

@@ -113,3 +113,33 @@ def test_resnet18_cifar_trains_on_32x32x3_data():
     assert isinstance(events[-1], Finished), events[-1]
     assert any(isinstance(e, Phase) and "resnet18-cifar" in e.detail for e in events)
     assert [p["iteration"] for p in events[-1].result["accuracy"]["curve"]] == [0, 2]
+
+
+def test_a_study_cancelled_from_another_thread_keeps_the_cancelled_run(tmp_path):
+    import threading
+
+    from engine.accuracy.study import StudyPlan, run_study, study_results
+    from engine.store import Store
+
+    cancel = threading.Event()
+
+    def on_event(event):
+        if isinstance(event, Eval) and event.iteration >= 50:
+            cancel.set()  # as a GUI's cancel button would, from its own thread
+
+    base = QUICK.with_changes(target_accuracy=None, band=0.0, max_iterations=1_000_000)
+    plan = StudyPlan(base, (32, 64), repeats=2).validated()
+    assert [(c.batch_size, c.repeat, c.seed) for c in plan.configs()] == [
+        (32, 0, 0),
+        (64, 0, 0),
+        (32, 1, 1),
+        (64, 1, 1),
+    ]
+    store = Store(tmp_path / "r.sqlite3")
+    outcome = run_study(plan, store=store, on_event=on_event, cancel=cancel)
+    assert outcome.cancelled and outcome.failed
+    (only,) = outcome.results
+    assert only["status"] == "cancelled" and only["config"]["batch_size"] == 32
+    assert study_results(store, plan.study_id) == [only]
+    (row,) = outcome.summaries
+    assert (row.repeats, row.failed, row.failures) == (1, 1, ("cancelled by the user",))
