@@ -52,6 +52,10 @@ def summary(result: dict[str, Any]) -> str:
         f"({device}{threads}) | batch {c['batch_size']} | {c['precision']}"
     )
     lines = [head]
+    source = (result.get("workload") or {}).get("model_file")
+    if source:
+        digest = (source.get("sha256") or "unreadable")[:12]
+        lines.append(f"{'model file':10s} {source.get('path')} (sha256 {digest}...)")
     if result["status"] != "ok":
         err = result.get("error") or {}
         lines.append(f"{'status':10s} {result['status']}: {err.get('message', '')}")

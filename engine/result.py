@@ -17,6 +17,8 @@ from engine.events import Failed, json_safe
 from engine.measure import Measurement
 from engine.monitor import MonitorSummary, summary_dict
 from engine.stats import summary
+from engine.workloads import model_file_source
+from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 SCHEMA = "epochcost.result/1"
@@ -89,7 +91,7 @@ def build_result(
     throughputs = [w.throughput_samples_per_s for w in windows]
     throughput = statistics.median(throughputs)
     step_times = [t for w in windows for t in w.step_times_s]
-    epoch_samples = config.resolved_epoch_samples
+    epoch_samples = config.epoch_samples or workload.epoch_samples
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
     price = price_of(config)
     window_seconds = sum(w.seconds for w in windows)
@@ -113,6 +115,7 @@ def build_result(
             "num_classes": workload.num_classes,
             "epoch_unit": workload.epoch_unit,
             "parameters": parameters,
+            **_model_file(workload),
         },
         "throughput_samples_per_s": throughput,
         "throughput_repeats": throughputs,
@@ -139,6 +142,24 @@ def build_result(
     return json_safe(result)
 
 
+def _model_file(workload: Workload) -> dict[str, Any]:
+    """The file a model came from and its content hash: two results of the same code match."""
+    if isinstance(workload, FileWorkload):
+        return {"model_file": model_file_source.record(workload.path, workload.sha256)}
+    return {}
+
+
+def _failed_workload(config: RunConfig) -> dict[str, Any]:
+    if config.model_file is None:
+        return {}
+    return {
+        "workload": {
+            "name": config.model,
+            "model_file": model_file_source.record(config.model_file),
+        }
+    }
+
+
 def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
     """A stored result for a run that ended without a measurement (an OOM point is data)."""
     status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
@@ -151,6 +172,7 @@ def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any])
             "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
             "config": config.to_dict(),
             "environment": environment,
+            **_failed_workload(config),
             "throughput_samples_per_s": None,
             "step_time_s": summary([]),
             "epoch_samples": config.resolved_epoch_samples,
@@ -205,7 +227,8 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     ):
         raise ConfigError(where, "price must be null or have a numeric usd_per_hour")
     try:
-        RunConfig.from_dict(data["config"])
+        # The model file of a result from elsewhere need not exist here.
+        RunConfig.from_dict(data["config"], check_files=False)
     except ConfigError as exc:
         raise ConfigError(where, f"config: {exc}") from None
     return data

@@ -1,4 +1,6 @@
-"""The worker process: `python -m engine.worker run|accuracy --config-json JSON`.
+"""The worker process: `python -m engine.worker run|accuracy --config-json JSON`, or
+`python -m engine.worker check-model --model-file PATH [--framework F]` (see
+engine/workloads/model_file_check.py).
 
 `run` is one timed run (RunConfig); `accuracy` one training-to-accuracy run (AccuracyConfig).
 
@@ -84,12 +86,41 @@ def main(argv: list[str] | None = None) -> int:
         run_p.add_argument("--config-json", required=True)
         run_p.add_argument("--run-id")
         run_p.add_argument("--control-stdin", action="store_true")
+    check_p = sub.add_parser("check-model", help="load a model file and say what it holds")
+    check_p.add_argument("--model-file", required=True)
+    check_p.add_argument("--framework", choices=("torch", "tensorflow"))
+    check_p.add_argument("--batch-size", type=int, default=2)
     args = parser.parse_args(argv)
     events = _event_stream()
     try:
-        return _run(args, events)
+        if args.command == "check-model":
+            from engine.workloads.model_file_check import check
+
+            check(
+                args.model_file, args.framework, args.batch_size, lambda line: _emit(events, line)
+            )
+            code = 0
+        else:
+            code = _run(args, events)
     finally:
         events.flush()
+    if args.command == "check-model" or _ran_user_code(args):
+        # The user's file may have started threads that would keep this process alive: end
+        # now that every event is out.
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _emit(events: TextIO, line: str) -> None:
+    events.write(line + "\n")
+
+
+def _ran_user_code(args: argparse.Namespace) -> bool:
+    try:
+        return bool(json.loads(args.config_json).get("model_file"))
+    except (ValueError, AttributeError):
+        return False
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from engine.backends.timers import DeviceEventTimer, WallTimer
 from engine.config import RunConfig
 from engine.errors import RunFailed
 from engine.events import Event, Phase
+from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 
@@ -62,7 +63,19 @@ class TorchSession:
         self._config = config
         self._device = device
         self.device = str(device)
-        task = torch_models.build(workload)
+        if isinstance(workload, FileWorkload) and workload.spec is not None:
+            from engine.workloads import torch_model_file
+
+            task = torch_model_file.build_task(
+                workload.spec,
+                config.batch_size,
+                device,
+                config.precision,
+                config.seed,
+                autocast=lambda: _autocast(torch, device, config.precision),
+            )
+        else:
+            task = torch_models.build(workload)
         model = task.model.to(device)
         if config.channels_last and task.image_input:
             model = model.to(memory_format=torch.channels_last)
