@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.errors import ConfigError
 from engine.workloads import model_file_source
@@ -21,6 +21,8 @@ MAX_BATCH_SIZE = 1 << 20
 @dataclass(frozen=True)
 class RunConfig:
     """One timed training run. Times in seconds, money in USD, memory in bytes."""
+
+    worker_mode: ClassVar[str] = "run"  # the worker's subcommand for this config
 
     model: str = "resnet18-cifar"
     framework: str = "torch"

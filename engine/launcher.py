@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from engine.accuracy.config import AccuracyConfig
 from engine.config import RunConfig
 from engine.events import Event, Failed, Finished, Phase, from_json
 from engine.runner import new_run_id
@@ -91,7 +92,7 @@ class WorkerProcess:
 
     def __init__(
         self,
-        config: RunConfig,
+        config: RunConfig | AccuracyConfig,
         spec: WorkerSpec | None = None,
         run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
@@ -112,7 +113,7 @@ class WorkerProcess:
         env = self.spec.environment()
         cmd = [
             *self.spec.command(),
-            "run",
+            self.config.worker_mode,  # run | accuracy
             "--config-json",
             json.dumps(self.config.to_dict()),
             "--run-id",

@@ -84,6 +84,8 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'cost':10s} no price given (--price-per-hour USD)")
     if result.get("compile_seconds") is not None:
         lines.append(f"{'compile':10s} {duration(result['compile_seconds'])} (outside the window)")
+    if result.get("accuracy"):
+        lines.append(f"{'accuracy':10s} {_accuracy(result['accuracy'])}")
     for warning in result.get("warnings") or []:
         lines.append(f"{'warning':10s} {warning}")
     lines.append(f"{'run id':10s} {result['run_id']}")
@@ -104,3 +106,20 @@ def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:
 
 def _percent(fill: float | None) -> str:
     return "n/a" if fill is None else f"{fill * 100:.1f}%"
+
+
+def _accuracy(section: dict[str, Any]) -> str:
+    """One line for a cost-to-accuracy run: where it reached its target or settled, or not."""
+    point, data = section["point"], section["dataset"]["name"]
+    if point is None:
+        last = section["curve"][-1]
+        return (
+            f"never reached its goal on {data} ({section['stop_reason']} at iteration "
+            f"{last['iteration']:,}, {_percent(last['accuracy'])})"
+        )
+    verb = "settled" if section["stop_reason"] == "stable" else "reached the target"
+    usd = f", {money(point['usd'])}" if point.get("usd") is not None else ""
+    return (
+        f"{verb} on {data} at iteration {point['iteration']:,} ({_percent(point['accuracy'])}) "
+        f"after {duration(point['seconds'])}{usd}"
+    )
