@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import RunFailed
-from engine.events import Event, Phase, Step
+from engine.events import Event, Step
 
 # glibc mallopt parameters. One arena: a thread started later (the monitor) cannot reserve a
 # fresh 64 MiB arena at a moment that depends on thread timing. A fixed mmap threshold: every
@@ -83,8 +83,9 @@ def resident_bytes() -> int:
 
 class MemoryCap:
     """Counts the workload's memory against `cap_bytes`. Use in the runner, in this order:
-    `watch_opening` around the backend's open_session, `start_counting` once the harness is
-    set up, `watch_steps` around the measuring loop, then `memory_fields` for the result."""
+    `begin` after the framework's import, `built` once the session is open, `start_counting`
+    once the harness is set up, `watch_steps` around the measuring loop, then `memory_fields`
+    for the result."""
 
     def __init__(self, cap_bytes: int) -> None:
         self.cap_bytes = cap_bytes
@@ -103,24 +104,19 @@ class MemoryCap:
             self._libc.malloc_trim(0)
         return resident_bytes()
 
-    def watch_opening(self, opening: Generator[Event, None, Any]) -> Generator[Event, None, Any]:
-        """Pass a backend's open_session events through. Its "building" phase means: the
-        framework is imported and nothing is built yet; the count starts there."""
+    def begin(self, batch_size: int | None = None) -> None:
+        """Start the count: call once the framework is imported and nothing is built yet."""
+        self.batch_size = batch_size
         if self._libc is not None:
             self._libc.mallopt(_M_ARENA_MAX, 1)
             self._libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES)
-        try:
-            event = next(opening)
-            while True:
-                if isinstance(event, Phase) and event.phase == "building":
-                    self._building_rss = self._settle()
-                    self._set_backstop()
-                yield event
-                event = next(opening)
-        except StopIteration as done:
-            if self._building_rss is not None:
-                self._built_bytes = max(0, self._settle() - self._building_rss)
-            return done.value
+        self._building_rss = self._settle()
+        self._set_backstop()
+
+    def built(self) -> None:
+        """The model, batch and optimizer exist: what they hold counts against the cap."""
+        if self._building_rss is not None:
+            self._built_bytes = max(0, self._settle() - self._building_rss)
 
     def _set_backstop(self) -> None:
         import psutil

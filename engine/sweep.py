@@ -65,9 +65,12 @@ def probe_config(config: RunConfig) -> RunConfig:
     )
 
 
-def input_bytes_per_sample(model: str) -> int:
-    """A floor on one sample's input in memory (4 bytes per element)."""
-    return 4 * math.prod(registry.get(model).input_shape)
+def input_bytes_per_sample(config: RunConfig) -> int | None:
+    """A floor on one sample's input in memory (4 bytes per element); None for a model file,
+    whose input is known only once it is built in a worker."""
+    if config.model_file is not None or not registry.exists(config.model):
+        return None
+    return 4 * math.prod(registry.get(config.model).input_shape)
 
 
 def resolve_device(config: RunConfig) -> devices.Device | None:
@@ -210,8 +213,9 @@ class Sweep:
         limits: list[tuple[int, str]] = []
         if self.plan.max_batch:
             limits.append((self.plan.max_batch, "the maximum batch given (--max-batch)"))
-        if memory:
-            by_memory = max(1, memory // input_bytes_per_sample(config.model))
+        per_sample = input_bytes_per_sample(config)
+        if memory and per_sample:
+            by_memory = max(1, memory // per_sample)
             limits.append((by_memory, f"a batch whose inputs alone fill {what}"))
         return min(limits) if limits else (None, None)
 

@@ -1,9 +1,7 @@
 """Framework backends. Each module imports its framework inside functions, in the worker only.
 
 A backend module has `open_session(config, workload, run_id)`: a generator that yields
-`phase` events while it imports, builds and places the model, and returns a Session. Its
-"building" phase comes after the framework import and before anything is built: the memory
-cap (engine/memcap.py) counts from there.
+`phase` events while it imports, builds and places the model, and returns a Session.
 The runner's measuring loop (engine/measure.py) is the same for every backend.
 """
 
@@ -19,6 +17,10 @@ from engine.events import Event
 from engine.workloads.registry import Workload
 
 _MODULES = {"torch": "engine.backends.torch_backend", "tensorflow": "engine.backends.tf_backend"}
+# The framework each backend imports; loaded by load() so that its (slow) import is timed apart
+# and happens before the worker's memory cap starts counting. torch._dynamo (with torch): the
+# first optimizer imports it, about 900 modules that are the framework's, not the model's memory.
+_FRAMEWORKS = {"torch": "torch._dynamo", "tensorflow": "tensorflow"}
 
 
 class StepTimer(Protocol):
@@ -45,6 +47,11 @@ class Session(Protocol):
 
     def step(self) -> None:
         """One full training step (forward, backward, optimizer), queued on the device."""
+        ...
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), or None when not countable.
+        A session may also set `flops_method` (str): how it counted, kept in the result."""
         ...
 
     def sync(self) -> None:
@@ -77,5 +84,7 @@ class OpenSession(Protocol):
 
 
 def load(framework: str) -> ModuleType:
-    """Import a backend module (and so, later, its framework)."""
-    return importlib.import_module(_MODULES[framework])
+    """Import a backend module and its framework (in the worker only)."""
+    module = importlib.import_module(_MODULES[framework])
+    importlib.import_module(_FRAMEWORKS[framework])
+    return module
