@@ -8,7 +8,7 @@ and starts the additions again from the last fit, until one multiple more does n
 rounds alternate the two searches so machine load falls on both alike. Prints per search its
 trials, total wall time and answer, then the medians and the ratios.
 
-    .venv/bin/python benchmarks/maxfit_search.py [--model tiny-mlp] [--cap-mb 56] [--rounds 2]
+    .venv/bin/python benchmarks/maxfit_search.py [--model tiny-mlp] [--cap-mb 48] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def run_search(search: MaxFitSearch | DoublingSearch, trial: Callable[[int], boo
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="tiny-mlp")
-    p.add_argument("--cap-mb", type=int, default=56, help="worker-enforced memory cap (MiB)")
+    p.add_argument("--cap-mb", type=int, default=48, help="worker-enforced memory cap (MiB)")
     p.add_argument("--start", type=int, default=16)
     p.add_argument("--multiple", type=int, default=8)
     p.add_argument("--threads", type=int, default=1)

@@ -13,8 +13,9 @@ is too loose a measure: a heap full of holes from the framework import absorbs a
 without growing. RLIMIT_AS is only the backstop that makes a single allocation far past the cap
 fail at once, instead of filling the host's memory.
 
-Not counted: the framework import, and what the harness loads after building (libraries loaded
-to read versions, the monitor thread), so the boundary depends on the workload and the batch.
+Not counted: the framework import, and what the harness does after building (libraries loaded
+to read versions, the FLOP count's forward and backward pass, which also makes the framework's
+one-time allocations, the monitor thread), so the boundary depends on the workload and the batch.
 
 It counts host memory only: on a GPU the device's own memory is the limit, and a cap there
 bounds what the process keeps on the host.

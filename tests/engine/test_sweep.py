@@ -26,10 +26,10 @@ from engine.sweep_events import (
 from engine.sweep_plan import SweepPlan
 from tests.engine.helpers import TINY
 
-# The max-fit case: tiny-mlp needs about 12.4 KiB per sample (the 3x32x32 input alone is
-# 12 KiB) on top of ~20 MiB, so under a 56 MiB cap the boundary lies near batch 2900: 2048
-# fits with ~10 MiB to spare and 4096 overshoots by ~14 MiB, whatever the exact overhead.
-MAXFIT_CAP_MB = 56
+# The max-fit case: tiny-mlp needs about 12.9 KiB per sample (the 3x32x32 input alone is
+# 12 KiB) on top of ~11 MiB, so under a 48 MiB cap the boundary lies near batch 2950: 2048 fits
+# with ~12 MiB to spare and 4096 overshoots by ~14 MiB, whatever the exact overhead.
+MAXFIT_CAP_MB = 48
 MAXFIT_START, MAXFIT_MULTIPLE = 2048, 256
 
 
