@@ -51,7 +51,6 @@ def keras_counts() -> dict[str, int]:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", registry.names())
 def test_keras_model_has_the_parameters_of_its_pytorch_twin(name, keras_counts):
     torch_count = torch_models.parameter_count(torch_models.build(registry.get(name)).model)
