@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.errors import ConfigError
+from engine.workloads import model_file_source
 
 FRAMEWORKS = ("torch", "tensorflow")
 PRECISIONS = ("fp32", "fp16", "bf16")
@@ -20,6 +21,8 @@ MAX_BATCH_SIZE = 1 << 20
 @dataclass(frozen=True)
 class RunConfig:
     """One timed training run. Times in seconds, money in USD, memory in bytes."""
+
+    worker_mode: ClassVar[str] = "run"  # the worker's subcommand for this config
 
     model: str = "resnet18-cifar"
     framework: str = "torch"
@@ -42,33 +45,43 @@ class RunConfig:
     price_as_of: str | None = None  # ISO date the price was quoted
     memory_limit_bytes: int | None = None  # worker-enforced cap (tests, max-fit on CPU)
     seed: int = 0
+    # Your own model: a Python file (engine/workloads/model_file.py has the contract). When set,
+    # `model` is only a label (the file's NAME) and the registry is not consulted.
+    model_file: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """Build from a dict (JSON), ignoring unknown keys, then validate."""
+    def from_dict(cls, data: dict[str, Any], check_files: bool = True) -> RunConfig:
+        """Build from a dict (JSON), ignoring unknown keys, then validate. check_files=False
+        accepts a model file that is not on this machine (an imported result)."""
         if not isinstance(data, dict):
             raise ConfigError("config", "must be a JSON object")
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known}).validated()
+        return cls(**{k: v for k, v in data.items() if k in known}).validated(check_files)
 
     def with_changes(self, **changes: Any) -> RunConfig:
         return replace(self, **changes).validated()
 
-    def validated(self) -> RunConfig:
-        """Return self if every field is valid, else raise ConfigError naming the field."""
+    def validated(self, check_files: bool = True) -> RunConfig:
+        """Return self if every field is valid, else raise ConfigError naming the field.
+        A model file is checked for being there (check_files) but never imported here."""
         from engine.workloads import registry
 
         if not isinstance(self.model, str) or not self.model:
             raise ConfigError("model", "give a model name (see `epochcost models`)")
-        if not registry.exists(self.model):
+        if self.model_file is not None:
+            if check_files:
+                model_file_source.check_path(self.model_file)
+            elif not isinstance(self.model_file, str) or not self.model_file:
+                raise ConfigError("model_file", "must be the path of a Python file")
+        elif not registry.exists(self.model):
             known = ", ".join(registry.names())
             raise ConfigError("model", f"unknown model {self.model!r}; known: {known}")
         _choice("framework", self.framework, FRAMEWORKS)
-        workload = registry.get(self.model)
-        if self.framework not in workload.frameworks:
+        workload = registry.get(self.model) if self.model_file is None else None
+        if workload is not None and self.framework not in workload.frameworks:
             supported = ", ".join(workload.frameworks)
             raise ConfigError(
                 "framework", f"{self.model} runs on {supported}, not {self.framework}"
@@ -102,9 +115,16 @@ class RunConfig:
 
     @property
     def resolved_epoch_samples(self) -> int:
+        """Samples in one epoch: the option, else the workload's data set. For a model file,
+        its literal EPOCH_SAMPLES as written (read, not run), else the default."""
         from engine.workloads import registry
 
-        return self.epoch_samples or registry.get(self.model).epoch_samples
+        if self.epoch_samples:
+            return self.epoch_samples
+        if self.model_file is not None:
+            declared = model_file_source.declared(self.model_file).epoch_samples
+            return declared or model_file_source.DEFAULT_EPOCH_SAMPLES
+        return registry.get(self.model).epoch_samples
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:

@@ -18,12 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from engine.accuracy.config import AccuracyConfig
 from engine.config import RunConfig
-from engine.events import Event, Failed, Finished, from_json
+from engine.events import Event, Failed, Finished, Phase, from_json
 from engine.runner import new_run_id
 
 CANCEL_GRACE_S = 1.5
 STDERR_TAIL_LINES = 200
+# How long a model file may take to load and build (its `building` phase) before the worker is
+# killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
+BUILD_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,49 @@ class WorkerSpec:
     python: str = sys.executable
     env: dict[str, str] = field(default_factory=dict)
     verbose: bool = False
+    build_timeout_s: float = BUILD_TIMEOUT_S  # a model file's building phase (s)
 
     def command(self) -> list[str]:
         return [self.python, "-m", "engine.worker"]
+
+    def environment(self) -> dict[str, str]:
+        """The worker's environment: ours, the spec's, and PYTHONPATH to this engine."""
+        env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
+        )
+        if self.verbose:
+            env["EPOCHCOST_VERBOSE"] = "1"
+        return env
+
+
+class Watchdog:
+    """Kills a process when a stage runs past its time limit, and remembers why."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self._proc = proc
+        self._timer: threading.Timer | None = None
+        self.fired: str | None = None  # the reason given to arm(), once it has fired
+
+    @property
+    def armed(self) -> bool:
+        return self._timer is not None
+
+    def arm(self, seconds: float, reason: str) -> None:
+        self.disarm()
+        self._timer = threading.Timer(seconds, self._fire, args=(reason,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _fire(self, reason: str) -> None:
+        if self._proc.poll() is None:
+            self.fired = reason
+            self._proc.kill()
 
 
 def _engine_root() -> str:
@@ -48,7 +92,7 @@ class WorkerProcess:
 
     def __init__(
         self,
-        config: RunConfig,
+        config: RunConfig | AccuracyConfig,
         spec: WorkerSpec | None = None,
         run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
@@ -62,17 +106,14 @@ class WorkerProcess:
         self._lock = threading.Lock()
         self.proc: subprocess.Popen[str] | None = None
         self._stderr_thread: threading.Thread | None = None
+        self._watchdog: Watchdog | None = None
+        self._phase = ""  # the last phase the worker reported
 
     def start(self) -> WorkerProcess:
-        env = {**os.environ, **self.spec.env, "PYTHONUNBUFFERED": "1"}
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
-        )
-        if self.spec.verbose:
-            env["EPOCHCOST_VERBOSE"] = "1"
+        env = self.spec.environment()
         cmd = [
             *self.spec.command(),
-            "run",
+            self.config.worker_mode,  # run | accuracy
             "--config-json",
             json.dumps(self.config.to_dict()),
             "--run-id",
@@ -92,6 +133,7 @@ class WorkerProcess:
         )
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
+        self._watchdog = Watchdog(self.proc)
         return self
 
     @property
@@ -121,12 +163,41 @@ class WorkerProcess:
                 self.stderr_tail.append(line.rstrip("\n"))
                 continue
             terminal = terminal or isinstance(event, Finished | Failed)
+            self._watch(event, terminal)
             yield event
         code = self.proc.wait()
+        if self._watchdog is not None:
+            self._watchdog.disarm()
         if not terminal:
             yield self._death_event(code)
 
+    def _watch(self, event: Event, terminal: bool) -> None:
+        """Time a model file's building phase (user code), which the worker cannot stop."""
+        if isinstance(event, Phase):
+            self._phase = event.phase
+        dog, model_file = self._watchdog, self.config.model_file
+        if dog is None or not model_file:
+            return
+        if self._phase == "building" and not terminal and not dog.armed:
+            limit = self.spec.build_timeout_s
+            dog.arm(
+                limit,
+                f"model_file: {Path(model_file).name} did not finish loading and building "
+                f"within {limit:g} s (does it wait for input, download, or loop at import?); "
+                "a model that takes longer to build needs a longer --build-timeout",
+            )
+        elif self._phase != "building" or terminal:
+            dog.disarm()
+
     def _death_event(self, code: int) -> Failed:
+        if self._watchdog is not None and self._watchdog.fired:
+            return Failed(
+                run_id=self.run_id,
+                kind="config",
+                message=self._watchdog.fired,
+                batch_size=self.config.batch_size,
+                traceback="\n".join(list(self.stderr_tail)[-20:]),
+            )
         if self._cancel_requested.is_set():
             return Failed(
                 run_id=self.run_id,
@@ -141,11 +212,18 @@ class WorkerProcess:
             except ValueError:
                 how = f"signal {-code}"
         tail = "\n".join(list(self.stderr_tail)[-20:])
+        during = f", during {self._phase}" if self._phase else ""
+        hint = ""
+        if self.config.model_file and self._phase in ("importing", "building"):
+            hint = (
+                f"; while loading {Path(self.config.model_file).name}: does the file exit the "
+                "interpreter (os._exit) or crash Python?"
+            )
         return Failed(
             run_id=self.run_id,
             kind="crashed",
             batch_size=self.config.batch_size,
-            message=f"the worker process ended without a result ({how})",
+            message=f"the worker process ended without a result ({how}{during}){hint}",
             traceback=tail,
         )
 

@@ -41,6 +41,9 @@ class Measurement:
     warmup_step_times_s: list[float] = field(default_factory=list)
     warmup_seconds: float = 0.0
     compile_seconds: float | None = None
+    # Peak memory during warm-up (allocator and compile caches grow here), kept apart from the
+    # steady peak of the measured windows: framework view and monitor (RSS / NVML) view.
+    warmup_peak_memory_bytes: int | None = None
     windows: list[Window] = field(default_factory=list)
     loss: float | None = None
     warnings: list[str] = field(default_factory=list)
@@ -114,11 +117,22 @@ def measure(
     yield from _step_events(run_id, rest, len(out.warmup_step_times_s), batch, False, 0, clock)
     out.warmup_step_times_s += rest
     out.warmup_seconds = time.perf_counter() - t0
+    out.warmup_peak_memory_bytes = _warmup_peak(session, monitor)
+    session.reset_peak_memory()
+    monitor.reset_peaks()
+    monitor.begin_window()  # energy and mean power cover the measured windows only
     for repeat in range(config.repeats):
         window = yield from _window(session, config, run_id, cancel, monitor, repeat, clock)
         out.windows.append(window)
         out.warnings += session.window_warnings()
     out.loss = session.loss()
+
+
+def _warmup_peak(session: Session, monitor: Monitor) -> int | None:
+    framework = session.device_memory()
+    sampled = monitor.summary().peak_process_memory_bytes
+    peaks = [p for p in (framework and framework["peak_bytes"], sampled) if p]
+    return max(peaks) if peaks else None
 
 
 def _window(

@@ -66,9 +66,12 @@ class Monitor:
             self._reset_window()
 
     def reset_peaks(self) -> None:
+        """Forget the peaks so far and take a fresh reading at once (a short window may see
+        no timed sample)."""
         with self._lock:
             self._peak_process = None
             self._peak_device = None
+        self._record(self.probe.read())
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):

@@ -52,6 +52,10 @@ def summary(result: dict[str, Any]) -> str:
         f"({device}{threads}) | batch {c['batch_size']} | {c['precision']}"
     )
     lines = [head]
+    source = (result.get("workload") or {}).get("model_file")
+    if source:
+        digest = (source.get("sha256") or "unreadable")[:12]
+        lines.append(f"{'model file':10s} {source.get('path')} (sha256 {digest}...)")
     if result["status"] != "ok":
         err = result.get("error") or {}
         lines.append(f"{'status':10s} {result['status']}: {err.get('message', '')}")
@@ -68,6 +72,8 @@ def summary(result: dict[str, Any]) -> str:
         f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
         f"{result.get('memory_source', '')})",
     ]
+    if result.get("flops"):
+        lines.append(f"{'FLOPs':10s} {flops_text(result['flops'], unit)}")
     price = result.get("price")
     if price:
         lines.append(
@@ -78,11 +84,42 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'cost':10s} no price given (--price-per-hour USD)")
     if result.get("compile_seconds") is not None:
         lines.append(f"{'compile':10s} {duration(result['compile_seconds'])} (outside the window)")
+    if result.get("accuracy"):
+        lines.append(f"{'accuracy':10s} {_accuracy(result['accuracy'])}")
     for warning in result.get("warnings") or []:
         lines.append(f"{'warning':10s} {warning}")
     lines.append(f"{'run id':10s} {result['run_id']}")
     return "\n".join(lines)
 
 
+def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:
+    """3.73e+10 per sample, 1.84 TFLOP/s achieved, MFU 11.8% of 15.7 TFLOP/s (peak source)."""
+    head = (
+        f"{flops['per_sample']:.3g} per {unit.rstrip('s')}, "
+        f"{flops['achieved_tflops']:.3g} TFLOP/s achieved"
+    )
+    source = flops.get("peak_source")
+    if flops.get("mfu") is not None:
+        return f"{head}, MFU {flops['mfu'] * 100:.1f}% of {flops['peak_tflops']:g} ({source})"
+    return f"{head}; {source or 'peak unknown: no MFU recorded with this result'}"
+
+
 def _percent(fill: float | None) -> str:
     return "n/a" if fill is None else f"{fill * 100:.1f}%"
+
+
+def _accuracy(section: dict[str, Any]) -> str:
+    """One line for a cost-to-accuracy run: where it reached its target or settled, or not."""
+    point, data = section["point"], section["dataset"]["name"]
+    if point is None:
+        last = section["curve"][-1]
+        return (
+            f"never reached its goal on {data} ({section['stop_reason']} at iteration "
+            f"{last['iteration']:,}, {_percent(last['accuracy'])})"
+        )
+    verb = "settled" if section["stop_reason"] == "stable" else "reached the target"
+    usd = f", {money(point['usd'])}" if point.get("usd") is not None else ""
+    return (
+        f"{verb} on {data} at iteration {point['iteration']:,} ({_percent(point['accuracy'])}) "
+        f"after {duration(point['seconds'])}{usd}"
+    )

@@ -10,13 +10,15 @@ import datetime as _dt
 import statistics
 from typing import Any
 
-from engine import cost
+from engine import cost, utilisation
 from engine.config import RunConfig
 from engine.errors import ConfigError
 from engine.events import Failed, json_safe
 from engine.measure import Measurement
 from engine.monitor import MonitorSummary, summary_dict
 from engine.stats import summary
+from engine.workloads import model_file_source
+from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 SCHEMA = "epochcost.result/1"
@@ -59,6 +61,27 @@ def _memory(
     }
 
 
+def _flops(
+    per_step: float | None,
+    config: RunConfig,
+    throughput: float,
+    environment: dict[str, Any],
+    method: str | None = None,
+) -> dict[str, Any] | None:
+    """FLOPs per step and per sample, the FLOP rate the measured throughput achieves, and MFU
+    against the device's peak for the precision (engine/utilisation.py)."""
+    if not per_step:
+        return None
+    per_sample = per_step / config.batch_size
+    flops = {
+        "per_step": per_step,
+        "per_sample": per_sample,
+        "achieved_tflops": per_sample * throughput / 1e12,
+        "method": method or "counted forward + backward",
+    }
+    return utilisation.with_mfu(flops, environment, config.precision)
+
+
 def build_result(
     *,
     run_id: str,
@@ -70,12 +93,14 @@ def build_result(
     monitor: MonitorSummary,
     device_memory: dict[str, Any] | None,
     device_state: dict[str, Any],
+    flops_per_step: float | None = None,
+    flops_method: str | None = None,
 ) -> dict[str, Any]:
     windows = measurement.windows
     throughputs = [w.throughput_samples_per_s for w in windows]
     throughput = statistics.median(throughputs)
     step_times = [t for w in windows for t in w.step_times_s]
-    epoch_samples = config.resolved_epoch_samples
+    epoch_samples = config.epoch_samples or workload.epoch_samples
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
     price = price_of(config)
     window_seconds = sum(w.seconds for w in windows)
@@ -99,6 +124,7 @@ def build_result(
             "num_classes": workload.num_classes,
             "epoch_unit": workload.epoch_unit,
             "parameters": parameters,
+            **_model_file(workload),
         },
         "throughput_samples_per_s": throughput,
         "throughput_repeats": throughputs,
@@ -109,6 +135,7 @@ def build_result(
         "stop_reason": windows[-1].stop_reason,
         "warmup_steps": len(measurement.warmup_step_times_s),
         "warmup_seconds": measurement.warmup_seconds,
+        "warmup_peak_memory_bytes": measurement.warmup_peak_memory_bytes,
         "compile_seconds": measurement.compile_seconds,
         "final_loss": measurement.loss,
         "epoch_samples": epoch_samples,
@@ -118,9 +145,28 @@ def build_result(
         "device_state": device_state,
         "price": price,
         "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
+        "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
         "warnings": measurement.warnings,
     }
     return json_safe(result)
+
+
+def _model_file(workload: Workload) -> dict[str, Any]:
+    """The file a model came from and its content hash: two results of the same code match."""
+    if isinstance(workload, FileWorkload):
+        return {"model_file": model_file_source.record(workload.path, workload.sha256)}
+    return {}
+
+
+def _failed_workload(config: RunConfig) -> dict[str, Any]:
+    if config.model_file is None:
+        return {}
+    return {
+        "workload": {
+            "name": config.model,
+            "model_file": model_file_source.record(config.model_file),
+        }
+    }
 
 
 def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +181,7 @@ def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any])
             "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
             "config": config.to_dict(),
             "environment": environment,
+            **_failed_workload(config),
             "throughput_samples_per_s": None,
             "step_time_s": summary([]),
             "epoch_samples": config.resolved_epoch_samples,
@@ -189,7 +236,8 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     ):
         raise ConfigError(where, "price must be null or have a numeric usd_per_hour")
     try:
-        RunConfig.from_dict(data["config"])
+        # The model file of a result from elsewhere need not exist here.
+        RunConfig.from_dict(data["config"], check_files=False)
     except ConfigError as exc:
         raise ConfigError(where, f"config: {exc}") from None
     return data

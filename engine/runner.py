@@ -10,9 +10,11 @@ import datetime as _dt
 import os
 import resource
 import threading
+import time
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from pathlib import Path
 
 from engine import backends, environment
 from engine.config import RunConfig
@@ -22,7 +24,10 @@ from engine.measure import Measurement, measure
 from engine.monitor import Monitor
 from engine.probes import open_probe
 from engine.result import build_result
-from engine.workloads import registry
+from engine.workloads import model_file, registry
+from engine.workloads.file_workload import FileWorkload, workload_of
+from engine.workloads.model_file_source import normalized
+from engine.workloads.registry import Workload
 
 
 def new_run_id() -> str:
@@ -35,23 +40,31 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
     """Measure one configuration. Failures are events, never exceptions."""
     run_id = run_id or new_run_id()
     env = environment.base()
-    yield Started(run_id=run_id, config=config.to_dict(), environment=env)
+    yield Started(run_id=run_id, config=config.to_dict(), environment=dict(env))
     session = None
     monitor = None
     try:
-        workload = registry.get(config.model)
+        workload = None if config.model_file else registry.get(config.model)
         yield Phase(run_id=run_id, phase="importing", detail=config.framework)
+        t0 = time.perf_counter()
         backend = backends.load(config.framework)
+        env["framework_import_seconds"] = time.perf_counter() - t0
+        if config.memory_limit_bytes:  # after the framework's import, before the model exists
+            _limit_address_space(config.memory_limit_bytes)
+        if workload is None:
+            workload = yield from _model_file_workload(config, run_id)
         session = yield from backend.open_session(config, workload, run_id)
         if cancel.is_set():
             raise RunFailed("cancelled", "cancelled by the user")
-        if config.memory_limit_bytes:
-            _limit_address_space(config.memory_limit_bytes)
         env.update(session.environment())
+        yield Phase(run_id=run_id, phase="building", detail="counting FLOPs per step")
+        flops_per_step = session.flops_per_step()
         monitor = Monitor(open_probe(session.device), run_id).start()
         state_start = monitor.probe.state()
         out = Measurement()
         yield from measure(session, config, run_id, cancel, monitor, out)
+        if isinstance(workload, FileWorkload):
+            out.warnings += workload.epoch_warning(config.epoch_samples)
         yield Phase(run_id=run_id, phase="finishing")
         monitor.note_process_memory(_peak_rss_bytes() if session.device == "cpu" else None)
         summary = monitor.summary()
@@ -65,12 +78,18 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
             monitor=summary,
             device_memory=session.device_memory(),
             device_state={"start": state_start, "end": monitor.probe.state()},
+            flops_per_step=flops_per_step,
+            flops_method=getattr(session, "flops_method", None),
         )
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)
     except RunFailed as exc:
         yield Failed(
-            run_id=run_id, kind=exc.kind, message=exc.message, batch_size=config.batch_size
+            run_id=run_id,
+            kind=exc.kind,
+            message=exc.message,
+            batch_size=config.batch_size,
+            traceback=getattr(exc, "traceback", ""),  # a model file's own frames
         )
     except Exception as exc:  # a framework error: classify, never raise past the runner
         yield _failure(run_id, config, exc)
@@ -79,6 +98,14 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
             monitor.stop()
         if session is not None:
             session.close()
+
+
+def _model_file_workload(config: RunConfig, run_id: str) -> Generator[Event, None, Workload]:
+    """Run the user's model file (here, in the worker) and describe it as a Workload."""
+    assert config.model_file is not None
+    name = Path(config.model_file).name
+    yield Phase(run_id=run_id, phase="building", detail=f"loading {name}")
+    return workload_of(model_file.load(config.model_file, config.framework))
 
 
 def _failure(run_id: str, config: RunConfig, exc: BaseException) -> Failed:
@@ -98,12 +125,16 @@ def _failure(run_id: str, config: RunConfig, exc: BaseException) -> Failed:
             traceback=tb,
             message=f"{config.framework} is not usable here: {exc}",
         )
+    where = ""
+    if config.model_file:  # point at the user's line, when the error passed through it
+        line = model_file.from_exception(normalized(config.model_file), "", exc).line
+        where = f" ({Path(config.model_file).name}, line {line})" if line else ""
     return Failed(
         run_id=run_id,
         kind="framework",
         traceback=tb,
         batch_size=config.batch_size,
-        message=f"{type(exc).__name__}: {exc}",
+        message=f"{type(exc).__name__}: {exc}{where}",
     )
 
 

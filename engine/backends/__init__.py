@@ -17,6 +17,9 @@ from engine.events import Event
 from engine.workloads.registry import Workload
 
 _MODULES = {"torch": "engine.backends.torch_backend", "tensorflow": "engine.backends.tf_backend"}
+# The framework each backend imports; loaded by load() so that its (slow) import is timed apart
+# and happens before the worker's memory cap is set.
+_FRAMEWORKS = {"torch": "torch", "tensorflow": "tensorflow"}
 
 
 class StepTimer(Protocol):
@@ -43,6 +46,11 @@ class Session(Protocol):
 
     def step(self) -> None:
         """One full training step (forward, backward, optimizer), queued on the device."""
+        ...
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), or None when not countable.
+        A session may also set `flops_method` (str): how it counted, kept in the result."""
         ...
 
     def sync(self) -> None:
@@ -75,5 +83,7 @@ class OpenSession(Protocol):
 
 
 def load(framework: str) -> ModuleType:
-    """Import a backend module (and so, later, its framework)."""
-    return importlib.import_module(_MODULES[framework])
+    """Import a backend module and its framework (in the worker only)."""
+    module = importlib.import_module(_MODULES[framework])
+    importlib.import_module(_FRAMEWORKS[framework])
+    return module

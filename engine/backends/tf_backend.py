@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 import warnings
 from collections.abc import Generator
 from typing import Any
@@ -18,6 +17,7 @@ from engine.backends.timers import WallTimer
 from engine.config import RunConfig
 from engine.errors import RunFailed
 from engine.events import Event, Phase
+from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 _POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
@@ -98,7 +98,7 @@ class TfSession:
         self._tf_device = "/CPU:0" if gpu is None else "/GPU:0"
         keras.mixed_precision.set_global_policy(_POLICIES[config.precision])
         with tf.device(self._tf_device):
-            task = keras_models.build(workload)
+            task = _build_task(workload, config, self.device)
             self._inputs, self._targets = task.make_batch(config.batch_size)
             self._optimizer = _optimizer(keras, config)
             self._optimizer.build(task.model.trainable_variables)
@@ -109,6 +109,7 @@ class TfSession:
         # the measuring loop keeps that call out of the window and reports its time apart.
         self._train_step = tf.function(self._step_fn, jit_compile=bool(config.compile))
         self.compiles = True
+        self.flops_method: str | None = None  # set by flops_per_step
         self._traces_after_first: int | None = None
         self._last_loss: Any = None
         self._memory_total = _gpu_memory_total(self.device) if gpu is not None else None
@@ -131,6 +132,19 @@ class TfSession:
         self._last_loss = self._train_step(self._inputs, self._targets)  # not read: no sync
         if self._traces_after_first is None:
             self._traces_after_first = self._train_step.experimental_get_tracing_count()
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), counted once per layer from the
+        shapes of one eager forward (engine/backends/keras_flops.py: matrix products,
+        convolutions, attention at 2 FLOPs per multiply-add; a step is 3x the forward)."""
+        from engine.backends import keras_flops
+
+        with self._tf.device(self._tf_device):
+            count = keras_flops.training_step_flops(
+                self._model, self._inputs, self._config.batch_size
+            )
+        self.flops_method = count.method
+        return count.training_step_flops
 
     def sync(self) -> None:
         # Waits for every device's queued kernels (a GPU stream); on the CPU it returns at
@@ -183,6 +197,8 @@ class TfSession:
             capability = details.get("compute_capability")
             env["device_capability"] = ".".join(map(str, capability)) if capability else None
             env["device_memory_bytes"] = self._memory_total
+            # Which peak MFU is measured against for fp32 (engine/utilisation.py).
+            env["tf32_matmul"] = bool(tf.config.experimental.is_tensor_float_32_execution_enabled())
         return env
 
     def window_warnings(self) -> list[str]:
@@ -199,6 +215,20 @@ class TfSession:
     def close(self) -> None:
         # Drop the batch and the last loss so their memory can go.
         self._inputs = self._targets = self._last_loss = None
+
+
+def _build_task(workload: Workload, config: RunConfig, device: str) -> Any:
+    """The built-in workload's Keras task, or the user's model file's (a KerasFileTask: the
+    same model / make_batch / loss)."""
+    if isinstance(workload, FileWorkload) and workload.spec is not None:
+        from engine.workloads import keras_model_file
+
+        return keras_model_file.build_task(
+            workload.spec, config.batch_size, device, config.precision, config.seed
+        )
+    from engine.workloads import keras_models
+
+    return keras_models.build(workload)
 
 
 def _optimizer(keras: Any, config: RunConfig) -> Any:
@@ -225,22 +255,17 @@ def _gpu_memory_total(device: str) -> int | None:
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
-    t0 = time.perf_counter()
     # Keras 3 picks its backend from KERAS_BACKEND at import: a user's "torch" or "jax" there
     # would load that framework into this process.
     os.environ["KERAS_BACKEND"] = "tensorflow"
     import keras
-    import tensorflow as tf
+    import tensorflow as tf  # already imported by engine.backends.load()
 
-    imported = (
-        f"tensorflow {tf.__version__} (keras {keras.__version__}) imported in "
-        f"{time.perf_counter() - t0:.1f} s"
-    )
     _quiet(tf)
     gpu = resolve_device(tf, config.device)
     _check_precision(tf, gpu, config.precision)
     _configure_devices(tf, gpu, config.threads)
     keras.utils.set_random_seed(config.seed)
     device = "cpu" if gpu is None else f"cuda:{gpu}"
-    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device} ({imported})")
+    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
     return TfSession(tf, keras, config, workload, gpu)

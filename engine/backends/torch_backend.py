@@ -6,7 +6,6 @@ torch is imported inside open_session only; this module is loaded only by the wo
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Generator
 from typing import Any
 
@@ -14,6 +13,7 @@ from engine.backends.timers import DeviceEventTimer, WallTimer
 from engine.config import RunConfig
 from engine.errors import RunFailed
 from engine.events import Event, Phase
+from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 
@@ -63,7 +63,19 @@ class TorchSession:
         self._config = config
         self._device = device
         self.device = str(device)
-        task = torch_models.build(workload)
+        if isinstance(workload, FileWorkload) and workload.spec is not None:
+            from engine.workloads import torch_model_file
+
+            task = torch_model_file.build_task(
+                workload.spec,
+                config.batch_size,
+                device,
+                config.precision,
+                config.seed,
+                autocast=lambda: _autocast(torch, device, config.precision),
+            )
+        else:
+            task = torch_models.build(workload)
         model = task.model.to(device)
         if config.channels_last and task.image_input:
             model = model.to(memory_format=torch.channels_last)
@@ -79,6 +91,7 @@ class TorchSession:
             inputs = inputs.contiguous(memory_format=torch.channels_last)
         self._inputs, self._targets = inputs, targets
         self._loss_fn = task.loss
+        self._model = model
         self._forward = torch.compile(model) if config.compile else model
         self.compiles = config.compile
         self._scaler = torch.amp.GradScaler("cuda") if config.precision == "fp16" else None
@@ -103,6 +116,20 @@ class TorchSession:
             loss.backward()
             opt.step()
         self._last_loss = loss.detach()  # a tensor: reading it would synchronise
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), counted once on the eager model by
+        torch.utils.flop_counter (matmul, convolution, attention at 2 FLOPs per multiply-add;
+        element-wise work and the optimizer are not counted)."""
+        from torch.utils.flop_counter import FlopCounterMode
+
+        torch = self._torch
+        with FlopCounterMode(display=False) as counter:
+            with _autocast(torch, self._device, self._config.precision):
+                loss = self._loss_fn(self._model(self._inputs), self._targets)
+            loss.backward()
+        self._optimizer.zero_grad(set_to_none=True)
+        return float(counter.get_total_flops())
 
     def sync(self) -> None:
         if self._device.type == "cuda":
@@ -159,6 +186,9 @@ class TorchSession:
             env["device_name"] = props.name
             env["device_capability"] = f"{props.major}.{props.minor}"
             env["device_memory_bytes"] = int(props.total_memory)
+            # Which peak MFU is measured against for fp32 (engine/utilisation.py).
+            env["tf32_matmul"] = torch.get_float32_matmul_precision() != "highest"
+            env["tf32_conv"] = bool(torch.backends.cudnn.allow_tf32)
         elif self._device.type == "mps":
             env["device_name"] = "Apple MPS"
         return env
@@ -172,10 +202,8 @@ class TorchSession:
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
-    t0 = time.perf_counter()
-    import torch
+    import torch  # already imported by engine.backends.load()
 
-    imported = f"torch {torch.__version__} imported in {time.perf_counter() - t0:.1f} s"
     if config.threads:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
@@ -184,5 +212,5 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.backends.cudnn.benchmark = True  # shapes are fixed, so tuning once pays
-    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device} ({imported})")
+    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
     return TorchSession(torch, config, workload, device)

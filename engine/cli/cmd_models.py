@@ -1,20 +1,37 @@
-"""epochcost models: the built-in workloads."""
+"""epochcost models: the built-in workloads, or what a model file holds (checked in a worker)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from engine.cli.common import print_json
+from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
+from engine.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
 from engine.workloads import registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("models", help="list the built-in workloads")
+    p = sub.add_parser("models", help="list the built-in workloads, or check a model file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--model-file",
+        metavar="PATH.py",
+        help="check your own model file: load and build it in a worker, try one step",
+    )
+    p.add_argument("--framework", choices=("torch", "tensorflow"), help="for --model-file")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=CHECK_TIMEOUT_S,
+        metavar="S",
+        help=f"time the file may take to load and build (default {CHECK_TIMEOUT_S:g} s)",
+    )
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.model_file is not None:
+        return _check(args)
     if args.json:
         print_json([w.to_dict() for w in registry.WORKLOADS])
         return 0
@@ -26,3 +43,59 @@ def handle(args: argparse.Namespace) -> int:
             f"{w.description}"
         )
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    if not args.timeout > 0:
+        raise UsageError("timeout", f"{args.timeout:g} must be more than 0 seconds")
+    check = check_model_file(args.model_file, args.framework, timeout_s=args.timeout)
+    if args.json:
+        print_json(check.to_dict())
+    elif check.ok:
+        print(describe(check))
+    if check.ok:
+        return EXIT_OK
+    if check.kind != "config":  # not the file's fault as far as we can tell: say so, exit 3
+        if not args.json:
+            print(f"epochcost: check failed ({check.kind}): {check.message}", file=sys.stderr)
+            if check.traceback:
+                print(check.traceback, file=sys.stderr)
+        return EXIT_RUN_FAILED
+    if args.json:
+        return 2
+    code = f"\n    {check.code}" if check.code else ""
+    raise UsageError("model_file", check.message + code)
+
+
+def describe(check: ModelCheck) -> str:
+    """A few aligned lines: what the file holds, as the worker found it."""
+    info = check.info or {}
+    target = info.get("target")
+    shape = info.get("input_shape")
+    given = "your make_batch" if info.get("custom_batch") else ""
+    input_text = (
+        f"{'x'.join(map(str, shape))} {info.get('input_dtype') or ''} per sample".replace("  ", " ")
+        if shape
+        else given
+    )
+    if info.get("input_vocab"):
+        input_text += f", values 0..{info['input_vocab'] - 1}"
+    target_text = f"{target['kind']}: {target['size']:,}" if target else "from make_batch"
+    loss_text = "your loss()" if info.get("custom_loss") else "default"
+    epoch = f"{info.get('epoch_samples', 0):,} {info.get('epoch_unit', 'samples')}"
+    if not info.get("epoch_samples_declared"):
+        epoch += " (EPOCH_SAMPLES not set: assumed; set it for your data set)"
+    output = "x".join(map(str, info.get("output_shape") or [])) or "n/a"
+    return "\n".join(
+        [
+            f"{info.get('name')}  ({info.get('framework')}, {info.get('path')})",
+            f"{'parameters':11s} {info.get('parameters', 0):,}",
+            f"{'input':11s} {input_text}",
+            f"{'target':11s} {target_text}  (loss: {loss_text})",
+            f"{'epoch':11s} {epoch}",
+            f"{'checked':11s} one step on a batch of {info.get('check_batch_size')} on "
+            f"the CPU: outputs {output}, loss {info.get('loss', float('nan')):.4g} "
+            f"({info.get('framework_version')}, {info.get('check_seconds', 0):.1f} s)",
+            f"{'sha256':11s} {info.get('sha256')}",
+        ]
+    )

@@ -17,6 +17,8 @@ from engine.cli.common import (
     config_from_args,
     print_json,
     run_worker,
+    usage_error,
+    worker_spec,
 )
 from engine.result import failed_result
 from engine.store import Store
@@ -37,11 +39,15 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("out", f"folder {args.out.parent} does not exist")
     store = None if args.no_store else Store()
     progress = Progress(label=f"{config.model} b{config.batch_size}")
-    result, failure, env = run_worker(config, verbose=args.verbose, progress=progress)
+    result, failure, env = run_worker(
+        config, verbose=args.verbose, progress=progress, spec=worker_spec(args)
+    )
     if result is None:
         assert failure is not None
         if failure.kind == "config":
-            raise UsageError("config", failure.message)
+            if failure.traceback and args.verbose:
+                print(failure.traceback, file=sys.stderr)
+            raise usage_error(failure.message)
         result = failed_result(failure, config, env)
     if store is not None:
         store.add(result)

@@ -10,7 +10,8 @@ from typing import Any, TextIO
 
 from engine.config import RunConfig
 from engine.events import Event, Failed, Finished, Phase, Step
-from engine.launcher import WorkerProcess, WorkerSpec
+from engine.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
+from engine.workloads import model_file_source
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -31,6 +32,14 @@ class UsageError(Exception):
         self.message = message
 
 
+def usage_error(message: str) -> UsageError:
+    """A worker's `config` failure, "field: what to fix", as the option the user typed."""
+    field, sep, rest = message.partition(": ")
+    if sep and field.isidentifier():
+        return UsageError(field, rest)
+    return UsageError("", message)
+
+
 def option_name(field: str) -> str:
     if field in _OPTIONS:
         return _OPTIONS[field]
@@ -42,8 +51,26 @@ def option_name(field: str) -> str:
 def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     """Options every measuring command shares (run, sweep, accuracy)."""
     d = RunConfig()
-    p.add_argument("--model", default=d.model, help=f"workload name (default {d.model})")
-    p.add_argument("--framework", default=d.framework, choices=("torch", "tensorflow"))
+    p.add_argument("--model", default=None, help=f"workload name (default {d.model})")
+    p.add_argument(
+        "--model-file",
+        default=None,
+        metavar="PATH.py",
+        help="your own model, from a Python file (see README, Your own model)",
+    )
+    p.add_argument(
+        "--framework",
+        default=None,
+        choices=("torch", "tensorflow"),
+        help=f"default {d.framework}; for a model file, the one it declares or imports",
+    )
+    p.add_argument(
+        "--build-timeout",
+        type=float,
+        default=BUILD_TIMEOUT_S,
+        metavar="S",
+        help=f"time a model file may take to load and build (default {BUILD_TIMEOUT_S:g} s)",
+    )
     if batch:
         p.add_argument("--batch-size", type=int, default=d.batch_size)
     p.add_argument("--device", default=d.device, help="auto, cpu, cuda, cuda:N or mps")
@@ -98,10 +125,31 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     p.add_argument("--verbose", action="store_true", help="pass the framework's own log through")
 
 
+def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:
+    """--model or --model-file (whose name and framework are read from it, not run)."""
+    d = RunConfig()
+    if args.model_file is None:
+        return {"model": args.model or d.model, "framework": args.framework or d.framework}
+    if args.model is not None:
+        raise UsageError("model_file", "give --model or --model-file, not both")
+    path = model_file_source.check_path(args.model_file)
+    return {
+        "model": model_file_source.default_name(path),
+        "model_file": model_file_source.normalized(path),
+        "framework": args.framework or model_file_source.guess_framework(path),
+    }
+
+
+def worker_spec(args: argparse.Namespace) -> WorkerSpec:
+    """How the run options ask for workers to be started."""
+    if not args.build_timeout > 0:
+        raise UsageError("build_timeout", f"{args.build_timeout:g} must be more than 0 seconds")
+    return WorkerSpec(verbose=args.verbose, build_timeout_s=args.build_timeout)
+
+
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     values: dict[str, Any] = dict(
-        model=args.model,
-        framework=args.framework,
+        **_model_and_framework(args),
         device=args.device,
         precision=args.precision,
         optimizer=args.optimizer,

@@ -9,6 +9,7 @@ downloaded (keras.applications with weights=None).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -238,6 +239,11 @@ class TiedDecoder(layers.Layer):
     def call(self, x: Any) -> Any:
         matrix = keras.ops.cast(self.embedding.embeddings, self.compute_dtype)
         return keras.ops.matmul(x, keras.ops.transpose(matrix)) + self.bias
+
+    def forward_flops(self, input_shape: tuple[int, ...], output_shape: Any) -> float:
+        """For engine/backends/keras_flops.py, which cannot see a raw matmul: 2 FLOPs per
+        multiply-add of the product with the (width x vocabulary) matrix."""
+        return 2.0 * math.prod(input_shape) * self.embedding.input_dim
 
 
 def _bert_base(w: Workload) -> KerasTask:

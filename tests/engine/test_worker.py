@@ -7,6 +7,7 @@ import signal
 import time
 
 import psutil
+import pytest
 
 from engine.events import Failed, Finished, Phase, Sample, Started, Step
 from engine.launcher import WorkerProcess
@@ -32,19 +33,23 @@ RESULT_KEYS = {
 
 
 def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
-    events = run_events(TINY)
+    # A batch that makes a step tens of milliseconds, so that the loop's own overhead between
+    # steps (and a busy machine's preemptions landing there) stays small against a step.
+    batch = 1024
+    events = run_events(TINY.with_changes(batch_size=batch))
     assert isinstance(events[0], Started)
     assert isinstance(events[-1], Finished)
     assert len({e.run_id for e in events}) == 1
     phases = [e.phase for e in events if isinstance(e, Phase)]
     order = ["importing", "building", "warmup", "measuring", "finishing"]
-    assert [p for p in phases if p in order] == order
+    seen = [p for i, p in enumerate(phases) if p in order and (i == 0 or phases[i - 1] != p)]
+    assert seen == order
     steps = [e for e in events if isinstance(e, Step)]
     warm = [s for s in steps if not s.measured]
     measured = [s for s in steps if s.measured]
     assert len(warm) == TINY.warmup_steps
     assert TINY.min_steps <= len(measured) <= TINY.max_steps
-    assert all(s.step_time_s > 0 and s.samples == 16 for s in steps)
+    assert all(s.step_time_s > 0 and s.samples == batch for s in steps)
     assert any(isinstance(e, Sample) and e.process_memory_bytes for e in events)
 
     result = events[-1].result
@@ -52,13 +57,20 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     assert validate(result) is result
     assert result["schema"] == SCHEMA and result["status"] == "ok"
     assert result["steps_measured"] == len(measured)
-    # Throughput comes from the synchronised window, per-step times from the timer: they agree.
-    per_step = 16 / result["step_time_s"]["median"]
-    assert 0.5 < result["throughput_samples_per_s"] / per_step < 2.0
+    # Throughput comes from the synchronised window, per-step times from the timer: the window
+    # holds the steps plus the loop's own small overhead, so it is a little slower, never faster.
+    per_step = batch / result["step_time_s"]["mean"]
+    assert 0.5 < result["throughput_samples_per_s"] / per_step <= 1.0
     assert result["epoch_seconds"] == 50_000 / result["throughput_samples_per_s"]
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
     assert 0 < result["memory_fill"] < 1
+    assert result["warmup_peak_memory_bytes"] > 0
+    flops = result["flops"]
+    assert flops["per_sample"] == flops["per_step"] / batch
+    assert flops["achieved_tflops"] == pytest.approx(
+        flops["per_sample"] * result["throughput_samples_per_s"] / 1e12
+    )  # warm-up peak kept apart from the steady one
     assert result["environment"]["framework"] == "torch"
     assert result["environment"]["threads"] == 1
     assert result["workload"]["parameters"] == 3072 * 128 + 128 + 128 * 10 + 10
@@ -136,8 +148,7 @@ def test_worker_ends_by_itself_when_its_parent_goes_away():
     try:
         _until_measuring(worker)
         worker.proc.stdin.close()  # what the OS does when the parent dies
-        t0 = time.monotonic()
-        worker.proc.wait(timeout=10)
-        assert time.monotonic() - t0 < 5
+        # It stops between steps, or exits hard after a grace period; either way it ends.
+        assert worker.proc.wait(timeout=60) is not None
     finally:
         worker.close()

@@ -1,0 +1,228 @@
+"""Derive the shipped catalog (assets/*.csv) from the collected data set (shared/data, SOURCES.md).
+
+    python assets/derive.py [--source DIR] [--out DIR]
+
+Reads the data set (default: shared/data beside the repository) and writes instances.csv,
+gpus.csv and grid.csv (default: next to this file). Every value comes from the source
+CSVs or, for the four historical rows and the GPU device-name aliases, from the tables below,
+each with its source. Nothing is estimated: a blank stays blank. See assets/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+INSTANCE_COLUMNS = [
+    "cloud",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_spec",
+    "gpu_count",
+    "gpu_memory_gib_per_gpu",
+    "vcpus",
+    "ram_gib",
+    "usd_per_hour",
+    "usd_per_hour_spot",
+    "price_component",
+    "historical",
+    "price_date",
+    "source",
+    "source_commit",
+    "notes",
+]
+
+# Instance rows whose GPU is not the one the join key (cloud_catalog_gpu_name) names.
+# Each reason is from the row's own notes, its instance name, or SOURCES.md.
+SPEC_OVERRIDES = {
+    ("azure", "Standard_NC40ads_H100_v5"): ("H100 NVL 94GB", "notes: H100 NVL (94GB)"),
+    ("azure", "Standard_NC80adis_H100_v5"): ("H100 NVL 94GB", "notes: H100 NVL (94GB)"),
+    ("azure", "Standard_ND96isr_H100_v5"): ("H100 SXM5 80GB", "notes: 8x H100 80GB SXM"),
+    ("lambda", "gpu_1x_h100_pcie"): ("H100 PCIe 80GB", "instance name says PCIe"),
+}
+MODEL_SPECS = {
+    "H100-MEGA": ("H100 SXM5 80GB", "H100-MEGA is H100 on a3-megagpu (SOURCES.md)"),
+    "T4g": ("Tesla T4", "T4g is a T4 on an arm64 Graviton host"),
+}
+# Azure NC A100 v4 rows say "A100 80GB PCIe"; gpu_specs.csv has no PCIe 80GB row.
+PCIE_A100_NOTE = "spec: A100 SXM4 80GB row (no A100 80GB PCIe row in gpu_specs.csv)"
+
+# Historical instances of the published cost studies. Prices and dates as the studies quote them.
+KROUTIKOV = (
+    "M. Kroutikov, 'Cost of Machine Learning', blog.innodatalabs.com/cost_of_machine_learning/ "
+    "(AWS prices quoted as of Nov 2016)"
+)
+HISTORICAL = [
+    dict(
+        cloud="aws",
+        instance_type="p2.xlarge",
+        gpu_model="K80",
+        gpu_spec="Tesla K80 (per GPU, as exposed by clouds)",
+        gpu_count="1",
+        gpu_memory_gib_per_gpu="12",
+        vcpus="4",
+        usd_per_hour="0.90",
+        price_date="2016-11",
+        source=KROUTIKOV,
+        notes="historical; p2 (K80) family retired, not in SkyPilot v8; cross-checked: Azure "
+        "Standard_NC6 (1x K80) is $0.90/h in the Azure fork snapshot (SOURCES.md section 4); "
+        "region not stated; memory from the per-GPU K80 spec",
+    ),
+    dict(
+        cloud="aws",
+        instance_type="g2.2xlarge",
+        gpu_model="K520",
+        gpu_spec="GRID K520",
+        gpu_count="1",
+        gpu_memory_gib_per_gpu="4",
+        vcpus="8",
+        usd_per_hour="0.65",
+        price_date="2016-11",
+        source=KROUTIKOV,
+        notes="historical; g2 (K520) family retired, not in SkyPilot v8; not cross-checked "
+        "(no other source in SOURCES.md); region not stated",
+    ),
+    dict(
+        cloud="aws",
+        instance_type="c4.8xlarge",
+        gpu_model="",
+        gpu_spec="",
+        gpu_count="0",
+        gpu_memory_gib_per_gpu="",
+        vcpus="",
+        usd_per_hour="1.675",
+        price_date="2016-11",
+        source=KROUTIKOV,
+        notes="historical; CPU only (the study says 32 CPUs); not cross-checked (SOURCES.md "
+        "section 4: c4.8xlarge was not checked); region not stated",
+    ),
+    dict(
+        cloud="aws",
+        instance_type="p3.2xlarge",
+        gpu_model="V100",
+        gpu_spec="Tesla V100 SXM2 16GB",
+        gpu_count="1",
+        gpu_memory_gib_per_gpu="16",
+        vcpus="8",
+        ram_gib="61",
+        usd_per_hour="3.06",
+        price_date="2017-2018",
+        source="the 2017-18 on-demand figure of cost studies (SOURCES.md section 4)",
+        notes="historical; cross-checked: SkyPilot AWS v8 (us-east-1, >=2025-06) still lists "
+        "p3.2xlarge at $3.06/h (SOURCES.md section 4); region not stated",
+    ),
+]
+
+# What CUDA/NVML call each GPU (torch.cuda.get_device_properties(...).name), for matching a
+# result's device to its spec row. Names only; no numbers come from here.
+ALIASES = {
+    "Tesla K80 (per GPU, as exposed by clouds)": "Tesla K80",
+    "GRID K520": "GRID K520",
+    "Tesla M60 (per GPU, as exposed by clouds)": "Tesla M60",
+    "Tesla P100 PCIe 16GB": "Tesla P100-PCIE-16GB",
+    "Tesla P100 SXM2 16GB": "Tesla P100-SXM2-16GB",
+    "Tesla V100 SXM2 16GB": "Tesla V100-SXM2-16GB",
+    "Tesla V100 SXM2 32GB": "Tesla V100-SXM2-32GB",
+    "Tesla V100 PCIe 16GB": "Tesla V100-PCIE-16GB",
+    "Tesla T4": "Tesla T4",
+    "A10G": "NVIDIA A10G",
+    "A10": "NVIDIA A10",
+    "L4": "NVIDIA L4",
+    "L40S": "NVIDIA L40S",
+    "L40": "NVIDIA L40",
+    "A100 SXM4 40GB": "NVIDIA A100-SXM4-40GB",
+    "A100 SXM4 80GB": "NVIDIA A100-SXM4-80GB",
+    "A100 PCIe 40GB": "NVIDIA A100-PCIE-40GB",
+    "H100 SXM5 80GB": "NVIDIA H100 80GB HBM3",
+    "H100 PCIe 80GB": "NVIDIA H100 PCIe",
+    "H100 NVL 94GB": "NVIDIA H100 NVL",
+    "H200 SXM 141GB": "NVIDIA H200",
+    "B200": "NVIDIA B200",
+    "GH200 (Grace Hopper)": "NVIDIA GH200 480GB",
+    "GeForce GTX 1080": "NVIDIA GeForce GTX 1080",
+    "GeForce GTX 1080 Ti": "NVIDIA GeForce GTX 1080 Ti",
+    "GeForce RTX 2080 Ti": "NVIDIA GeForce RTX 2080 Ti",
+    "GeForce RTX 3090": "NVIDIA GeForce RTX 3090",
+    "GeForce RTX 4090": "NVIDIA GeForce RTX 4090",
+    "GeForce RTX 5090": "NVIDIA GeForce RTX 5090",
+    "TITAN RTX": "NVIDIA TITAN RTX",
+    "TITAN V": "NVIDIA TITAN V",
+    "Quadro P5000": "Quadro P5000",
+    "Quadro P4000": "Quadro P4000",
+    "Quadro M4000": "Quadro M4000",
+    "Quadro RTX 6000": "Quadro RTX 6000",
+    "RTX A6000": "NVIDIA RTX A6000",
+    "RTX A4000": "NVIDIA RTX A4000",
+    "Tesla P4": "Tesla P4",
+}
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def write(path: Path, columns: list[str], rows: list[dict[str, str]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({c: row.get(c, "") for c in columns} for row in rows)
+
+
+def instance_rows(prices: list[dict[str, str]], specs: list[dict[str, str]]) -> list[dict]:
+    by_cloud_name = {
+        s["cloud_catalog_gpu_name"]: s["name"] for s in specs if s["cloud_catalog_gpu_name"]
+    }
+    out = []
+    for p in prices:
+        row = dict(p)
+        row["usd_per_hour"] = p["price_ondemand_usd_per_hr"]
+        row["usd_per_hour_spot"] = p["price_spot_usd_per_hr"]
+        row["historical"] = "no"
+        spec, why = by_cloud_name.get(p["gpu_model"], ""), ""
+        if (p["cloud"], p["instance_type"]) in SPEC_OVERRIDES:
+            spec, why = SPEC_OVERRIDES[(p["cloud"], p["instance_type"])]
+        elif p["gpu_model"] in MODEL_SPECS:
+            spec, why = MODEL_SPECS[p["gpu_model"]]
+        elif "A100 80GB PCIe" in p["notes"]:
+            why = PCIE_A100_NOTE
+        row["gpu_spec"] = spec
+        if why:
+            row["notes"] = f"{p['notes']}; {why}" if p["notes"] else why
+        out.append(row)
+    for h in HISTORICAL:
+        out.append({"region": "", "price_component": "instance_total", "historical": "yes", **h})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args()
+    src, out = args.source, args.out
+    specs = read(src / "gpu_specs.csv")
+    unknown = set(ALIASES) - {s["name"] for s in specs}
+    if unknown:
+        raise SystemExit(f"aliases for GPUs not in gpu_specs.csv: {sorted(unknown)}")
+    for s in specs:
+        s["aliases"] = ALIASES.get(s["name"], "")
+    spec_columns = list(specs[0].keys())
+    spec_columns.insert(1, spec_columns.pop())  # aliases right after name
+    write(out / "gpus.csv", spec_columns, specs)
+    write(
+        out / "instances.csv",
+        INSTANCE_COLUMNS,
+        instance_rows(read(src / "cloud_gpu_prices.csv"), specs),
+    )
+    grid = read(src / "carbon_intensity.csv")
+    write(out / "grid.csv", list(grid[0].keys()), grid)
+    print(f"wrote {len(specs)} GPUs, instances and {len(grid)} grid regions to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""Statistics over the repeats of a cost-to-accuracy study, per batch size.
+
+Point figures (iteration, time, accuracy and cost at the stabilisation point or target) are
+taken over the repeats that reached it; a repeat that never settled is counted, not averaged
+in. Run figures (the whole run's time and cost) are over every repeat that finished. A std is
+the sample standard deviation, null with fewer than two values.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.accuracy.result import is_accuracy_result
+
+
+@dataclass(frozen=True)
+class Spread:
+    mean: float | None
+    std: float | None
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "std": self.std, "n": self.n}
+
+
+def spread(values: Sequence[float | None]) -> Spread:
+    """Mean and sample standard deviation of the values that are not None."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return Spread(None, None, 0)
+    std = statistics.stdev(known) if len(known) > 1 else None
+    return Spread(statistics.fmean(known), std, len(known))
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """One batch size of a study. Seconds are time to accuracy (see the result's point)."""
+
+    batch_size: int
+    repeats: int  # runs of this batch size, whatever their end
+    reached: int  # runs that met the target or settled
+    failed: int  # runs that ended without a curve (oom, crash, cancelled)
+    stabilization_iteration: Spread
+    epochs: Spread
+    seconds: Spread
+    accuracy: Spread
+    usd: Spread
+    run_seconds: Spread  # whole runs: set-up, training past the point, evaluation
+    run_usd: Spread
+    throughput_samples_per_s: Spread
+    run_ids: tuple[str, ...]
+    failures: tuple[str, ...]  # messages of the failed runs
+
+    @property
+    def never_reached(self) -> int:
+        return self.repeats - self.reached - self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"batch_size": self.batch_size, "repeats": self.repeats}
+        out |= {"reached": self.reached, "never_reached": self.never_reached}
+        out |= {"failed": self.failed}
+        for name in (
+            "stabilization_iteration",
+            "epochs",
+            "seconds",
+            "accuracy",
+            "usd",
+            "run_seconds",
+            "run_usd",
+            "throughput_samples_per_s",
+        ):
+            out[name] = getattr(self, name).to_dict()
+        return out | {"run_ids": list(self.run_ids), "failures": list(self.failures)}
+
+
+def _point(result: dict[str, Any], key: str) -> float | None:
+    section = result.get("accuracy") or {}
+    point = section.get("point")
+    return None if point is None else point.get(key)
+
+
+def _run(result: dict[str, Any], key: str) -> float | None:
+    section = result.get("accuracy") or {}
+    return (section.get("run") or {}).get(key)
+
+
+def summarise_batch(batch_size: int, results: Sequence[dict[str, Any]]) -> BatchSummary:
+    ok = [r for r in results if r["status"] == "ok" and r.get("accuracy")]
+    reached = [r for r in ok if r["accuracy"]["reached"]]
+    failed = [r for r in results if r not in ok]
+    return BatchSummary(
+        batch_size=batch_size,
+        repeats=len(results),
+        reached=len(reached),
+        failed=len(failed),
+        stabilization_iteration=spread([_point(r, "iteration") for r in reached]),
+        epochs=spread([_point(r, "epochs") for r in reached]),
+        seconds=spread([_point(r, "seconds") for r in reached]),
+        accuracy=spread([_point(r, "accuracy") for r in reached]),
+        usd=spread([_point(r, "usd") for r in reached]),
+        run_seconds=spread([_run(r, "seconds") for r in ok]),
+        run_usd=spread([_run(r, "usd") for r in ok]),
+        throughput_samples_per_s=spread([r.get("throughput_samples_per_s") for r in ok]),
+        run_ids=tuple(r["run_id"] for r in results),
+        failures=tuple((r.get("error") or {}).get("message", r["status"]) for r in failed),
+    )
+
+
+def summarise(results: Iterable[dict[str, Any]]) -> list[BatchSummary]:
+    """One summary per batch size, smallest first, from accuracy results (others are skipped)."""
+    by_batch: dict[int, list[dict[str, Any]]] = {}
+    for result in results:
+        if is_accuracy_result(result):
+            by_batch.setdefault(int(result["config"]["batch_size"]), []).append(result)
+    return [summarise_batch(b, by_batch[b]) for b in sorted(by_batch)]
+
+
+def study_total(results: Iterable[dict[str, Any]]) -> dict[str, float | None]:
+    """What the whole study took and cost: the sum over its finished runs (set-up, training
+    and evaluation), so the price of finding the answer is known as well as the answer."""
+    runs = [r["accuracy"]["run"] for r in results if r["status"] == "ok" and r.get("accuracy")]
+    usd = [run["usd"] for run in runs]
+    return {
+        "seconds": sum(run["seconds"] for run in runs),
+        "usd": None if not runs or any(u is None for u in usd) else sum(usd),
+    }

@@ -1,0 +1,328 @@
+"""epochcost plan: time, cost, energy and CO2 of a training run of any size, from its FLOPs."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from engine import plan_presets, plan_targets, planner
+from engine.catalog import Catalog
+from engine.catalog_rows import GpuSpec
+from engine.cli.cmd_catalog import load_reporting
+from engine.cli.cmd_compare import load_result
+from engine.cli.common import UsageError, print_json
+from engine.cli.plan_text import render_comparison, render_plan
+from engine.plan_presets import Preset
+from engine.plan_targets import PlanOptions
+from engine.planner import Compute, Power, RunsRow, Target, Utilisation
+from engine.utilisation import peak_for_spec
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="time, cost, energy and CO2 of a training run of any size (from its FLOPs)",
+        description="Plan a training run: FLOPs from parameters x tokens (6ND + attention, "
+        "Kaplan et al. 2020) or FLOPs per sample x samples x epochs, on catalog GPUs at a "
+        "measured (--from-result) or assumed (--mfu) utilisation.",
+    )
+    what = p.add_argument_group("what is trained")
+    what.add_argument("--preset", default=None, help="a published model (--list-presets)")
+    what.add_argument("--list-presets", action="store_true", help="list the presets and exit")
+    what.add_argument("--params", type=float, default=None, help="parameters N (110e6)")
+    what.add_argument("--tokens", type=float, default=None, help="training tokens D (3.3e9)")
+    what.add_argument("--layers", type=int, default=None, help="for the attention term")
+    what.add_argument("--seq-len", type=int, default=None, help="context length, same")
+    what.add_argument("--d-attn", type=int, default=None, help="attention width, same")
+    what.add_argument("--attention", choices=("causal", "full"), default=None)
+    what.add_argument("--samples", type=float, default=None, help="samples per epoch (non-LM)")
+    what.add_argument("--epochs", type=float, default=1.0, help="with --samples (default 1)")
+    what.add_argument("--flops-per-sample", type=float, default=None, help="default: the result's")
+    hw = p.add_argument_group("on what")
+    hw.add_argument(
+        "--gpu", default=None, help="a catalog GPU (V100, 'A100 SXM4 80GB'); all: compare"
+    )
+    hw.add_argument("--instance", default=None, help="a catalog instance type (p3.16xlarge)")
+    hw.add_argument("--compare", action="store_true", help="one row per catalog GPU")
+    hw.add_argument("--count", type=int, default=None, help="GPUs (default 1, or the instance's)")
+    hw.add_argument("--cloud", default=None, help="comma-separated clouds to price on")
+    hw.add_argument(
+        "--precision",
+        default=None,
+        choices=plan_targets.PRECISIONS,
+        help="peak used (default: the result's, else fp16 = the FP16/BF16 tensor rate)",
+    )
+    use = p.add_argument_group("utilisation")
+    use.add_argument("--mfu", type=float, default=None, help="assumed MFU, a fraction (0.35)")
+    use.add_argument("--from-result", default=None, metavar="ID", help="measured MFU (and power)")
+    use.add_argument(
+        "--power-fraction", type=float, default=None, help="GPU draw / TDP (default 1)"
+    )
+    runs = p.add_argument_group("fully loaded")
+    runs.add_argument("--runs", type=float, default=None, help="N full-size runs in all")
+    runs.add_argument(
+        "--runs-table",
+        default=None,
+        help="sharir-2020 (default), strubell-2019-"
+        "tuning, strubell-2019-project, or a CSV: label,runs,relative_size",
+    )
+    env = p.add_argument_group("energy, CO2 and owning")
+    env.add_argument("--region", default=None, help="grid region: us-east-1 or aws:us-east-1")
+    env.add_argument("--grid-g-per-kwh", type=float, default=None, metavar="G")
+    env.add_argument("--pue", type=float, default=None, help="default: the region's, else 1")
+    env.add_argument("--owned", action="store_true", help="price owning (needs --usd-per-kwh)")
+    env.add_argument("--usd-per-kwh", type=float, default=None, help="tariff; prices owning")
+    env.add_argument("--purchase-usd", type=float, default=None, help="per GPU; default launch")
+    env.add_argument("--lifetime-years", type=float, default=None, help="default 3")
+    env.add_argument("--hours-per-day", type=float, default=None, help="default 24")
+    env.add_argument("--psu-efficiency", type=float, default=None, help="default 0.9")
+    p.add_argument("--limit", type=int, default=30, help="comparison rows shown (0: all)")
+    p.add_argument("--json", action="store_true", help="numbers and the assumptions used")
+    p.set_defaults(handler=handle)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a plan rests on, resolved from the options."""
+
+    compute: Compute
+    preset: Preset | None
+    utilisation: Utilisation
+    power: Power
+    runs: tuple[RunsRow, ...]
+    runs_name: str
+    options: PlanOptions
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.list_presets:
+        return _list_presets(args.json)
+    cat = load_reporting()
+    result = load_result(args.from_result) if args.from_result else None
+    inputs = _inputs(args, cat, result)
+    if args.compare or (args.gpu or "").lower() == "all":
+        return _compare(args, cat, inputs)
+    target = _single_target(args, cat, inputs.options, inputs.power)
+    row, target = plan_targets.plan_on(
+        target,
+        inputs.compute,
+        inputs.utilisation,
+        inputs.options.precision,
+        inputs.power,
+        inputs.runs,
+    )
+    data = _single_json(row, target, inputs, cat)
+    if args.json:
+        print_json(data)
+    else:
+        print(render_plan(row, target, inputs, data.get("published")))
+    return 0
+
+
+def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | None) -> Inputs:
+    preset = plan_presets.preset(args.preset) if args.preset else None
+    compute = _compute(args, preset, result)
+    if args.mfu is not None:
+        utilisation = planner.assumed(args.mfu)
+    elif result is not None:
+        utilisation = plan_targets.utilisation_from_result(result, cat)
+    else:
+        raise UsageError(
+            "mfu", "give an assumed MFU (--mfu 0.35) or a measured one (--from-result ID)"
+        )
+    precision = (
+        args.precision or (utilisation.precision if utilisation.measured else None) or "fp16"
+    )
+    options = PlanOptions(
+        count=args.count,
+        precision=precision,
+        clouds=tuple(c.strip() for c in args.cloud.split(",")) if args.cloud else None,
+        region=args.region,
+        g_co2e_per_kwh=args.grid_g_per_kwh,
+        pue=args.pue,
+        owned=args.owned,
+        usd_per_kwh=args.usd_per_kwh,
+        purchase_usd=args.purchase_usd,
+        lifetime_years=args.lifetime_years,
+        hours_per_day=args.hours_per_day,
+        psu_efficiency=args.psu_efficiency,
+    ).validated()
+    if args.runs is not None and args.runs_table:
+        raise UsageError("runs", "give --runs or --runs-table, not both")
+    if args.runs is not None:
+        runs, runs_name = plan_presets.full_size_runs(args.runs), "given"
+    else:
+        runs = plan_presets.runs_table(args.runs_table)
+        runs_name = args.runs_table or plan_presets.DEFAULT_RUNS_TABLE
+    planner.runs_multiplier(runs)  # validates
+    return Inputs(compute, preset, utilisation, _power(args, cat, result), runs, runs_name, options)
+
+
+def _compute(
+    args: argparse.Namespace, preset: Preset | None, result: dict[str, Any] | None
+) -> Compute:
+    if preset is not None or args.params is not None:
+        return _transformer(args, preset)
+    if args.samples is not None:
+        per_sample = args.flops_per_sample
+        if per_sample is None and result is not None:
+            per_sample = (result.get("flops") or {}).get("per_sample")
+            if per_sample is None:
+                raise UsageError(
+                    "from_result", f"{result['run_id']} has no FLOP count; give --flops-per-sample"
+                )
+        if per_sample is None:
+            raise UsageError(
+                "flops_per_sample", "give it, or --from-result ID to take the result's"
+            )
+        return planner.per_sample(per_sample, args.samples, args.epochs)
+    raise UsageError(
+        "params",
+        "say what is trained: --preset NAME, --params N --tokens D, or --samples S "
+        "(with --from-result ID or --flops-per-sample F)",
+    )
+
+
+def _transformer(args: argparse.Namespace, preset: Preset | None) -> Compute:
+    def pick(given: Any, field: str) -> Any:
+        return given if given is not None else (getattr(preset, field) if preset else None)
+
+    params, tokens = pick(args.params, "params"), pick(args.tokens, "tokens")
+    if tokens is None:
+        what = f"{preset.name} has no published token count" if preset else "the training tokens D"
+        raise UsageError("tokens", f"{what}: give --tokens")
+    causal = (args.attention or ("causal" if not preset or preset.causal else "full")) == "causal"
+    return planner.transformer(
+        params,
+        tokens,
+        pick(args.layers, "n_layers"),
+        pick(args.seq_len, "seq_len"),
+        pick(args.d_attn, "d_attn"),
+        causal,
+    )
+
+
+def _power(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | None) -> Power:
+    if args.power_fraction is not None:
+        if not 0 < args.power_fraction <= 1.5:
+            raise UsageError(
+                "power_fraction", f"{args.power_fraction:g}: give the draw over TDP, 0.8"
+            )
+        return Power(args.power_fraction, f"given: {args.power_fraction:.0%} of TDP")
+    measured = plan_targets.power_from_result(result, cat) if result else None
+    return measured or planner.TDP
+
+
+def _single_target(
+    args: argparse.Namespace, cat: Catalog, options: PlanOptions, power: Power
+) -> Target:
+    if args.instance and args.gpu:
+        raise UsageError("instance", "give --instance or --gpu, not both")
+    if args.instance:
+        instance = plan_targets.find_instance(cat, args.instance, options.clouds)
+        return plan_targets.target_for_instance(cat, instance, options, power)
+    if not args.gpu:
+        raise UsageError("gpu", "say on what: --gpu NAME, --instance TYPE, or --compare")
+    spec, note = plan_targets.find_gpu(cat, args.gpu)
+    target = plan_targets.target_for_gpu(cat, spec, options, power)
+    return plan_targets.with_notes(target, (note,) if note else ())
+
+
+def _published(inputs: Inputs, cat: Catalog) -> dict[str, Any] | None:
+    """A preset's published GPU-hours read as the MFU that this FLOP count implies."""
+    p = inputs.preset
+    same = inputs.compute.tokens == p.tokens and inputs.compute.params == p.params if p else False
+    if p is None or p.published_gpu_hours is None or not same:
+        return None
+    spec: GpuSpec | None = cat.gpu(p.published_gpu)
+    peak = None if spec is None else peak_for_spec(spec, inputs.options.precision)
+    implied = None
+    if peak is not None and peak.tflops:
+        implied = planner.implied_mfu(inputs.compute.flops, p.published_gpu_hours, peak.tflops)
+    return {"gpu_hours": p.published_gpu_hours, "gpu": p.published_gpu, "implied_mfu": implied}
+
+
+def _assumptions(inputs: Inputs) -> dict[str, Any]:
+    return {
+        "compute": inputs.compute.basis,
+        "precision": inputs.options.precision,
+        "mfu": inputs.utilisation.basis,
+        "mfu_measured": inputs.utilisation.measured,
+        "power": inputs.power.basis,
+        "runs_table": inputs.runs_name,
+        "runs": [
+            {"label": r.label, "runs": r.runs, "relative_size": r.relative_size, "source": r.source}
+            for r in inputs.runs
+        ],
+        "scaling": "perfect scaling over the GPUs assumed (the time is a lower bound)",
+    }
+
+
+def _single_json(
+    row: planner.PlanRow, target: Target, inputs: Inputs, cat: Catalog
+) -> dict[str, Any]:
+    data = row.to_row()
+    data["assumptions"] = {
+        **_assumptions(inputs),
+        "peak": target.peak_basis,
+        "price": target.price_basis,
+        "spot": target.spot_basis,
+        "owned": target.owned_basis,
+        "grid": target.grid_basis,
+        "pue": target.pue,
+    }
+    if inputs.preset is not None:
+        p = inputs.preset
+        data["preset"] = {
+            "name": p.name,
+            "params_source": p.params_source,
+            "tokens_source": p.tokens_source,
+            "notes": p.notes,
+        }
+    data["published"] = _published(inputs, cat)
+    return data
+
+
+def _compare(args: argparse.Namespace, cat: Catalog, inputs: Inputs) -> int:
+    if args.instance:
+        raise UsageError("compare", "--compare prices every GPU: leave out --instance")
+    rows, left_out = plan_targets.compare(
+        cat, inputs.compute, inputs.utilisation, inputs.options, inputs.power, inputs.runs
+    )
+    if args.json:
+        print_json(
+            {
+                "rows": [
+                    {
+                        **r.to_row(),
+                        "price": t.price_basis,
+                        "spot": t.spot_basis,
+                        "grid": t.grid_basis,
+                    }
+                    for r, t in rows
+                ],
+                "left_out": [{"gpu": gpu, "why": why} for gpu, why in left_out],
+                "assumptions": _assumptions(inputs),
+            }
+        )
+        return 0
+    print(render_comparison(rows, left_out, inputs, args.limit))
+    return 0
+
+
+def _list_presets(as_json: bool) -> int:
+    presets = plan_presets.load_presets()
+    if as_json:
+        print_json([vars(p) for p in presets.values()])
+        return 0
+    for p in presets.values():
+        tokens = f"{p.tokens:.3g} tokens" if p.tokens else "tokens not published"
+        shape = f", {p.n_layers} layers x {p.seq_len} context x {p.d_attn}" if p.n_layers else ""
+        print(f"{p.name:12s} {p.params:.3g} parameters, {tokens}{shape}")
+        print(f"{'':12s} {p.params_source}")
+        if p.tokens_source:
+            print(f"{'':12s} {p.tokens_source}")
+        if p.notes:
+            print(f"{'':12s} note: {p.notes}")
+    return 0
