@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Failure kinds carried by a `failed` event (DESIGN.md, Events).
 FAILURE_KINDS = ("oom", "config", "framework", "crashed", "cancelled")
 
@@ -55,6 +57,10 @@ def out_of_memory_line(exc: BaseException) -> str:
     for line in lines:
         if "cannot parse tensor from proto" in line.lower():
             return "TensorFlow could not allocate a constant tensor of the graph"
-        if any(marker in line.lower() for marker in _OOM_MARKERS + ("oom when allocating",)):
+        at = line.find("OOM when allocating")
+        if at >= 0:  # TensorFlow: the tensor that did not fit, without its graph's plumbing
+            what = line[at:].split(" [Op:")[0].split(" [[")[0]
+            return re.sub(r"/job:\S*?/device:", "", what)
+        if any(marker in line.lower() for marker in _OOM_MARKERS):
             return line
     return lines[0] if lines else type(exc).__name__

@@ -72,9 +72,21 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
     except (ConfigError, json.JSONDecodeError, TypeError) as exc:
         events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
         return 0
+    _environment_for(config)
     for event in run(config, cancel, run_id=run_id):
         events.write(event.to_json() + "\n")
     return 0
+
+
+def _environment_for(config: object) -> None:
+    """What a framework reads at its import and that depends on the run: set before run()."""
+    if getattr(config, "framework", "") == "tensorflow" and getattr(
+        config, "memory_limit_bytes", None
+    ):
+        # Under a memory cap an allocation failing is the point, and TensorFlow's oneDNN
+        # kernels crash (SIGSEGV) when one fails: without them it reports the OOM (the result
+        # records that oneDNN was off).
+        os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 
 
 def main(argv: list[str] | None = None) -> int:

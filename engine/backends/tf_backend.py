@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Generator
 from typing import Any
 
+from engine.backends.address_space import lift_cap, outside_cap
 from engine.backends.timers import WallTimer
 from engine.config import RunConfig
 from engine.errors import RunFailed
@@ -59,6 +60,16 @@ def _configure_devices(tf: Any, gpu: int | None, threads: int | None) -> None:
         return
     tf.config.set_visible_devices([gpus[gpu]], "GPU")
     tf.config.experimental.set_memory_growth(gpus[gpu], True)
+
+
+def _cap_tensor_memory(limit_bytes: int) -> None:
+    """The worker's memory cap, for TensorFlow on the CPU: its tensors come from its BFC
+    allocator held to the cap (read when the runtime starts), so that a batch too large fails as
+    ResourceExhaustedError. The runner's address-space cap is lifted: under it TensorFlow
+    crashes (SIGSEGV in Eigen's or oneDNN's own buffers) in whichever allocation fails first."""
+    os.environ["TF_CPU_ALLOCATOR_USE_BFC"] = "true"
+    os.environ["TF_CPU_BFC_MEM_LIMIT_IN_MB"] = str(max(1, limit_bytes >> 20))
+    lift_cap()
 
 
 def _check_precision(tf: Any, gpu: int | None, precision: str) -> None:
@@ -111,6 +122,14 @@ class TfSession:
         self.compiles = True
         self.flops_method: str | None = None  # set by flops_per_step
         self._traces_after_first: int | None = None
+        self._tensor_cap = config.memory_limit_bytes if gpu is None else None
+        self._notes: list[str] = []  # for the result, with the first window's warnings
+        if self._tensor_cap:
+            self._notes.append(
+                "memory cap: TensorFlow ran with oneDNN off and its tensors in a BFC allocator "
+                "held to the cap (so that running out is reported, not a crash); the speed is "
+                "not that of an uncapped run"
+            )
         self._last_loss: Any = None
         self._memory_total = _gpu_memory_total(self.device) if gpu is not None else None
         # On the CPU the call returns when its kernels have run, so the clock around it is the
@@ -188,6 +207,7 @@ class TfSession:
             "data_format": "channels_last",  # Keras's native layout; --channels-last is moot
             # oneDNN kernels change CPU speed a lot; None is TensorFlow's default (on, on x86).
             "onednn_opts": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
+            "tensor_memory_cap_bytes": self._tensor_cap,
         }
         if self._gpu is not None:
             details = tf.config.experimental.get_device_details(
@@ -202,15 +222,16 @@ class TfSession:
         return env
 
     def window_warnings(self) -> list[str]:
+        out, self._notes = self._notes, []
         traces = self._train_step.experimental_get_tracing_count()
-        if self._traces_after_first is None or traces == self._traces_after_first:
-            return []
-        extra = traces - self._traces_after_first
-        self._traces_after_first = traces
-        return [
-            f"the training step was traced again {extra} time(s) after its first call; "
-            "a trace inside the measured window makes it slower than training is"
-        ]
+        if self._traces_after_first is not None and traces != self._traces_after_first:
+            out.append(
+                f"the training step was traced again {traces - self._traces_after_first} "
+                "time(s) after its first call; a trace inside the measured window makes it "
+                "slower than training is"
+            )
+            self._traces_after_first = traces
+        return out
 
     def close(self) -> None:
         # Drop the batch and the last loss so their memory can go.
@@ -264,7 +285,11 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
     _quiet(tf)
     gpu = resolve_device(tf, config.device)
     _check_precision(tf, gpu, config.precision)
-    _configure_devices(tf, gpu, config.threads)
+    if gpu is None and config.memory_limit_bytes:
+        _cap_tensor_memory(config.memory_limit_bytes)
+    with outside_cap():  # the runtime's own start is not the model's memory
+        _configure_devices(tf, gpu, config.threads)
+        tf.config.list_logical_devices()  # starts the runtime: devices and thread pools
     keras.utils.set_random_seed(config.seed)
     device = "cpu" if gpu is None else f"cuda:{gpu}"
     yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")

@@ -35,7 +35,11 @@ class InvalidArgumentError(Exception):
 @pytest.mark.parametrize(
     ("exc", "line"),
     [
-        (ResourceExhaustedError(TF_OOM), "OOM when allocating tensor with shape[200000,128]"),
+        (
+            ResourceExhaustedError(TF_OOM),
+            "OOM when allocating tensor with shape[200000,128] and type float on CPU:0 by "
+            "allocator cpu",
+        ),
         (InvalidArgumentError(TF_CONSTANT), "could not allocate a constant tensor"),
         (RuntimeError(TORCH_CPU), "DefaultCPUAllocator: can't allocate memory"),
         (MemoryError(), "MemoryError"),

@@ -74,6 +74,15 @@ def test_xla_and_bf16_run_and_report_their_compile_time():
     assert result["warnings"] == []  # no re-trace while timing
 
 
+def test_a_run_under_a_memory_cap_finishes_and_says_how_it_ran():
+    events = run_events(TF_TINY.with_changes(memory_limit_bytes=256 * 2**20))
+    result = events[-1].result
+    assert result["status"] == "ok", events[-1]
+    assert result["environment"]["tensor_memory_cap_bytes"] == 256 * 2**20
+    assert result["environment"]["onednn_opts"] == "0"
+    assert any("memory cap" in w for w in result["warnings"])
+
+
 def _worker_in_process(config) -> tuple[list, str, int]:
     """engine.worker's main in a fresh interpreter that afterwards names the frameworks it
     holds on stderr, so we see what the worker itself imported."""
@@ -121,7 +130,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def test_out_of_memory_is_data_and_its_message_reaches_the_terminal_without_tf_noise():
-    # The first convolution's output at batch 4096 is 1 GiB, against a 256 MiB cap.
+    # The batch (12 MiB) fits a 256 MiB cap; the first convolution's output (256 MiB) does not.
     proc = cli(
         "run",
         "--framework",
@@ -129,7 +138,7 @@ def test_out_of_memory_is_data_and_its_message_reaches_the_terminal_without_tf_n
         "--model",
         "resnet18-cifar",
         "--batch-size",
-        "4096",
+        "1024",
         "--memory-limit-mb",
         "256",
         "--threads",
@@ -138,9 +147,11 @@ def test_out_of_memory_is_data_and_its_message_reaches_the_terminal_without_tf_n
     )
     assert proc.returncode == 3, proc.stderr
     result = json.loads(proc.stdout)
-    assert result["status"] == "oom" and result["error"]["batch_size"] == 4096
-    # Which allocation fails first varies (an op's output, or a constant of the graph).
-    assert "epochcost: run oom: out of memory at batch size 4096: " in proc.stderr
+    assert result["status"] == "oom" and result["error"]["batch_size"] == 1024
+    assert (
+        "epochcost: run oom: out of memory at batch size 1024: "
+        "OOM when allocating tensor with shape[1024,32,32,64] and type float on CPU:0"
+    ) in proc.stderr
     assert not [line for line in proc.stderr.splitlines() if TF_LOG.search(line)]
     listed = json.loads(cli("results", "list", "--json").stdout)
     assert listed[0]["status"] == "oom"
