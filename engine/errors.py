@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Failure kinds carried by a `failed` event (DESIGN.md, Events).
 FAILURE_KINDS = ("oom", "config", "framework", "crashed", "cancelled")
 
@@ -33,6 +35,10 @@ _OOM_MARKERS = (
     "cannot allocate memory",
     "std::bad_alloc",
     "failed to allocate",
+    # TensorFlow builds a graph's constants when it instantiates the graph; a constant whose
+    # buffer cannot be allocated fails as InvalidArgumentError with this text (Tensor::FromProto
+    # returns false on a null buffer). Our graphs' protos are TensorFlow's own, so it is memory.
+    "cannot parse tensor from proto",
 )
 
 
@@ -42,3 +48,19 @@ def is_out_of_memory(exc: BaseException) -> bool:
         return True
     text = f"{type(exc).__name__}: {exc}".lower()
     return any(marker in text for marker in _OOM_MARKERS)
+
+
+def out_of_memory_line(exc: BaseException) -> str:
+    """The line of an out-of-memory error that says what did not fit. TensorFlow's starts
+    with "Graph execution error:" and names the tensor further down."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    for line in lines:
+        if "cannot parse tensor from proto" in line.lower():
+            return "TensorFlow could not allocate a constant tensor of the graph"
+        at = line.find("OOM when allocating")
+        if at >= 0:  # TensorFlow: the tensor that did not fit, without its graph's plumbing
+            what = line[at:].split(" [Op:")[0].split(" [[")[0]
+            return re.sub(r"/job:\S*?/device:", "", what)
+        if any(marker in line.lower() for marker in _OOM_MARKERS):
+            return line
+    return lines[0] if lines else type(exc).__name__

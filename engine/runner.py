@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine import backends, environment
 from engine.config import RunConfig
-from engine.errors import RunFailed, is_out_of_memory
+from engine.errors import RunFailed, is_out_of_memory, out_of_memory_line
 from engine.events import Event, Failed, Finished, Phase, Started
 from engine.measure import Measurement, measure
 from engine.memcap import MemoryCap
@@ -125,8 +125,7 @@ def _failure(run_id: str, config: RunConfig, exc: BaseException) -> Failed:
             kind="oom",
             batch_size=config.batch_size,
             traceback=tb,
-            message=f"out of memory at batch size {config.batch_size}: "
-            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            message=f"out of memory at batch size {config.batch_size}: {out_of_memory_line(exc)}",
         )
     if isinstance(exc, ImportError):
         return Failed(

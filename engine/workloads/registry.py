@@ -45,7 +45,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=10,
         epoch_samples=_CIFAR,
         epoch_unit="images",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="CIFAR-10 train (50,000 images)",
     ),
     Workload(
@@ -56,7 +56,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=10,
         epoch_samples=_CIFAR,
         epoch_unit="images",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="CIFAR-10 train (50,000 images)",
     ),
     Workload(
@@ -67,7 +67,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=1000,
         epoch_samples=_IMAGENET,
         epoch_unit="images",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="ImageNet-1k train (1,281,167 images)",
     ),
     Workload(
@@ -78,7 +78,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=1000,
         epoch_samples=_IMAGENET,
         epoch_unit="images",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="ImageNet-1k train (1,281,167 images)",
     ),
     Workload(
@@ -89,7 +89,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=10_000,  # word vocabulary
         epoch_samples=_PTB_SEQUENCES,
         epoch_unit="35-word sequences",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="Penn Treebank train (929,589 words)",
         sequence_length=35,
     ),
@@ -101,7 +101,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=30_522,  # WordPiece vocabulary
         epoch_samples=_BERT_SEQUENCES,
         epoch_unit="128-token sequences",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="BooksCorpus + Wikipedia (3.3e9 words; set --epoch-samples for yours)",
         sequence_length=128,
     ),
@@ -113,7 +113,7 @@ WORKLOADS: tuple[Workload, ...] = (
         num_classes=10,
         epoch_samples=_CIFAR,
         epoch_unit="images",
-        frameworks=("torch",),
+        frameworks=("torch", "tensorflow"),
         data_set="CIFAR-10 sized (50,000 samples)",
     ),
 )
