@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -21,8 +21,11 @@ from engine.errors import ConfigError
 from engine.events import Event, Failed, Finished, Started
 from engine.launcher import WorkerSpec
 from engine.result import failed_result
-from engine.store import Store
 from gui.engine_thread import EngineThread
+from gui.lazy_store import open_store
+
+if TYPE_CHECKING:
+    from engine.store import Store
 
 
 class RunController(QObject):
@@ -34,7 +37,7 @@ class RunController(QObject):
 
     def __init__(
         self,
-        store: Callable[[], Store] = Store,
+        store: Callable[[], Store] = open_store,
         spec: WorkerSpec | None = None,
         parent: QObject | None = None,
     ) -> None:

@@ -7,10 +7,13 @@ legend and the caption naming the run's model, device and price.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyqtgraph as pg
 import pyqtgraph.exporters
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHART_FORMATS = {".png": "PNG image", ".svg": "SVG drawing"}
 PNG_WIDTH_PX = 1600

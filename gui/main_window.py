@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,23 +24,26 @@ from engine.config import RunConfig
 from engine.devices import Device, list_devices
 from engine.events import Event, Failed, Finished
 from engine.launcher import WorkerSpec
-from engine.store import Store
 from gui import about, export, settings, theme
 from gui.config_panel import ConfigPanel
 from gui.controller import RunController
 from gui.error_path import ErrorReporter, logger
+from gui.lazy_store import open_store
 from gui.menus import CHART_TITLES, build_menus
 from gui.message_bar import MessageBar
 from gui.plots import LivePlots
 from gui.results_panel import ResultsPanel
 from gui.status import RunStatus
 
+if TYPE_CHECKING:
+    from engine.store import Store
+
 
 class MainWindow(QMainWindow):
     def __init__(
         self,
         prefs: settings.Settings | None = None,
-        store: Callable[[], Store] = Store,
+        store: Callable[[], Store] = open_store,
         spec: WorkerSpec | None = None,
         devices: list[Device] | None = None,
     ) -> None:
@@ -84,7 +87,8 @@ class MainWindow(QMainWindow):
         self.actions.themes.get(theme_name, self.actions.themes["system"]).setChecked(True)
         self._wire()
         self._restore()
-        self.results.refresh()
+        # On the first turn of the event loop, once the window is up (see gui/lazy_store.py).
+        QTimer.singleShot(0, self.results.refresh)
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)

@@ -95,6 +95,11 @@ class LivePlots(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         for chart in self.charts.values():
             layout.addWidget(chart)
+        # One time axis: zooming or panning one plot moves the other two with it. The
+        # throughput plot leads; the others follow it rather than fit their own data.
+        self.memory.plot.setXLink(self.throughput.plot)
+        self.cost.plot.setXLink(self.throughput.plot)
+        self._reset_ranges()
 
         self._warm = _line(self.throughput, "warm-up steps")
         self._measured = _line(self.throughput, "measured steps")
@@ -186,9 +191,13 @@ class LivePlots(QWidget):
             self.cost.plot.setLabel("left", "seconds per epoch")
         for chart in self.charts.values():
             chart.set_caption(caption)
-            chart.plot.enableAutoRange()
+        self._reset_ranges()
         self.set_colors(self.colors)
         self.timer.start()
+
+    def _reset_ranges(self) -> None:
+        for chart in self.charts.values():
+            chart.plot.enableAutoRange(x=chart is self.throughput, y=True)
 
     def on_event(self, event: Event) -> None:
         if self.series is None:

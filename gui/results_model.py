@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from engine import report
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -53,9 +55,9 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class ResultsTableModel(QAbstractTableModel):
-    def __init__(self, frame: pd.DataFrame | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.frame = frame if frame is not None else pd.DataFrame(columns=[c[0] for c in COLUMNS])
+        self.frame: pd.DataFrame | None = None  # None until the store has been read
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
     def set_frame(self, frame: pd.DataFrame) -> None:
@@ -66,13 +68,13 @@ class ResultsTableModel(QAbstractTableModel):
             self.sort(*self._sort)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.frame)
+        return 0 if parent.isValid() or self.frame is None else len(self.frame)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or self.frame is None:
             return None
         key, _, fmt, right = COLUMNS[index.column()]
         value = self.frame.iloc[index.row()][key]
@@ -95,6 +97,8 @@ class ResultsTableModel(QAbstractTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self._sort = (column, order)
+        if self.frame is None:
+            return
         key = COLUMNS[column][0]
         self.layoutAboutToBeChanged.emit()
         self.frame = self.frame.sort_values(
@@ -106,8 +110,11 @@ class ResultsTableModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
     def run_id(self, row: int) -> str:
+        assert self.frame is not None
         return str(self.frame.iloc[row]["run_id"])
 
     def row_of(self, run_id: str) -> int | None:
+        if self.frame is None:
+            return None
         rows = self.frame.index[self.frame["run_id"] == run_id]
         return int(rows[0]) if len(rows) else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,9 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import ConfigError
-from engine.store import Store
 from gui import export
+from gui.lazy_store import open_store
 from gui.results_model import ResultsTableModel
+
+if TYPE_CHECKING:
+    from engine.store import Store
 
 
 class ResultsPanel(QWidget):
@@ -35,7 +38,9 @@ class ResultsPanel(QWidget):
     open_requested = Signal()
     export_requested = Signal()
 
-    def __init__(self, store: Callable[[], Store] = Store, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: Callable[[], Store] = open_store, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._store = store
         self.model = ResultsTableModel()
@@ -143,4 +148,6 @@ class ResultsPanel(QWidget):
 
     def export_csv(self, path: Path) -> Path:
         """The table as shown (sorted), every listing column, raw numbers."""
+        if self.model.frame is None:
+            raise export.ExportError("the results table has not loaded yet")
         return export.write_csv(self.model.frame, path)

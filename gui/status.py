@@ -30,7 +30,8 @@ class RunStatus(QWidget):
         # The line may be long; it gives way rather than widen the window.
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.progress = QProgressBar(objectName="window_progress")
-        self.progress.setMaximumWidth(260)
+        self.progress.setFixedWidth(200)
+        self.progress.setToolTip("Steps of the current phase; measuring stops early once stable")
         self.progress.setTextVisible(True)
         self.progress.hide()
         layout = QHBoxLayout(self)
@@ -70,9 +71,9 @@ class RunStatus(QWidget):
             self.progress.setRange(0, expected)
             self.progress.setValue(0)
             if event.phase == "measuring":
-                self.progress.setFormat("measuring %v of at most %m steps")
+                self.progress.setFormat("measuring %v/%m")
             elif event.phase == "warmup":
-                self.progress.setFormat("warm-up %v of %m steps")
+                self.progress.setFormat("warm-up %v/%m")
             else:
                 self.progress.setFormat(event.phase)
         elif isinstance(event, Step):

@@ -62,8 +62,22 @@ DARK_PLOTS = PlotColors(
 )
 
 
+_TEXT_ROLES = (
+    QPalette.ColorRole.Text,
+    QPalette.ColorRole.ButtonText,
+    QPalette.ColorRole.WindowText,
+)
+
+
 def light_palette() -> QPalette:
-    return QApplication.style().standardPalette() if QApplication.instance() else QPalette()
+    """Fusion's light palette, with a selection colour dark enough for white text."""
+    p = QApplication.style().standardPalette() if QApplication.instance() else QPalette()
+    p.setColor(QPalette.ColorRole.Highlight, QColor("#2a6fb0"))
+    p.setColor(QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
+    # The form is disabled while a run goes; its values must stay readable.
+    for role in _TEXT_ROLES:
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return p
 
 
 def dark_palette() -> QPalette:
@@ -80,7 +94,7 @@ def dark_palette() -> QPalette:
         QPalette.ColorRole.Button: "#2f3237",
         QPalette.ColorRole.ButtonText: "#e6e6e6",
         QPalette.ColorRole.BrightText: "#ff7b72",
-        QPalette.ColorRole.Highlight: "#3d7fc4",
+        QPalette.ColorRole.Highlight: "#2f6aa8",
         QPalette.ColorRole.HighlightedText: "#ffffff",
         QPalette.ColorRole.Link: "#6cb6ff",
         QPalette.ColorRole.Light: "#3a3d42",
@@ -91,11 +105,7 @@ def dark_palette() -> QPalette:
     }
     for role, color in colors.items():
         p.setColor(role, QColor(color))
-    for role in (
-        QPalette.ColorRole.Text,
-        QPalette.ColorRole.ButtonText,
-        QPalette.ColorRole.WindowText,
-    ):
+    for role in _TEXT_ROLES:
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#8a8a8a"))
     return p
 

@@ -19,6 +19,11 @@ from tests.gui.helpers import tiny_config
 RUN = "20260101T000000-abcdef12"
 
 
+def data(item):
+    """All of a curve's data (getData() gives only what is drawn in the current view)."""
+    return item.xData, item.yData
+
+
 def step_times(n: int, seed: int = 1) -> list[float]:
     """Step times scattered around 50 ms, like a real run's (seeded)."""
     rng = np.random.default_rng(seed)
@@ -64,21 +69,21 @@ def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
     plots.begin_run(config, "tiny-mlp · cpu · $2.00/h")
     times = step_times(60)
     feed_run(plots, times)
-    assert plots._measured.getData()[0] is None or len(plots._measured.getData()[0]) == 0
+    assert data(plots._measured)[0] is None or len(data(plots._measured)[0]) == 0
     qtbot.waitUntil(
-        lambda: plots._measured.getData()[0] is not None and len(plots._measured.getData()[0]) == 60
+        lambda: data(plots._measured)[0] is not None and len(data(plots._measured)[0]) == 60
     )
-    x, y = plots._measured.getData()
+    x, y = data(plots._measured)
     assert np.allclose(y, 16 / np.array(times))
-    assert len(plots._warm.getData()[0]) == 3
+    assert len(data(plots._warm)[0]) == 3
     # Running median and projected cost: one point per redraw, ending on all 60 steps.
-    assert plots._median.getData()[1][-1] == pytest.approx(16 / statistics.median(times))
+    assert data(plots._median)[1][-1] == pytest.approx(16 / statistics.median(times))
     expected = cost.usd_per_epoch(50_000 * statistics.median(times) / 16, 2.0)
-    assert plots._mid.getData()[1][-1] == pytest.approx(expected)
-    low, high = plots._low.getData()[1][-1], plots._high.getData()[1][-1]
+    assert data(plots._mid)[1][-1] == pytest.approx(expected)
+    low, high = data(plots._low)[1][-1], data(plots._high)[1][-1]
     assert low <= expected <= high
     # Memory: this run's curve in GiB, the device total, the peak marked and labelled.
-    mx, my = plots._process.getData()
+    mx, my = data(plots._process)
     assert my[-1] == pytest.approx((2**30 + 55 * 2**20) / GIB)
     assert plots._total.isVisible() and plots._total.value() == pytest.approx(16.0)
     px, py = plots._peak.getData()
@@ -93,11 +98,11 @@ def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
     times = step_times(400, seed=3)
     feed_run(plots, times[:20])
     plots.refresh()
-    width_early = plots._high.getData()[1][-1] - plots._low.getData()[1][-1]
+    width_early = data(plots._high)[1][-1] - data(plots._low)[1][-1]
     for i, dt in enumerate(times[20:]):
         plots.on_event(Step(run_id=RUN, index=20 + i, step_time_s=dt, samples=16, elapsed_s=10 + i))
     plots.refresh()
-    width_late = plots._high.getData()[1][-1] - plots._low.getData()[1][-1]
+    width_late = data(plots._high)[1][-1] - data(plots._low)[1][-1]
     assert 0 < width_late < width_early / 2
 
 
@@ -107,7 +112,7 @@ def test_without_a_price_the_cost_plot_shows_epoch_time(plots):
     plots.refresh()
     assert "epoch time" in plots.cost.plot.titleLabel.text
     median = statistics.median(step_times(30))
-    assert plots._mid.getData()[1][-1] == pytest.approx(50_000 * median / 16)
+    assert data(plots._mid)[1][-1] == pytest.approx(50_000 * median / 16)
 
 
 def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
@@ -166,7 +171,7 @@ def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
     plots._dirty = True
     plots.refresh()
     # What is drawn is far fewer points than were measured.
-    assert len(plots._measured.getData()[0]) == n
+    assert len(data(plots._measured)[0]) == n
     qtbot.waitUntil(lambda: len(plots._measured._getDisplayDataset().x) < n / 10)
     # Zoomed in on the last minute, only that part is drawn.
     plots.throughput.plot.setXRange(1940, 2000, padding=0)

@@ -49,10 +49,10 @@ def test_a_real_run_fills_all_three_plots_and_adds_a_row(qtbot, window):
         click_run(qtbot, window)
         assert not window.panel.run_button.isEnabled()
     plots = window.plots
-    assert len(plots._measured.getData()[0]) >= 5
-    assert len(plots._median.getData()[0]) >= 1
-    assert len(plots._process.getData()[0]) >= 1 and plots._peak.getData()[1][0] > 0
-    assert len(plots._mid.getData()[0]) >= 1
+    assert len(plots._measured.xData) >= 5
+    assert len(plots._median.xData) >= 1
+    assert len(plots._process.xData) >= 1 and plots._peak.getData()[1][0] > 0
+    assert len(plots._mid.xData) >= 1
     assert plots._final_rate.isVisible() and plots._final_cost.isVisible()
     # The row joins the table, selected, and the CLI's store has the same result.
     assert window.results.model.rowCount() == 1
