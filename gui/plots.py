@@ -64,6 +64,8 @@ class Chart(pg.GraphicsLayoutWidget):
         self.plot.titleLabel.setText(self.plot.titleLabel.text, color=colors.foreground)
         self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
         self.legend.setLabelTextColor(colors.foreground)
+        for _, label in self.legend.items:  # entries already there keep their old colour
+            label.setText(label.text, color=colors.foreground)
         backdrop = pg.mkColor(colors.background)
         backdrop.setAlpha(200)
         self.legend.setBrush(pg.mkBrush(backdrop))
@@ -121,6 +123,12 @@ class LivePlots(QWidget):
         self._band_key = pg.PlotDataItem()
         self.cost.legend.addItem(self._band_key, "95 % interval of the median")
         self._final_cost = _level(self.cost, "result")
+        # Shown in the empty cost plot until the first measured steps give a projection.
+        self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
+        self._cost_hint.setParentItem(self.cost.plot.vb)  # view pixels, not data: stays put
+        self.cost.plot.vb.sigResized.connect(
+            lambda vb: self._cost_hint.setPos(vb.width() / 2, vb.height() / 2)
+        )
         self._marks: list[tuple[Chart, pg.InfiniteLine]] = []
         self._overlays: list[tuple[Chart, pg.InfiniteLine]] = []
         self._overlay_results: list[dict[str, Any]] = []
@@ -150,6 +158,7 @@ class LivePlots(QWidget):
         self._peak.setBrush(pg.mkBrush(colors.peak))
         self._peak.setPen(pg.mkPen(colors.foreground))
         self._peak_label.setColor(colors.peak)
+        self._cost_hint.setColor(colors.foreground)
         band = pg.mkColor(colors.median)
         band.setAlpha(60)
         self._band.setBrush(pg.mkBrush(band))
@@ -183,6 +192,7 @@ class LivePlots(QWidget):
             item.hide()
         self._peak.setData([], [])
         self._peak_label.setText("")
+        self._cost_hint.show()
         if self.cost_in_usd:
             self.cost.plot.setTitle("Projected cost per epoch")
             self.cost.plot.setLabel("left", "USD per epoch")
@@ -248,6 +258,7 @@ class LivePlots(QWidget):
         self._low.setData(s.proj_t.values, s.proj_low.values)
         self._high.setData(s.proj_t.values, s.proj_high.values)
         self._mid.setData(s.proj_t.values, s.proj_mid.values)
+        self._cost_hint.setVisible(len(s.proj_t) == 0)
         if s.memory_total_bytes:
             self._total.setValue(s.memory_total_bytes / GIB)
             self._total.label.setFormat(f"device total {report.size(s.memory_total_bytes)}")

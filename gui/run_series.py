@@ -17,6 +17,10 @@ from engine.events import Sample, Step
 
 # z for a two-sided 95 % interval.
 Z_95 = 1.96
+# Up to this many points per redraw for steps that arrived together, while the run is short
+# enough (in measured steps) for it to cost nothing.
+INTERMEDIATE_POINTS = 25
+INTERMEDIATE_MAX_STEPS = 20_000
 
 
 class Buffer:
@@ -125,13 +129,27 @@ class RunSeries:
             self.peak_memory = (sample.elapsed_s, float(own))
 
     def update_projection(self) -> bool:
-        """Recompute the running statistics if steps were measured since; True if it did."""
-        if len(self.meas_step_s) == self._projected_steps:
+        """Recompute the running statistics if steps were measured since; True if it did.
+
+        Steps that arrived together (a fast model between two redraws) get intermediate points,
+        so the curves show how the figures settled; long runs get one point per redraw.
+        """
+        n = len(self.meas_step_s)
+        if n == self._projected_steps:
             return False
-        self._projected_steps = len(self.meas_step_s)
-        p = project(self.meas_step_s.values, self.batch_size, self.epoch_samples, self.usd_per_hour)
+        first = self._projected_steps + 1
+        self._projected_steps = n
+        count = min(n - first + 1, INTERMEDIATE_POINTS if n <= INTERMEDIATE_MAX_STEPS else 1)
+        for k in np.unique(np.linspace(first, n, count).round().astype(int)):
+            self._project_at(int(k))
+        return True
+
+    def _project_at(self, k: int) -> None:
+        """Append the projection from the first k measured steps."""
+        times = self.meas_step_s.values[:k]
+        p = project(times, self.batch_size, self.epoch_samples, self.usd_per_hour)
         self.projection = p
-        t = self.meas_t.values[-1]
+        t = self.meas_t.values[k - 1]
         self.median_t.append(t)
         self.median_rate.append(p.throughput_samples_per_s)
         # Without a price the cost plot shows the projected epoch time instead.
@@ -140,4 +158,3 @@ class RunSeries:
         self.proj_low.append(low)
         self.proj_mid.append(mid)
         self.proj_high.append(high)
-        return True

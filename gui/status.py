@@ -20,6 +20,7 @@ PHASES = (
     ("measuring", "measuring"),
     ("finishing", "done"),
 )
+PHASE_NAMES = dict(PHASES)
 
 
 class RunStatus(QWidget):
@@ -85,7 +86,10 @@ class RunStatus(QWidget):
         """Phase, elapsed time and the current figures in one line."""
         if self._t0 is None:
             return
-        parts = [self.phase, report.duration(time.monotonic() - self._t0)]
+        parts = [
+            PHASE_NAMES.get(self.phase, self.phase),
+            report.duration(time.monotonic() - self._t0),
+        ]
         s = self._series
         p = s.projection if s else None
         if p is not None and s is not None:

@@ -67,6 +67,7 @@ def feed_run(plots, times, batch=16, total=2**34):
 def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
     config = tiny_config(batch_size=16, usd_per_hour=2.0)
     plots.begin_run(config, "tiny-mlp · cpu · $2.00/h")
+    assert plots._cost_hint.isVisible()  # "projected once measuring begins"
     times = step_times(60)
     feed_run(plots, times)
     assert data(plots._measured)[0] is None or len(data(plots._measured)[0]) == 0
@@ -76,10 +77,13 @@ def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
     x, y = data(plots._measured)
     assert np.allclose(y, 16 / np.array(times))
     assert len(data(plots._warm)[0]) == 3
-    # Running median and projected cost: one point per redraw, ending on all 60 steps.
+    # Running median and projected cost: steps that came together still get a curve (several
+    # points in one redraw), ending on all 60 steps.
+    assert 10 < len(data(plots._median)[0]) <= 60
     assert data(plots._median)[1][-1] == pytest.approx(16 / statistics.median(times))
     expected = cost.usd_per_epoch(50_000 * statistics.median(times) / 16, 2.0)
     assert data(plots._mid)[1][-1] == pytest.approx(expected)
+    assert not plots._cost_hint.isVisible()
     low, high = data(plots._low)[1][-1], data(plots._high)[1][-1]
     assert low <= expected <= high
     # Memory: this run's curve in GiB, the device total, the peak marked and labelled.
