@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -87,8 +87,10 @@ class MainWindow(QMainWindow):
         self.actions.themes.get(theme_name, self.actions.themes["system"]).setChecked(True)
         self._wire()
         self._restore()
-        # On the first turn of the event loop, once the window is up (see gui/lazy_store.py).
-        QTimer.singleShot(0, self.results.refresh)
+        # The table loads once the window has painted (reading the store imports pandas,
+        # see gui/lazy_store.py), so the window shows without waiting for it.
+        self._table_loaded = False
+        self.installEventFilter(self)
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)
@@ -248,6 +250,17 @@ class MainWindow(QMainWindow):
         if files:
             event.acceptProposedAction()
             self.results.import_files(files)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self and event.type() == QEvent.Type.Paint and not self._table_loaded:
+            self._table_loaded = True
+            self.removeEventFilter(self)
+            QTimer.singleShot(0, self._load_table)
+        return False
+
+    def _load_table(self) -> None:
+        if self.results.model.frame is None:  # unless something loaded it already
+            self.results.refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.controller.shutdown()  # stops and reaps the worker before the window goes

@@ -13,19 +13,30 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from engine import report
 from engine.config import RunConfig
 from engine.events import Event, Phase, Sample, Started, Step
+from gui.plot_ranges import FollowRange
 from gui.run_series import RunSeries
 from gui.theme import PlotColors
 
 REFRESH_HZ = 25
+BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
+RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
 GIB = float(2**30)
 TIME_LABEL = "time since warm-up began (s)"
 # Phases worth a line on the time axis (importing and building come before it starts).
 MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
+
+
+def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closed outline of a band: along `high`, then back along `low` (thinned)."""
+    if len(t) > BAND_POINTS:
+        keep = np.linspace(0, len(t) - 1, BAND_POINTS).round().astype(int)
+        t, low, high = t[keep], low[keep], high[keep]
+    return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
 
 
 class Chart(pg.GraphicsLayoutWidget):
@@ -38,8 +49,12 @@ class Chart(pg.GraphicsLayoutWidget):
         self.plot: pg.PlotItem = self.addPlot(row=0, col=0, title=title)
         self.plot.setLabel("left", left_label)
         self.plot.setLabel("bottom", TIME_LABEL)
-        for axis in ("left", "bottom"):  # "(x0.001)" or "ks" help nobody reading dollars
-            self.plot.getAxis(axis).enableAutoSIPrefix(False)
+        for axis in ("left", "bottom"):
+            item = self.plot.getAxis(axis)
+            item.enableAutoSIPrefix(False)  # "(x0.001)" or "ks" help nobody reading dollars
+            # Every redraw of a curve repaints the whole plot, axes included; cached, an axis
+            # is drawn again only when its range or style changes (milliseconds saved a frame).
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
@@ -98,9 +113,10 @@ class LivePlots(QWidget):
         for chart in self.charts.values():
             layout.addWidget(chart)
         # One time axis: zooming or panning one plot moves the other two with it. The
-        # throughput plot leads; the others follow it rather than fit their own data.
+        # throughput plot's range leads (gui/plot_ranges.py says why ranges move in jumps).
         self.memory.plot.setXLink(self.throughput.plot)
         self.cost.plot.setXLink(self.throughput.plot)
+        self._ranges = {name: FollowRange(chart.plot) for name, chart in self.charts.items()}
         self._reset_ranges()
 
         self._warm = _line(self.throughput, "warm-up steps")
@@ -114,12 +130,12 @@ class LivePlots(QWidget):
         self._peak_label = pg.TextItem(anchor=(0, 1))
         self.memory.plot.addItem(self._peak)
         self.memory.plot.addItem(self._peak_label)
-        self._low, self._high = pg.PlotDataItem(), pg.PlotDataItem()
-        self._band = pg.FillBetweenItem(self._low, self._high)
-        for item in (self._low, self._high, self._band):
-            self.cost.plot.addItem(item)
+        # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
+        # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
+        self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
+        self.cost.plot.addItem(self._band)
         self._mid = _line(self.cost, "projected (median step)")
-        # The legend cannot draw a FillBetweenItem (it crashes); a wide translucent line stands in.
+        # A wide translucent line stands for the band in the legend.
         self._band_key = pg.PlotDataItem()
         self.cost.legend.addItem(self._band_key, "95 % interval of the median")
         self._final_cost = _level(self.cost, "result")
@@ -163,8 +179,6 @@ class LivePlots(QWidget):
         band.setAlpha(60)
         self._band.setBrush(pg.mkBrush(band))
         self._band_key.setPen(pg.mkPen(band, width=10))
-        for edge in (self._low, self._high):
-            edge.setPen(pg.mkPen(band))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
         for line in (self._final_rate, self._total, self._final_cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
@@ -183,8 +197,8 @@ class LivePlots(QWidget):
         )
         for item in (self._warm, self._measured, self._median, self._process, self._device):
             item.setData([], [])
-        for item in (self._low, self._high, self._mid):
-            item.setData([], [])
+        self._mid.setData([], [])
+        self._band.setData([], [])
         for chart, mark in self._marks:
             chart.plot.removeItem(mark)
         self._marks.clear()
@@ -206,8 +220,8 @@ class LivePlots(QWidget):
         self.timer.start()
 
     def _reset_ranges(self) -> None:
-        for chart in self.charts.values():
-            chart.plot.enableAutoRange(x=chart is self.throughput, y=True)
+        for follow in self._ranges.values():
+            follow.reset()
 
     def on_event(self, event: Event) -> None:
         if self.series is None:
@@ -243,30 +257,38 @@ class LivePlots(QWidget):
         if s is None or not self._dirty:
             return
         self._dirty = False
-        if s.update_projection() and len(s.meas_rate):
-            # Single steps can be many times the typical rate (timer granularity on tiny
-            # steps); scale to the bulk of them so the median stays readable.
-            rates = np.concatenate([s.warm_rate.values, s.meas_rate.values])
-            top = float(np.nanpercentile(rates, 98)) * 1.25
-            if np.isfinite(top) and top > 0:
-                self.throughput.plot.setYRange(0, top, padding=0)
+        if s.update_projection():
+            self._follow_y()
+        self._ranges["throughput"].follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._median.setData(s.median_t.values, s.median_rate.values)
         self._process.setData(s.mem_t.values, s.mem_process.values / GIB)
         self._device.setData(s.mem_t.values, s.mem_device.values / GIB)
-        self._low.setData(s.proj_t.values, s.proj_low.values)
-        self._high.setData(s.proj_t.values, s.proj_high.values)
+        self._band.setData(*band_outline(s.proj_t.values, s.proj_low.values, s.proj_high.values))
         self._mid.setData(s.proj_t.values, s.proj_mid.values)
         self._cost_hint.setVisible(len(s.proj_t) == 0)
         if s.memory_total_bytes:
             self._total.setValue(s.memory_total_bytes / GIB)
             self._total.label.setFormat(f"device total {report.size(s.memory_total_bytes)}")
             self._total.show()
-            self.memory.plot.setYRange(0, s.memory_total_bytes / GIB * 1.05, padding=0)
+            self._ranges["memory"].follow_y(s.memory_total_bytes / GIB)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
         self.updated.emit()
+
+    def _follow_y(self, final: bool = False) -> None:
+        s = self.series
+        assert s is not None
+        if len(s.meas_rate):
+            # Single steps can be many times the typical rate (timer granularity on tiny
+            # steps): scale to the bulk of the recent ones so the median stays readable.
+            rates = np.concatenate([s.warm_rate.values[-RECENT:], s.meas_rate.values[-RECENT:]])
+            self._ranges["throughput"].follow_y(float(np.nanpercentile(rates, 98)), final)
+        if len(s.proj_t):
+            # The first few steps' interval can be huge; it may run off the top.
+            high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
+            self._ranges["cost"].follow_y(high, final)
 
     def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
         self._peak.setData([t], [peak_bytes / GIB])
@@ -281,6 +303,9 @@ class LivePlots(QWidget):
         self._dirty = True
         self.refresh()
         self.timer.stop()
+        if self.series is not None:  # fit the finished run, for a look and for export
+            self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
+            self._follow_y(final=True)
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]

@@ -149,5 +149,7 @@ class ResultsPanel(QWidget):
     def export_csv(self, path: Path) -> Path:
         """The table as shown (sorted), every listing column, raw numbers."""
         if self.model.frame is None:
-            raise export.ExportError("the results table has not loaded yet")
+            self.refresh()
+        if self.model.frame is None:
+            raise export.ExportError("the results database could not be read")
         return export.write_csv(self.model.frame, path)

@@ -20,7 +20,7 @@ Z_95 = 1.96
 # Up to this many points per redraw for steps that arrived together, while the run is short
 # enough (in measured steps) for it to cost nothing.
 INTERMEDIATE_POINTS = 25
-INTERMEDIATE_MAX_STEPS = 20_000
+INTERMEDIATE_MAX_STEPS = 2_000
 
 
 class Buffer:

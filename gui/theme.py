@@ -124,7 +124,10 @@ def resolve(theme: str) -> str:
 
 def apply(app: QApplication, theme: str) -> PlotColors:
     """Set the application palette for `theme`; return the plot colours that go with it."""
-    app.setStyle("Fusion")
+    # Replacing the style re-polishes every widget, and crashes when some are being deleted
+    # (windows closed earlier in the same app): set it once.
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     if resolve(theme) == "dark":
         app.setPalette(dark_palette())
         return DARK_PLOTS

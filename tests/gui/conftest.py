@@ -47,4 +47,5 @@ def window(qtbot):
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.results.model.frame is not None)  # loads once painted
     return w

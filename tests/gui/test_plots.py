@@ -11,12 +11,18 @@ import pytest
 
 from engine import cost
 from engine.events import Phase, Sample, Started, Step
-from gui.plots import GIB, LivePlots
+from gui.plots import BAND_POINTS, GIB, LivePlots, band_outline
 from gui.run_series import Buffer, median_interval, project
 from gui.theme import LIGHT_PLOTS
 from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
+
+
+def band_now(plots) -> tuple[float, float]:
+    """The (low, high) ends of the drawn interval band at the latest time."""
+    y = plots._band.getData()[1]
+    return float(y[len(y) // 2]), float(y[len(y) // 2 - 1])
 
 
 def data(item):
@@ -84,7 +90,7 @@ def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
     expected = cost.usd_per_epoch(50_000 * statistics.median(times) / 16, 2.0)
     assert data(plots._mid)[1][-1] == pytest.approx(expected)
     assert not plots._cost_hint.isVisible()
-    low, high = data(plots._low)[1][-1], data(plots._high)[1][-1]
+    low, high = band_now(plots)
     assert low <= expected <= high
     # Memory: this run's curve in GiB, the device total, the peak marked and labelled.
     mx, my = data(plots._process)
@@ -102,11 +108,13 @@ def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
     times = step_times(400, seed=3)
     feed_run(plots, times[:20])
     plots.refresh()
-    width_early = data(plots._high)[1][-1] - data(plots._low)[1][-1]
+    low, high = band_now(plots)
+    width_early = high - low
     for i, dt in enumerate(times[20:]):
         plots.on_event(Step(run_id=RUN, index=20 + i, step_time_s=dt, samples=16, elapsed_s=10 + i))
     plots.refresh()
-    width_late = data(plots._high)[1][-1] - data(plots._low)[1][-1]
+    low, high = band_now(plots)
+    width_late = high - low
     assert 0 < width_late < width_early / 2
 
 
@@ -204,6 +212,15 @@ def test_projection_is_the_engine_cost_arithmetic():
     assert p.usd_per_epoch[1] == pytest.approx(cost.usd_per_epoch(epoch, 3.0))
     assert p.throughput_samples_per_s == pytest.approx(32 / 0.11)
     assert project(times, 32, 50_000, None).usd_per_epoch is None
+
+
+def test_band_outline_goes_out_along_the_top_and_back_along_the_bottom():
+    t = np.arange(5.0)
+    x, y = band_outline(t, t, t + 1)
+    assert list(x) == [0, 1, 2, 3, 4, 4, 3, 2, 1, 0]
+    assert list(y) == [1, 2, 3, 4, 5, 4, 3, 2, 1, 0]
+    x, y = band_outline(np.arange(5000.0), np.zeros(5000), np.ones(5000))
+    assert len(x) == 2 * BAND_POINTS and x[0] == 0 and x[BAND_POINTS - 1] == 4999
 
 
 def test_buffer_grows_and_keeps_earlier_views():
