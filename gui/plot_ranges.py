@@ -14,7 +14,7 @@ import math
 
 import pyqtgraph as pg
 
-MIN_SPAN_S = 10.0  # the time axis starts this long
+MIN_SPAN_S = 2.0  # the time axis starts this long
 GROWTH = 1.5  # new time span / time reached
 HEADROOM = 1.3  # new y top / the data's top when the data leaves the range
 SHRINK_BELOW = 0.5  # shrink once the data's top is under this fraction of the range

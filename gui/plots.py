@@ -295,8 +295,8 @@ class LivePlots(QWidget):
         fill = f" ({peak_bytes / total:.1%} of the device)" if total else ""
         self._peak_label.setText(f"peak {report.size(peak_bytes)}{fill}")
         self._peak_label.setPos(t, peak_bytes / GIB)
-        latest = self.series.latest_t if self.series else t
-        self._peak_label.setAnchor((1, 1) if t > latest / 2 else (0, 1))  # keep it in view
+        (x0, x1), _ = self.memory.plot.viewRange()
+        self._peak_label.setAnchor((1, 1) if t > (x0 + x1) / 2 else (0, 1))  # keep it in view
 
     def end_run(self, result: dict[str, Any] | None) -> None:
         """Stop the timer after a last redraw; with a result, draw its final figures."""

@@ -109,6 +109,7 @@ class RunStatus(QWidget):
         if s is not None and s.peak_memory is not None:
             parts.append(f"peak memory {report.size(s.peak_memory[1])}")
         self.text.setText(" · ".join(parts))
+        self.text.setToolTip(self.text.text())  # the whole line, when the window is narrow
 
     def end(self, event: Finished | Failed, result: dict[str, Any] | None) -> None:
         self._clock.stop()
