@@ -124,7 +124,7 @@ def one_run(app, window, form: dict[str, str], model: str, cancel_after_s: float
             marks["end"] = time.perf_counter()
             app.quit()
 
-    window.controller.event.connect(on_event)
+    window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)
     probe = Probe()
     probe.start()
@@ -132,7 +132,7 @@ def one_run(app, window, form: dict[str, str], model: str, cancel_after_s: float
     panel.request_run()
     app.exec()
     lateness = np.array(probe.stop())
-    window.controller.event.disconnect(on_event)
+    window.controller.engine_event.disconnect(on_event)
     window.controller.running_changed.disconnect(on_running)
     measuring = marks.get("measuring", marks["end"])
     return {

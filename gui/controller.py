@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class RunController(QObject):
-    event = Signal(object)  # every engine Event of the current run, on the GUI thread
+    engine_event = Signal(object)  # every engine Event of the current run, on the GUI thread
     running_changed = Signal(bool)  # False only once the worker process is gone
     result_stored = Signal(dict)  # the stored result (ok or failed)
     run_failed = Signal(object, str)  # the Failed event and what to tell the user
@@ -63,7 +63,7 @@ class RunController(QObject):
         self.config = config.validated()
         self._environment = {}
         thread = EngineThread(self.config, self._spec)
-        thread.event.connect(self._on_event)
+        thread.engine_event.connect(self._on_event)
         # Bound methods of this GUI-thread object, so both arrive queued on the GUI thread.
         thread.finished.connect(self._on_finished_signal)
         self._thread = thread
@@ -91,7 +91,7 @@ class RunController(QObject):
             return  # a late event of a run already reaped
         if isinstance(event, Started):
             self._environment = dict(event.environment)
-        self.event.emit(event)
+        self.engine_event.emit(event)
         if isinstance(event, Finished):
             self._store_result(event.result)
         elif isinstance(event, Failed):

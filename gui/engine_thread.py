@@ -1,9 +1,9 @@
 """EngineThread: a QThread that runs one worker process and hands its events to the GUI thread.
 
 The thread starts `python -m engine.worker` through engine.launcher.WorkerProcess, reads its
-JSON-lines events and emits each one, as the frozen Event object, through the one `event`
-signal (queued to the GUI thread, so no widget is touched from here). The stream always ends
-with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed.
+JSON-lines events and emits each one, as the frozen Event object, through its one signal,
+`engine_event` (queued to the GUI thread, so no widget is touched from here). The stream always
+ends with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed.
 Cancel is cooperative (a "cancel" line on the worker's stdin, checked between steps); a worker
 still alive after the grace period is killed. The thread itself is never terminated.
 """
@@ -24,7 +24,8 @@ CLOSE_GRACE_S = 0.5
 
 
 class EngineThread(QThread):
-    event = Signal(object)  # engine.events.Event
+    # Not named `event`: that would hide QObject.event(), the handler of every Qt event.
+    engine_event = Signal(object)  # engine.events.Event
 
     def __init__(
         self, config: RunConfig, spec: WorkerSpec | None = None, parent: QObject | None = None
@@ -54,10 +55,10 @@ class EngineThread(QThread):
                 self.worker.start()
             for event in self.worker.events():
                 ended = ended or isinstance(event, Finished | Failed)
-                self.event.emit(event)
+                self.engine_event.emit(event)
         except Exception as exc:  # the worker could not start, or its pipe broke
             if not ended:
-                self.event.emit(
+                self.engine_event.emit(
                     Failed(
                         run_id=self.run_id,
                         kind="crashed",
@@ -70,7 +71,7 @@ class EngineThread(QThread):
             self.worker.close()
 
     def _emit_cancelled(self) -> None:
-        self.event.emit(
+        self.engine_event.emit(
             Failed(
                 run_id=self.run_id,
                 kind="cancelled",

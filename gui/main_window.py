@@ -83,8 +83,10 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)
         self.statusBar().addWidget(self.status, 1)
-        self.actions = build_menus(self)
-        self.actions.themes.get(theme_name, self.actions.themes["system"]).setChecked(True)
+        self.menu_actions = build_menus(self)
+        self.menu_actions.themes.get(theme_name, self.menu_actions.themes["system"]).setChecked(
+            True
+        )
         self._wire()
         self._restore()
         # The table loads once the window has painted (reading the store imports pandas,
@@ -97,7 +99,7 @@ class MainWindow(QMainWindow):
         self.panel.cancel_requested.connect(self.controller.cancel)
         self.panel.validity_changed.connect(self._update_actions)
         self.controller.running_changed.connect(self._running_changed)
-        self.controller.event.connect(self._on_event)
+        self.controller.engine_event.connect(self._on_event)
         self.controller.result_stored.connect(self._on_result_stored)
         self.controller.run_failed.connect(self._on_run_failed)
         self.controller.store_failed.connect(
@@ -143,8 +145,8 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         running = self.controller.running
-        self.actions.run.setEnabled(not running and self.panel.config is not None)
-        self.actions.cancel.setEnabled(running)
+        self.menu_actions.run.setEnabled(not running and self.panel.config is not None)
+        self.menu_actions.cancel.setEnabled(running)
 
     def _on_event(self, event: Event) -> None:
         self.plots.on_event(event)

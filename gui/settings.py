@@ -40,7 +40,7 @@ class Settings:
     def integer(self, key: str, default: int) -> int:
         # INI files give numbers back as text.
         try:
-            return int(self._q.value(key, default))  # type: ignore[arg-type]
+            return int(str(self._q.value(key, default)))
         except (TypeError, ValueError):
             return default
 

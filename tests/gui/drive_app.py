@@ -85,7 +85,7 @@ def main() -> int:
             window.close()
             app.quit()
 
-    window.controller.event.connect(on_event)
+    window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)
     QTest.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     app.exec()

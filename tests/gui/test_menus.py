@@ -14,20 +14,20 @@ def test_ctrl_r_starts_a_run_and_esc_cancels_it(window, qtbot):
     qtbot.waitUntil(window.isActiveWindow)
     with qtbot.waitSignal(window.controller.running_changed, check_params_cb=bool):
         qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert window.actions.cancel.isEnabled() and not window.actions.run.isEnabled()
+    assert window.menu_actions.cancel.isEnabled() and not window.menu_actions.run.isEnabled()
     # Cancelled while the worker still imports its framework: it is stopped all the same.
     with qtbot.waitSignal(
         window.controller.running_changed, timeout=5000, check_params_cb=lambda r: not r
     ):
         qtbot.keyClick(window, Qt.Key.Key_Escape)
     assert window.message_bar.text.text().startswith("Cancelled")
-    assert window.actions.run.isEnabled()
+    assert window.menu_actions.run.isEnabled()
 
 
 def test_run_action_follows_the_form_validity(window):
-    assert window.actions.run.isEnabled()
+    assert window.menu_actions.run.isEnabled()
     fill_form(window.panel, batch_size="zero")
-    assert not window.actions.run.isEnabled()
+    assert not window.menu_actions.run.isEnabled()
 
 
 def test_about_lists_the_versions_without_importing_a_framework():

@@ -23,7 +23,7 @@ def click_run(qtbot, window) -> None:
 
 def wait_for_measured_step(qtbot, window) -> None:
     with qtbot.waitSignal(
-        window.controller.event,
+        window.controller.engine_event,
         timeout=RUN_TIMEOUT_MS,
         check_params_cb=lambda e: isinstance(e, Step) and e.measured,
     ):

@@ -55,10 +55,10 @@ def test_plot_colours_stand_out_from_their_background(colors):
 
 
 def test_switching_theme_recolours_the_plots_and_is_remembered(app, window):
-    window.actions.themes["dark"].trigger()
+    window.menu_actions.themes["dark"].trigger()
     assert window.plots.throughput.backgroundBrush().color().name() == theme.DARK_PLOTS.background
     assert QApplication.palette().color(ROLES.Window).lightness() < 80
-    window.actions.themes["light"].trigger()
+    window.menu_actions.themes["light"].trigger()
     assert window.plots.memory.backgroundBrush().color().name() == theme.LIGHT_PLOTS.background
     assert window.prefs.text(settings.THEME, "") == "light"
 
