@@ -1,4 +1,4 @@
-# epochcost: `make run` launches the app, `make test` runs lint and the tests.
+# epochcost: `make run` launches the desktop app, `make test` runs lint and the tests.
 # Both create .venv and install the project into it when needed, and the Debian packages
 # Qt needs (when run as root and they are missing).
 
@@ -31,8 +31,14 @@ deb-deps:
 	  fi; \
 	fi
 
+# Without a display (a server, a container) the app runs on a virtual screen (Xvfb).
 run: $(STAMP) deb-deps
-	$(VENV)/bin/epochcost run --model resnet18-cifar --batch-size 64 --price-per-hour 0.90
+	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+	  echo "no DISPLAY: starting epochcost-gui under xvfb-run (a virtual screen)"; \
+	  xvfb-run -a $(VENV)/bin/epochcost-gui; \
+	else \
+	  $(VENV)/bin/epochcost-gui; \
+	fi
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine gui tests benchmarks

@@ -1,0 +1,285 @@
+"""The configuration panel: model, framework, device, batch, precision, window, price.
+
+Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules,
+and shows each field's reason beside it; Run stays disabled while anything is invalid. The panel
+emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.config import PRECISIONS, RunConfig
+from engine.devices import Device
+from engine.errors import ConfigError
+from engine.workloads import registry
+from gui.price_widget import PriceWidget
+
+# The Python package each framework imports as (looked up, never imported, in the GUI).
+FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
+
+# Form rows typed as text: field -> (label, whole number?, optional?)
+NUMBER_FIELDS = {
+    "batch_size": ("Batch size", True, False),
+    "warmup_steps": ("Warm-up steps", True, False),
+    "min_steps": ("Min. measured steps", True, False),
+    "max_steps": ("Max. measured steps", True, False),
+    "max_seconds": ("Max. window (s)", False, False),
+    "epoch_samples": ("Samples per epoch", True, True),
+}
+
+ERROR_STYLE = "color: #d04437;"
+
+
+def installed_frameworks(workload: registry.Workload) -> list[str]:
+    """Frameworks this workload supports that are installed here (found, not imported)."""
+    return [
+        f
+        for f in workload.frameworks
+        if importlib.util.find_spec(FRAMEWORK_PACKAGES.get(f, f)) is not None
+    ]
+
+
+def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, str]]:
+    """(config, {}) when valid, else (None, {field: reason}) for every field found wrong.
+
+    RunConfig.validated() stops at the first bad field; that field is set back to its default
+    and the check repeated, so each wrong field gets its own reason.
+    """
+    defaults = RunConfig().to_dict()
+    values = dict(values)
+    errors: dict[str, str] = {}
+    for _ in range(len(dataclass_fields(RunConfig)) + 1):
+        try:
+            config = RunConfig(**values).validated()
+        except ConfigError as exc:
+            if exc.field in errors or exc.field not in defaults:
+                errors.setdefault(exc.field, exc.message)
+                return None, errors
+            errors[exc.field] = exc.message
+            values[exc.field] = defaults[exc.field]
+            continue
+        return (None, errors) if errors else (config, {})
+    return None, errors
+
+
+def _parse_number(text: str, whole: bool) -> int | float:
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    return int(cleaned) if whole else float(cleaned)
+
+
+class ConfigPanel(QWidget):
+    run_requested = Signal(object)  # RunConfig
+    cancel_requested = Signal()
+    validity_changed = Signal(bool)
+
+    def __init__(self, devices: list[Device], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.devices = devices
+        self.config: RunConfig | None = None
+        self.errors: dict[str, str] = {}
+        self._error_labels: dict[str, QLabel] = {}
+        self._running = False
+
+        self.model = QComboBox(objectName="model")
+        for w in registry.WORKLOADS:
+            self.model.addItem(w.name, w.name)
+            self.model.setItemData(
+                self.model.count() - 1, w.description, Qt.ItemDataRole.ToolTipRole
+            )
+        self.model_info = QLabel(wordWrap=True, objectName="model_info")
+        self.framework = QComboBox(objectName="framework")
+        self.device = QComboBox(objectName="device")
+        for d in devices:
+            self.device.addItem(d.label, d.id)
+            self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)
+        self.precision = QComboBox(objectName="precision")
+        self.precision.addItems(list(PRECISIONS))
+        defaults = RunConfig()
+        self.numbers: dict[str, QLineEdit] = {}
+        for name in NUMBER_FIELDS:
+            value = getattr(defaults, name)
+            self.numbers[name] = QLineEdit("" if value is None else f"{value:g}", objectName=name)
+        self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
+        self.price = PriceWidget()
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._row(form, "Model", self.model, "model")
+        form.addRow("", self.model_info)
+        self._row(form, "Framework", self.framework, "framework")
+        self._row(form, "Device", self.device, "device")
+        self._row(form, "Batch size", self.numbers["batch_size"], "batch_size")
+        self._row(form, "Precision", self.precision, "precision")
+        window = QFormLayout()
+        for name in ("warmup_steps", "min_steps", "max_steps", "max_seconds", "epoch_samples"):
+            self._row(window, NUMBER_FIELDS[name][0], self.numbers[name], name)
+        price_form = QFormLayout()
+        self._row(price_form, "Price", self.price, "usd_per_hour")
+
+        self.run_button = QPushButton("Run", objectName="run_button")
+        self.run_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", objectName="cancel_button")
+        self.cancel_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button, 1)
+        buttons.addWidget(self.cancel_button)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(_group("Measurement window", window))
+        layout.addWidget(_group("Cost", price_form))
+        self.other_error = QLabel(wordWrap=True, objectName="other_error")
+        self.other_error.setStyleSheet(ERROR_STYLE)
+        self.other_error.hide()
+        layout.addWidget(self.other_error)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+        self.model.currentIndexChanged.connect(self._model_changed)
+        for combo in (self.framework, self.device, self.precision):
+            combo.currentIndexChanged.connect(self.validate)
+        for edit in self.numbers.values():
+            edit.textChanged.connect(self.validate)
+        self.price.changed.connect(self.validate)
+        self.run_button.clicked.connect(self.request_run)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.model.setCurrentIndex(max(0, self.model.findData(defaults.model)))
+        self._model_changed()
+
+    def _row(self, form: QFormLayout, label: str, field: QWidget, name: str) -> None:
+        error = QLabel(wordWrap=True, objectName=f"{name}_error")
+        error.setStyleSheet(ERROR_STYLE)
+        error.hide()
+        cell = QVBoxLayout()
+        cell.setSpacing(1)
+        cell.addWidget(field)
+        cell.addWidget(error)
+        form.addRow(label, cell)
+        self._error_labels[name] = error
+
+    def _model_changed(self) -> None:
+        workload = registry.get(self.model.currentData())
+        self.model_info.setText(
+            f"{workload.description}. One epoch: {workload.epoch_samples:,} {workload.epoch_unit}."
+        )
+        self.numbers["epoch_samples"].setPlaceholderText(f"{workload.epoch_samples:,}")
+        current = self.framework.currentText()
+        self.framework.blockSignals(True)
+        self.framework.clear()
+        self.framework.addItems(installed_frameworks(workload))
+        self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
+        self.framework.blockSignals(False)
+        self.validate()
+
+    def values(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """RunConfig fields from the widgets, and the fields whose text does not parse."""
+        values: dict[str, Any] = {
+            "model": self.model.currentData(),
+            "framework": self.framework.currentText(),
+            "device": self.device.currentData() or "auto",
+            "precision": self.precision.currentText(),
+        }
+        errors: dict[str, str] = {}
+        if not values["framework"]:
+            workload = registry.get(values["model"])
+            errors["framework"] = (
+                f"none of {', '.join(workload.frameworks)} is installed in this environment"
+            )
+            values.pop("framework")
+        for name, (_, whole, optional) in NUMBER_FIELDS.items():
+            text = self.numbers[name].text()
+            if optional and not text.strip():
+                values[name] = None
+                continue
+            try:
+                values[name] = _parse_number(text, whole)
+            except ValueError:
+                kind = "a whole number" if whole else "a number"
+                errors[name] = f"enter {kind}" + (" or leave it empty" if optional else "")
+        price, price_error = self.price.fields()
+        values.update(price)
+        if price_error:
+            errors["usd_per_hour"] = price_error
+        return values, errors
+
+    def validate(self) -> bool:
+        values, errors = self.values()
+        for name in errors:
+            values.pop(name, None)
+        config, checked = validate_all(values)
+        self.errors = {**checked, **errors}
+        self.config = None if self.errors else config
+        for name, label in self._error_labels.items():
+            label.setText(self.errors.get(name, ""))
+            label.setVisible(name in self.errors)
+        other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
+        self.other_error.setText("\n".join(other))
+        self.other_error.setVisible(bool(other))
+        self._update_buttons()
+        self.validity_changed.emit(self.config is not None)
+        return self.config is not None
+
+    def request_run(self) -> None:
+        if self.validate() and not self._running:
+            self.run_requested.emit(self.config)
+
+    def set_running(self, running: bool) -> None:
+        self._running = running
+        for w in (self.model, self.framework, self.device, self.precision, self.price):
+            w.setEnabled(not running)
+        for edit in self.numbers.values():
+            edit.setEnabled(not running)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.run_button.setEnabled(self.config is not None and not self._running)
+        self.cancel_button.setEnabled(self._running)
+
+    def state(self) -> dict[str, str]:
+        """The form as typed, for the settings file."""
+        return {
+            "model": self.model.currentData(),
+            "framework": self.framework.currentText(),
+            "device": self.device.currentData() or "",
+            "precision": self.precision.currentText(),
+            **{name: edit.text() for name, edit in self.numbers.items()},
+            **self.price.state(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Put back a saved form; anything no longer offered (a model, a GPU) is skipped."""
+        for combo, key in ((self.model, "model"), (self.device, "device")):
+            index = combo.findData(state.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for combo, key in ((self.framework, "framework"), (self.precision, "precision")):
+            index = combo.findText(str(state.get(key)))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for name, edit in self.numbers.items():
+            if isinstance(state.get(name), str):
+                edit.setText(state[name])
+        self.price.restore(state)
+        self.validate()
+
+
+def _group(title: str, layout: QFormLayout) -> QGroupBox:
+    box = QGroupBox(title)
+    box.setLayout(layout)
+    return box

@@ -1,0 +1,52 @@
+"""A message strip above the plots: run failures and user mistakes, said in a sentence, with
+the technical details one click away (never a traceback in the user's face)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+# Tinted backgrounds with the palette's own text colour stay legible in light and dark.
+STYLES = {
+    "error": "QFrame#message_bar { background: rgba(208, 68, 55, 0.18);"
+    " border: 1px solid #d04437; border-radius: 4px; }",
+    "info": "QFrame#message_bar { background: rgba(61, 127, 196, 0.16);"
+    " border: 1px solid #3d7fc4; border-radius: 4px; }",
+}
+
+
+class MessageBar(QFrame):
+    details_requested = Signal(str, str)  # text, details
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("message_bar")
+        self.level = ""
+        self.text = QLabel(wordWrap=True, objectName="message_text")
+        self.details_button = QPushButton("Details…")
+        close = QPushButton("✕")
+        close.setFlat(True)
+        close.setToolTip("Dismiss")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.details_button)
+        layout.addWidget(close)
+        self._details = ""
+        self.details_button.clicked.connect(
+            lambda: self.details_requested.emit(self.text.text(), self._details)
+        )
+        close.clicked.connect(self.dismiss)
+        self.hide()
+
+    def show_message(self, text: str, level: str = "error", details: str = "") -> None:
+        self.level = level
+        self.text.setText(text)
+        self._details = details
+        self.details_button.setVisible(bool(details))
+        self.setStyleSheet(STYLES.get(level, STYLES["info"]))
+        self.show()
+
+    def dismiss(self) -> None:
+        self.level = ""
+        self.hide()

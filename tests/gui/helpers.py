@@ -1,0 +1,44 @@
+"""Helpers for the GUI tests: forms typed as a user would, and short run configs."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLineEdit
+
+from engine.config import RunConfig
+
+# A run short enough for tests, typed into the form as a user would.
+TINY_FORM = {
+    "batch_size": "16",
+    "warmup_steps": "2",
+    "min_steps": "5",
+    "max_steps": "20",
+    "max_seconds": "5",
+}
+# A run that goes on until it is stopped (60 s cap), for cancel, close and crash tests.
+LONG_FORM = {**TINY_FORM, "min_steps": "100000", "max_steps": "1000000", "max_seconds": "60"}
+
+
+def fill_form(panel, model: str = "tiny-mlp", **texts: str) -> None:
+    """Choose a model and type field texts into the configuration panel."""
+    panel.model.setCurrentIndex(panel.model.findData(model))
+    for name, text in texts.items():
+        widget = panel.numbers.get(name)
+        if widget is None:
+            widget = panel.price.edit if name == "usd_per_hour" else None
+        assert isinstance(widget, QLineEdit), name
+        widget.setText(text)
+
+
+def tiny_config(**changes) -> RunConfig:
+    values = dict(
+        model="tiny-mlp",
+        batch_size=16,
+        warmup_steps=2,
+        min_steps=5,
+        max_steps=20,
+        max_seconds=5.0,
+        usd_per_hour=0.9,
+        device="cpu",
+    )
+    values.update(changes)
+    return RunConfig(**values).validated()

@@ -1,0 +1,234 @@
+"""Live plots driven by scripted events (the engine is not the subject here): curves fill
+from buffers on the timer, the cost projection converges, memory shows its peak."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+from engine import cost
+from engine.events import Phase, Sample, Started, Step
+from gui.plots import BAND_POINTS, GIB, LivePlots, band_outline
+from gui.run_series import Buffer, median_interval, project
+from gui.theme import LIGHT_PLOTS
+from tests.gui.helpers import tiny_config
+
+RUN = "20260101T000000-abcdef12"
+
+
+def band_now(plots) -> tuple[float, float]:
+    """The (low, high) ends of the drawn interval band at the latest time."""
+    y = plots._band.getData()[1]
+    return float(y[len(y) // 2]), float(y[len(y) // 2 - 1])
+
+
+def data(item):
+    """All of a curve's data (getData() gives only what is drawn in the current view)."""
+    return item.xData, item.yData
+
+
+def step_times(n: int, seed: int = 1) -> list[float]:
+    """Step times scattered around 50 ms, like a real run's (seeded)."""
+    rng = np.random.default_rng(seed)
+    return list(0.05 * (1 + 0.1 * rng.standard_normal(n)))
+
+
+@pytest.fixture
+def plots(qtbot):
+    p = LivePlots(LIGHT_PLOTS)
+    qtbot.addWidget(p)
+    p.show()
+    return p
+
+
+def feed_run(plots, times, batch=16, total=2**34):
+    plots.on_event(Started(run_id=RUN))
+    plots.on_event(Phase(run_id=RUN, phase="warmup", expected_steps=3))
+    t = 0.0
+    for i in range(3):
+        t += 0.2
+        plots.on_event(
+            Step(run_id=RUN, index=i, step_time_s=0.2, samples=batch, measured=False, elapsed_s=t)
+        )
+    plots.on_event(Phase(run_id=RUN, phase="measuring", expected_steps=len(times)))
+    for i, dt in enumerate(times):
+        t += dt
+        plots.on_event(Step(run_id=RUN, index=i, step_time_s=dt, samples=batch, elapsed_s=t))
+        if i % 5 == 0:
+            own = 2**30 + i * 2**20
+            plots.on_event(
+                Sample(
+                    run_id=RUN,
+                    elapsed_s=t,
+                    memory_used_bytes=own + 2**32,
+                    memory_total_bytes=total,
+                    process_memory_bytes=own,
+                )
+            )
+
+
+def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
+    config = tiny_config(batch_size=16, usd_per_hour=2.0)
+    plots.begin_run(config, "tiny-mlp · cpu · $2.00/h")
+    assert plots._cost_hint.isVisible()  # "projected once measuring begins"
+    times = step_times(60)
+    feed_run(plots, times)
+    assert data(plots._measured)[0] is None or len(data(plots._measured)[0]) == 0
+    qtbot.waitUntil(
+        lambda: data(plots._measured)[0] is not None and len(data(plots._measured)[0]) == 60
+    )
+    x, y = data(plots._measured)
+    assert np.allclose(y, 16 / np.array(times))
+    assert len(data(plots._warm)[0]) == 3
+    # Running median and projected cost: steps that came together still get a curve (several
+    # points in one redraw), ending on all 60 steps.
+    assert 10 < len(data(plots._median)[0]) <= 60
+    assert data(plots._median)[1][-1] == pytest.approx(16 / statistics.median(times))
+    expected = cost.usd_per_epoch(50_000 * statistics.median(times) / 16, 2.0)
+    assert data(plots._mid)[1][-1] == pytest.approx(expected)
+    assert not plots._cost_hint.isVisible()
+    low, high = band_now(plots)
+    assert low <= expected <= high
+    # Memory: this run's curve in GiB, the device total, the peak marked and labelled.
+    mx, my = data(plots._process)
+    assert my[-1] == pytest.approx((2**30 + 55 * 2**20) / GIB)
+    assert plots._total.isVisible() and plots._total.value() == pytest.approx(16.0)
+    px, py = plots._peak.getData()
+    assert py[0] == pytest.approx(my.max())
+    assert plots._peak_label.textItem.toPlainText().startswith("peak 1.05 GiB")
+    # Phases: a line where measuring began, on the throughput and memory plots.
+    assert [m.label.format for _, m in plots._marks] == ["measuring", "measuring"]
+
+
+def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    times = step_times(400, seed=3)
+    feed_run(plots, times[:20])
+    plots.refresh()
+    low, high = band_now(plots)
+    width_early = high - low
+    for i, dt in enumerate(times[20:]):
+        plots.on_event(Step(run_id=RUN, index=20 + i, step_time_s=dt, samples=16, elapsed_s=10 + i))
+    plots.refresh()
+    low, high = band_now(plots)
+    width_late = high - low
+    assert 0 < width_late < width_early / 2
+
+
+def test_without_a_price_the_cost_plot_shows_epoch_time(plots):
+    plots.begin_run(tiny_config(usd_per_hour=None), "")
+    feed_run(plots, step_times(30))
+    plots.refresh()
+    assert "epoch time" in plots.cost.plot.titleLabel.text
+    median = statistics.median(step_times(30))
+    assert data(plots._mid)[1][-1] == pytest.approx(50_000 * median / 16)
+
+
+def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    feed_run(plots, step_times(30))
+    result = {
+        "status": "ok",
+        "throughput_samples_per_s": 321.0,
+        "usd_per_epoch": 0.043,
+        "epoch_seconds": 155.0,
+        "peak_memory_bytes": 3 * 2**30,
+        "memory_total_bytes": 2**34,
+    }
+    plots.end_run(result)
+    assert not plots.timer.isActive()
+    assert plots._final_rate.isVisible() and plots._final_rate.value() == 321.0
+    assert plots._final_cost.isVisible() and plots._final_cost.value() == 0.043
+    # The worker's own peak is larger than any sample: it replaces the sampled one.
+    assert plots._peak.getData()[1][0] == pytest.approx(3.0)
+    assert "18.8%" in plots._peak_label.textItem.toPlainText()
+
+
+def test_selected_results_are_overlaid_except_the_run_on_screen(plots):
+    plots.begin_run(tiny_config(), "")
+    plots.on_event(Started(run_id=RUN))
+    other = {
+        "run_id": "20251201T000000-00000000",
+        "config": {"model": "tiny-mlp", "batch_size": 64},
+        "throughput_samples_per_s": 900.0,
+        "peak_memory_bytes": 2**31,
+        "usd_per_epoch": 0.02,
+    }
+    same = {**other, "run_id": RUN}
+    plots.set_overlays([other, same])
+    lines = {chart.name: line.value() for chart, line in plots._overlays}
+    assert lines == {"throughput": 900.0, "memory": pytest.approx(2.0), "cost": 0.02}
+    plots.set_overlays([])
+    assert plots._overlays == []
+
+
+def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
+    plots.begin_run(tiny_config(), "")
+    for chart in plots.charts.values():
+        assert (
+            chart.plot.ctrl.downsampleCheck.isChecked()
+            or chart.plot.ctrl.autoDownsampleCheck.isChecked()
+        )
+        assert chart.plot.ctrl.clipToViewCheck.isChecked()
+    n = 200_000
+    plots.on_event(Started(run_id=RUN))
+    t = np.cumsum(np.full(n, 0.01))
+    for i in range(n):
+        plots.series.meas_t.append(t[i])
+        plots.series.meas_rate.append(1600.0)
+        plots.series.meas_step_s.append(0.01)
+    plots._dirty = True
+    plots.refresh()
+    # What is drawn is far fewer points than were measured.
+    assert len(data(plots._measured)[0]) == n
+    qtbot.waitUntil(lambda: len(plots._measured._getDisplayDataset().x) < n / 10)
+    # Zoomed in on the last minute, only that part is drawn.
+    plots.throughput.plot.setXRange(1940, 2000, padding=0)
+    qtbot.waitUntil(lambda: plots._measured._getDisplayDataset().x[0] > 1900)
+
+
+def test_median_interval_holds_the_median_and_narrows_like_one_over_root_n():
+    rng = np.random.default_rng(0)
+    widths = []
+    for n in (25, 100, 400, 1600):
+        values = rng.normal(1.0, 0.1, n)
+        low, mid, high = median_interval(values)
+        assert low <= mid <= high
+        assert mid == pytest.approx(float(np.median(values)))
+        widths.append(high - low)
+    ratios = [a / b for a, b in zip(widths, widths[1:], strict=False)]
+    assert all(1.4 < r < 2.9 for r in ratios)  # about 2 for each 4x more steps
+    assert median_interval(np.array([0.3])) == (0.3, 0.3, 0.3)
+
+
+def test_projection_is_the_engine_cost_arithmetic():
+    times = np.array([0.1, 0.12, 0.11, 0.13, 0.1])
+    p = project(times, batch_size=32, epoch_samples=50_000, usd_per_hour=3.0)
+    epoch = 50_000 * 0.11 / 32
+    assert p.epoch_s[1] == pytest.approx(epoch)
+    assert p.usd_per_epoch[1] == pytest.approx(cost.usd_per_epoch(epoch, 3.0))
+    assert p.throughput_samples_per_s == pytest.approx(32 / 0.11)
+    assert project(times, 32, 50_000, None).usd_per_epoch is None
+
+
+def test_band_outline_goes_out_along_the_top_and_back_along_the_bottom():
+    t = np.arange(5.0)
+    x, y = band_outline(t, t, t + 1)
+    assert list(x) == [0, 1, 2, 3, 4, 4, 3, 2, 1, 0]
+    assert list(y) == [1, 2, 3, 4, 5, 4, 3, 2, 1, 0]
+    x, y = band_outline(np.arange(5000.0), np.zeros(5000), np.ones(5000))
+    assert len(x) == 2 * BAND_POINTS and x[0] == 0 and x[BAND_POINTS - 1] == 4999
+
+
+def test_buffer_grows_and_keeps_earlier_views():
+    b = Buffer(capacity=2)
+    b.append(1.0)
+    view = b.values
+    for v in range(2, 10):
+        b.append(float(v))
+    assert list(view) == [1.0]
+    assert list(b.values) == [float(v) for v in range(1, 10)]
+    assert not math.isnan(b.values[-1])

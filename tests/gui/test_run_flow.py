@@ -1,0 +1,122 @@
+"""Runs through the real worker process: the whole flow, cancel, closing the window mid-run,
+and a worker that dies. Each waits on signals, never on sleeps."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import psutil
+from PySide6.QtCore import Qt
+
+from engine.events import Step
+from engine.store import Store
+from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form
+
+RUN_TIMEOUT_MS = 90_000  # importing torch in a fresh worker takes seconds on a busy 2-core box
+
+
+def click_run(qtbot, window) -> None:
+    qtbot.mouseClick(window.panel.run_button, Qt.MouseButton.LeftButton)
+    assert window.controller.running
+
+
+def wait_for_measured_step(qtbot, window) -> None:
+    with qtbot.waitSignal(
+        window.controller.engine_event,
+        timeout=RUN_TIMEOUT_MS,
+        check_params_cb=lambda e: isinstance(e, Step) and e.measured,
+    ):
+        pass
+
+
+def worker_gone(pid: int | None) -> bool:
+    if pid is None:
+        return True
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_real_run_fills_all_three_plots_and_adds_a_row(qtbot, window):
+    fill_form(window.panel, **TINY_FORM)
+    with qtbot.waitSignal(
+        window.controller.running_changed,
+        timeout=RUN_TIMEOUT_MS,
+        check_params_cb=lambda running: not running,
+    ):
+        click_run(qtbot, window)
+        assert not window.panel.run_button.isEnabled()
+    plots = window.plots
+    assert len(plots._measured.xData) >= 5
+    assert len(plots._median.xData) >= 1
+    assert len(plots._process.xData) >= 1 and plots._peak.getData()[1][0] > 0
+    assert len(plots._mid.xData) >= 1
+    assert plots._final_rate.isVisible() and plots._final_cost.isVisible()
+    # The row joins the table, selected, and the CLI's store has the same result.
+    assert window.results.model.rowCount() == 1
+    assert window.results.selected_run_ids() == [window.results.model.run_id(0)]
+    stored = Store().get(window.results.model.run_id(0))
+    assert stored["status"] == "ok" and stored["config"]["model"] == "tiny-mlp"
+    assert plots._final_cost.value() == stored["usd_per_epoch"]
+    assert window.status.text.text().startswith("Finished:")
+    assert window.panel.run_button.isEnabled()
+    assert not window.message_bar.isVisible()
+
+
+def test_cancel_mid_run_stops_the_worker(qtbot, window):
+    fill_form(window.panel, **LONG_FORM)
+    click_run(qtbot, window)
+    wait_for_measured_step(qtbot, window)
+    pid = window.controller.worker_pid
+    with qtbot.waitSignal(
+        window.controller.running_changed, timeout=5000, check_params_cb=lambda r: not r
+    ):
+        qtbot.mouseClick(window.panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert worker_gone(pid)
+    assert window.message_bar.level == "info"
+    assert window.message_bar.text.text().startswith("Cancelled")
+    assert window.panel.run_button.isEnabled()
+    statuses = list(Store().list().status)
+    assert statuses == ["cancelled"]
+
+
+def test_closing_the_window_mid_run_reaps_the_worker(qtbot, window):
+    fill_form(window.panel, **LONG_FORM)
+    click_run(qtbot, window)
+    wait_for_measured_step(qtbot, window)
+    pid = window.controller.worker_pid
+    thread = window.controller._thread
+    window.close()
+    assert worker_gone(pid)
+    assert not window.controller.running
+    assert thread is not None and not thread.isRunning()
+
+
+def test_a_worker_that_dies_is_shown_as_failed_and_the_app_keeps_working(qtbot, window):
+    fill_form(window.panel, **LONG_FORM)
+    click_run(qtbot, window)
+    wait_for_measured_step(qtbot, window)
+    pid = window.controller.worker_pid
+    with qtbot.waitSignal(
+        window.controller.running_changed, timeout=10_000, check_params_cb=lambda r: not r
+    ):
+        os.kill(pid, signal.SIGKILL)
+    assert window.message_bar.level == "error"
+    text = window.message_bar.text.text()
+    assert text.startswith("The worker crashed") and "SIGKILL" in text
+    assert "Traceback" not in text
+    assert window.status.text.text() == "Run crashed"
+    assert list(Store().list().status) == ["failed"]
+
+    # The app keeps working: the next run goes through and joins the table.
+    fill_form(window.panel, **TINY_FORM)
+    with qtbot.waitSignal(
+        window.controller.running_changed,
+        timeout=RUN_TIMEOUT_MS,
+        check_params_cb=lambda running: not running,
+    ):
+        click_run(qtbot, window)
+    assert sorted(Store().list().status) == ["failed", "ok"]
+    assert not window.message_bar.isVisible()
