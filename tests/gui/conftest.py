@@ -16,7 +16,9 @@ from PySide6.QtCore import QThread  # noqa: E402
 def _running_threads() -> list[QThread]:
     running = []
     for obj in gc.get_objects():
-        if isinstance(obj, QThread):
+        # type(), not isinstance(): isinstance reads __class__, which some objects of other
+        # libraries in this process (torch's deprecated aliases) answer with a warning.
+        if issubclass(type(obj), QThread):
             try:
                 if obj.isRunning():
                     running.append(obj)
