@@ -118,7 +118,8 @@ class TfSession:
         self._loss_fn = task.loss
         # tf.function traces on its first call (and XLA compiles then, with jit_compile), so
         # the measuring loop keeps that call out of the window and reports its time apart.
-        self._train_step = tf.function(self._step_fn, jit_compile=bool(config.compile))
+        # jit_compile None (not False) leaves TensorFlow's own default when XLA is not asked for.
+        self._train_step = tf.function(self._step_fn, jit_compile=True if config.compile else None)
         self.compiles = True
         self.flops_method: str | None = None  # set by flops_per_step
         self._traces_after_first: int | None = None
