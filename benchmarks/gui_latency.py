@@ -136,11 +136,14 @@ class Probe:
 
 
 def one_run(
-    app, window, frames: FrameTimer, form: dict[str, str], model: str, cancel_after_s: float | None
+    window, frames: FrameTimer, form: dict[str, str], model: str, cancel_after_s: float | None
 ) -> dict:
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QEventLoop, QTimer
 
     from engine.events import Step
+
+    # A local loop: QApplication.quit() would close the window (Qt 6) and so stop the run.
+    loop = QEventLoop()
 
     panel = window.panel
     panel.model.setCurrentIndex(panel.model.findData(model))
@@ -165,7 +168,7 @@ def one_run(
     def on_running(running: bool) -> None:
         if not running:
             marks["end"] = time.perf_counter()
-            app.quit()
+            loop.quit()
 
     window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)
@@ -174,7 +177,7 @@ def one_run(
     probe.start()
     t0 = time.perf_counter()
     panel.request_run()
-    app.exec()
+    loop.exec()
     lateness = np.array(probe.stop())
     window.controller.engine_event.disconnect(on_event)
     window.controller.running_changed.disconnect(on_running)
@@ -227,7 +230,7 @@ def main() -> int:
     window.show()
     runs = []
     if not args.skip_default:
-        runs.append(one_run(app, window, frames, {}, "resnet18-cifar", None))
+        runs.append(one_run(window, frames, {}, "resnet18-cifar", None))
     tiny = {
         "batch_size": "16",
         "warmup_steps": "10",
@@ -235,7 +238,7 @@ def main() -> int:
         "max_steps": "1000000",
         "max_seconds": "60",
     }
-    runs.append(one_run(app, window, frames, tiny, "tiny-mlp", TINY_MEASURE_S))
+    runs.append(one_run(window, frames, tiny, "tiny-mlp", TINY_MEASURE_S))
     window.close()
     report = {
         "platform": app.platformName(),
