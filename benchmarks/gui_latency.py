@@ -4,6 +4,8 @@ Lateness: a 5 ms precise timer on the GUI thread records how late each tick fire
 worker streams events and the plots redraw at 25 Hz (target: p99 under 20 ms). Two runs: the
 default model (resnet18-cifar, batch 64) and tiny-mlp at batch 16, whose thousands of step
 events a second are the worst case; the second is cancelled after a while, timing the cancel.
+With each run, the GUI thread's own redraw cost (the plots' refresh, each plot's paint), since
+lateness also holds the time the OS gives the worker's threads on a busy machine.
 Startup: seconds from launching a fresh process to its main window's first paint done (target:
 under 1.5 s). Figures are printed, never asserted.
 
@@ -67,6 +69,45 @@ def startup_seconds(launches: int) -> list[float]:
     return out
 
 
+class FrameTimer:
+    """Time the GUI thread spends redrawing: the plots' refresh and each plot's paint (s).
+
+    Lateness also counts the time the OS gives the worker and other processes instead of the
+    GUI thread; these figures are the GUI's own share.
+    """
+
+    def __init__(self) -> None:
+        from pyqtgraph.widgets.GraphicsView import GraphicsView
+
+        from gui.plots import LivePlots
+
+        self.durations_s: dict[str, list[float]] = {"refresh": [], "paint": []}
+        self._wrap(LivePlots, "refresh", "refresh")
+        self._wrap(GraphicsView, "paintEvent", "paint")
+
+    def _wrap(self, cls: type, name: str, key: str) -> None:
+        original = getattr(cls, name)
+        record = self.durations_s[key]
+
+        def timed(obj, *args):
+            t0 = time.perf_counter()
+            try:
+                return original(obj, *args)
+            finally:
+                record.append(time.perf_counter() - t0)
+
+        setattr(cls, name, timed)
+
+    def take(self) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for key, values in self.durations_s.items():
+            ms = np.array(values) * 1000
+            out[f"{key}_ms_p50"] = round(float(np.percentile(ms, 50)), 2) if len(ms) else None
+            out[f"{key}_ms_p99"] = round(float(np.percentile(ms, 99)), 2) if len(ms) else None
+            values.clear()
+        return out
+
+
 class Probe:
     """Lateness of a fixed-interval timer on the GUI thread, in seconds."""
 
@@ -94,10 +135,15 @@ class Probe:
         return self.lateness_s
 
 
-def one_run(app, window, form: dict[str, str], model: str, cancel_after_s: float | None) -> dict:
-    from PySide6.QtCore import QTimer
+def one_run(
+    window, frames: FrameTimer, form: dict[str, str], model: str, cancel_after_s: float | None
+) -> dict:
+    from PySide6.QtCore import QEventLoop, QTimer
 
     from engine.events import Step
+
+    # A local loop: QApplication.quit() would close the window (Qt 6) and so stop the run.
+    loop = QEventLoop()
 
     panel = window.panel
     panel.model.setCurrentIndex(panel.model.findData(model))
@@ -122,15 +168,16 @@ def one_run(app, window, form: dict[str, str], model: str, cancel_after_s: float
     def on_running(running: bool) -> None:
         if not running:
             marks["end"] = time.perf_counter()
-            app.quit()
+            loop.quit()
 
     window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)
+    frames.take()  # start afresh
     probe = Probe()
     probe.start()
     t0 = time.perf_counter()
     panel.request_run()
-    app.exec()
+    loop.exec()
     lateness = np.array(probe.stop())
     window.controller.engine_event.disconnect(on_event)
     window.controller.running_changed.disconnect(on_running)
@@ -143,6 +190,7 @@ def one_run(app, window, form: dict[str, str], model: str, cancel_after_s: float
         "lateness_ms_p50": round(float(np.percentile(lateness, 50)) * 1000, 2),
         "lateness_ms_p99": round(float(np.percentile(lateness, 99)) * 1000, 2),
         "lateness_ms_max": round(float(lateness.max()) * 1000, 2),
+        **frames.take(),
         "ticks": int(lateness.size),
         "cancel_to_reaped_s": round(marks["end"] - marks["cancel"], 2)
         if "cancel" in marks
@@ -177,11 +225,12 @@ def main() -> int:
     app = create_app([])
     from gui.main_window import MainWindow
 
+    frames = FrameTimer()
     window = MainWindow()
     window.show()
     runs = []
     if not args.skip_default:
-        runs.append(one_run(app, window, {}, "resnet18-cifar", None))
+        runs.append(one_run(window, frames, {}, "resnet18-cifar", None))
     tiny = {
         "batch_size": "16",
         "warmup_steps": "10",
@@ -189,7 +238,7 @@ def main() -> int:
         "max_steps": "1000000",
         "max_seconds": "60",
     }
-    runs.append(one_run(app, window, tiny, "tiny-mlp", TINY_MEASURE_S))
+    runs.append(one_run(window, frames, tiny, "tiny-mlp", TINY_MEASURE_S))
     window.close()
     report = {
         "platform": app.platformName(),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 
 class MainWindow(QMainWindow):
+    _store_imported = Signal()
+
     def __init__(
         self,
         prefs: settings.Settings | None = None,
@@ -93,6 +97,7 @@ class MainWindow(QMainWindow):
         # see gui/lazy_store.py), so the window shows without waiting for it.
         self._table_loaded = False
         self.installEventFilter(self)
+        self._store_imported.connect(self._load_table)
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)
@@ -257,8 +262,16 @@ class MainWindow(QMainWindow):
         if watched is self and event.type() == QEvent.Type.Paint and not self._table_loaded:
             self._table_loaded = True
             self.removeEventFilter(self)
-            QTimer.singleShot(0, self._load_table)
+            # Import the store's pandas on a helper thread, so the window stays responsive
+            # (it takes half a second or more); the table fills when it is there.
+            threading.Thread(target=self._import_store, name="epochcost-store", daemon=True).start()
         return False
+
+    def _import_store(self) -> None:
+        import engine.store  # noqa: F401
+
+        with contextlib.suppress(RuntimeError):  # the window may be gone by now
+            self._store_imported.emit()  # queued to the GUI thread
 
     def _load_table(self) -> None:
         if self.results.model.frame is None:  # unless something loaded it already
