@@ -10,7 +10,7 @@ DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
             libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
 
-.PHONY: run test lint deb-deps venv bundle clean
+.PHONY: run test lint deb-deps venv bundle bundle-smoke clean
 
 venv: $(STAMP)
 
@@ -48,6 +48,24 @@ lint: $(STAMP)
 
 test: $(STAMP) deb-deps lint
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# The desktop bundle (README, "Desktop bundle"): PyInstaller (pyproject's `bundle` extra) into
+# .venv, then build.spec -> dist/epochcost/, one folder with the executable epochcost-gui.
+BUNDLE_STAMP := $(VENV)/.epochcost-bundle-installed
+
+$(BUNDLE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS),bundle]'
+	touch $(BUNDLE_STAMP)
+
+bundle: $(BUNDLE_STAMP) deb-deps
+	@start=$$(date +%s); \
+	$(PY) -m PyInstaller --noconfirm --clean --log-level WARN build.spec || exit 1; \
+	echo "built dist/epochcost in $$(( $$(date +%s) - start )) s, $$(du -sh dist/epochcost | cut -f1)"
+
+# The built bundle, headless, through one short real run and a chart export (tests/bundle).
+bundle-smoke: $(STAMP) deb-deps
+	@test -x dist/epochcost/epochcost-gui || { echo "no bundle in dist/epochcost: run make bundle first"; exit 1; }
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/bundle -v
 
 clean:
 	rm -rf build dist tests/output

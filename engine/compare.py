@@ -9,15 +9,16 @@ seconds, energy in kWh, emissions in kg CO2e.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from engine import cost
 from engine.catalog import Catalog
 from engine.catalog_rows import GpuSpec, Instance
 from engine.compare_rows import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.projection import Projection, measured, memory_bytes, project
+
+if TYPE_CHECKING:  # the listing is a DataFrame; pandas itself is not needed to compare
+    import pandas as pd
 
 
 def is_cpu(result: dict[str, Any]) -> bool:
@@ -165,7 +166,9 @@ def _instance_row(
         usd_per_run_spot=run_spot,
         kwh_per_epoch=kwh,
         co2_kg_per_epoch=cost.co2_kg(kwh, grid.ci_gco2e_per_kwh) if kwh and grid else None,
-        break_even_days=_break_even(options, local_samples_per_s, proj.samples_per_s, price, spot),
+        break_even_days=_break_even_days(
+            options, local_samples_per_s, proj.samples_per_s, price, spot
+        ),
         fits=proj.fits,
         memory_needed_bytes=proj.memory_needed_bytes,
         memory_available_bytes=proj.memory_available_bytes,
@@ -178,26 +181,39 @@ def _instance_row(
     )
 
 
-def _break_even(
+def break_even_against(
+    options: CompareOptions,
+    local_samples_per_s: float,
+    remote_samples_per_s: float | None,
+    usd_per_hour: float,
+    usd_per_hour_spot: float | None = None,
+) -> cost.BreakEven | None:
+    """Owning the measured machine (options.owned) against renting an instance for the same
+    work (its spot price when options.spot and it has one); None without owned hardware or a
+    throughput there. Its `days` is a row's break_even_days, its `series()` a chart's data."""
+    owned = options.owned
+    if owned is None or not remote_samples_per_s:
+        return None
+    spot = options.spot and usd_per_hour_spot is not None
+    return cost.break_even(
+        owned.purchase_usd,
+        usd_per_hour_spot if spot and usd_per_hour_spot is not None else usd_per_hour,
+        speedup=local_samples_per_s / remote_samples_per_s,
+        hours_per_day=owned.hours_per_day,
+        power_w=owned.wall_power_w or 0.0,
+        usd_per_kwh=owned.usd_per_kwh,
+    )
+
+
+def _break_even_days(
     options: CompareOptions,
     local: float,
     remote: float | None,
     price: float,
     spot: float | None,
 ) -> float | None:
-    owned = options.owned
-    if owned is None or not remote:
-        return None
-    usd_per_hour = spot if options.spot and spot is not None else price
-    wall = owned.wall_power_w or 0.0
-    return cost.break_even(
-        owned.purchase_usd,
-        usd_per_hour,
-        speedup=local / remote,
-        hours_per_day=owned.hours_per_day,
-        power_w=wall,
-        usd_per_kwh=owned.usd_per_kwh,
-    ).days
+    be = break_even_against(options, local, remote, price, spot)
+    return None if be is None else be.days
 
 
 def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions) -> CompareRow:
@@ -302,6 +318,28 @@ def compare(
     rows.sort(key=_sort_key(options.spot))
     notes = _notes(result, source_spec, any(not r.local for r in rows))
     return Comparison(tuple(rows), _source_text(result, source_spec), notes, tuple(left_out))
+
+
+def throughput_to_beat(
+    catalog: Catalog,
+    options: CompareOptions,
+    epoch_samples: int,
+    usd_per_epoch: float,
+    count: int = 5,
+) -> list[tuple[Instance, float]]:
+    """For a result that cannot be projected (a CPU run): the `count` cheapest GPU instances by
+    $/h among those the options select, each with the samples/s it would need for its epoch to
+    cost less than `usd_per_epoch`."""
+    candidates = [
+        i
+        for i in catalog.select(options.clouds, options.gpu)
+        if i.gpu_count and (options.max_gpus is None or i.gpu_count <= options.max_gpus)
+    ]
+    cheapest = sorted(candidates, key=lambda i: i.usd_per_hour)[:count]
+    return [
+        (i, cost.throughput_to_match(epoch_samples, usd_per_epoch, i.usd_per_hour))
+        for i in cheapest
+    ]
 
 
 def _left_out(instance: Instance, options: CompareOptions) -> str:

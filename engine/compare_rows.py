@@ -7,11 +7,12 @@ flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from engine import cost
+
+if TYPE_CHECKING:  # a frame is made on demand; comparing needs no pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class Comparison:
     left_out: tuple[tuple[str, str], ...] = field(default=())  # (instance, why)
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame([r.to_row() for r in self.rows])
 
     def left_out_counts(self) -> list[tuple[str, int]]:

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import engine
+from engine import paths
 from engine.accuracy.config import AccuracyConfig
 from engine.config import RunConfig
+from engine.errors import ConfigError
 from engine.events import Event, Failed, Finished, Phase, from_json
 from engine.runner import new_run_id
 
@@ -28,28 +29,50 @@ STDERR_TAIL_LINES = 200
 # How long a model file may take to load and build (its `building` phase) before the worker is
 # killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
 BUILD_TIMEOUT_S = 300.0
+# A frozen app (the desktop bundle) has no `python -m engine.worker`: its executable starts
+# itself with this flag first and runs engine.worker's main (gui/app.py).
+WORKER_FLAG = "--epochcost-worker"
 
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """How to start a worker: which Python (default: this one) and extra environment."""
+    """How to start a worker: which Python (default: this one, or in the bundle the app's own
+    executable in worker mode) and extra environment."""
 
     python: str = sys.executable
     env: dict[str, str] = field(default_factory=dict)
     verbose: bool = False
     build_timeout_s: float = BUILD_TIMEOUT_S  # a model file's building phase (s)
 
+    @property
+    def runs_self(self) -> bool:
+        """The worker is this frozen app's own executable (it is no Python interpreter)."""
+        return paths.frozen() and self.python == sys.executable
+
     def command(self) -> list[str]:
+        if self.runs_self:
+            return [self.python, WORKER_FLAG]
         return [self.python, "-m", "engine.worker"]
 
     def environment(self) -> dict[str, str]:
-        """The worker's environment: ours, the spec's, and PYTHONPATH to this engine."""
+        """The worker's environment: ours, the spec's, PYTHONPATH to this engine's source and
+        the app's shipped data (a worker under another interpreter reads the same catalogs)."""
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
+        env[paths.ASSETS_ENV] = str(paths.assets())
+        if self.verbose:
+            env["EPOCHCOST_VERBOSE"] = "1"
+        if self.runs_self:
+            return env
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
         )
-        if self.verbose:
-            env["EPOCHCOST_VERBOSE"] = "1"
+        if paths.frozen():
+            # The bundle's loader points LD_LIBRARY_PATH at its own libraries (and keeps the
+            # user's in LD_LIBRARY_PATH_ORIG): another Python must load its own CUDA and C++.
+            original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+            env.pop("LD_LIBRARY_PATH", None)
+            if original:
+                env["LD_LIBRARY_PATH"] = original
         return env
 
 
@@ -83,8 +106,8 @@ class Watchdog:
 
 
 def _engine_root() -> str:
-    """The folder holding this `engine` package, so the worker runs the same engine code."""
-    return str(Path(engine.__file__).resolve().parent.parent)
+    """The folder holding this `engine` package's source, so the worker runs the same code."""
+    return str(paths.engine_source_root())
 
 
 class WorkerProcess:
@@ -120,17 +143,24 @@ class WorkerProcess:
             self.run_id,
             "--control-stdin",
         ]
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            bufsize=1,
-            env=env,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                env=env,
+            )
+        except OSError as exc:  # a chosen interpreter that is gone or not executable
+            raise ConfigError(
+                "python",
+                f"the worker's Python {self.spec.python} could not be started "
+                f"({exc.strerror or exc})",
+            ) from None
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._watchdog = Watchdog(self.proc)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import RunFailed
-from engine.events import Event, Step
+from engine.events import Eval, Event, Step
 
 # glibc mallopt parameters. One arena: a thread started later (the monitor) cannot reserve a
 # fresh 64 MiB arena at a moment that depends on thread timing. A fixed mmap threshold: every
@@ -156,10 +156,11 @@ class MemoryCap:
             )
 
     def watch_steps(self, measuring: Generator[Event, None, None]) -> Generator[Event, None, None]:
-        """Pass the measuring loop's events through, checking the count after every step."""
+        """Pass the measuring loop's events through, checking the count after every step (and
+        every evaluation of a training-to-accuracy run, which reports no single steps)."""
         for event in measuring:
             yield event
-            if isinstance(event, Step):
+            if isinstance(event, Step | Eval):
                 self.check()
         self.check()
 

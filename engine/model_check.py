@@ -100,7 +100,11 @@ class ModelFileCheck:
             return ModelCheck(self.path, kind="config", message=exc.message)
         if self._cancelled.is_set():
             return ModelCheck(checked, kind="cancelled", message="cancelled")
-        proc = self._proc = self._start(checked)
+        try:
+            proc = self._proc = self._start(checked)
+        except OSError as exc:  # a chosen interpreter that is gone or not executable
+            message = f"the worker's Python {self.spec.python} could not be started"
+            return ModelCheck(checked, kind="config", message=f"{message} ({exc.strerror or exc})")
         if self._cancelled.is_set():  # cancel() came while the process started
             proc.kill()
         tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)

@@ -21,6 +21,17 @@ DEFAULTS = {
 FIELDS = ("purchase_usd", "usd_per_kwh", "power_w", *DEFAULTS)
 
 
+def gpu_defaults(spec: GpuSpec | None) -> dict[str, float | None]:
+    """The owned form's starting figures for a GPU before any run: its launch price and TDP from
+    the catalog (None where the catalog has none, or for no GPU), no tariff, then DEFAULTS."""
+    return {
+        "purchase_usd": spec.launch_price_usd if spec else None,
+        "power_w": spec.tdp_w if spec else None,
+        "usd_per_kwh": None,
+        **DEFAULTS,
+    }
+
+
 def gpu_of_result(
     result: dict[str, Any], catalog: Catalog, machine: Machine | None
 ) -> GpuSpec | None:
@@ -54,10 +65,10 @@ def owned_for_result(
     spec = gpu_of_result(result, catalog, machine)
     purchase = pick("purchase_usd")
     if purchase is None:
-        if spec is None or spec.launch_price_usd is None:
-            what = spec.name if spec else device_label(result)
-            raise ConfigError("purchase_usd", f"no launch price for {what} in the catalog; give it")
-        purchase = spec.launch_price_usd
+        purchase = gpu_defaults(spec)["purchase_usd"]
+    if purchase is None:
+        what = spec.name if spec else device_label(result)
+        raise ConfigError("purchase_usd", f"no launch price for {what} in the catalog; give it")
     tariff = pick("usd_per_kwh")
     if tariff is None:
         raise ConfigError("usd_per_kwh", "give your electricity tariff ($/kWh) to price owning")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.accuracy.repeats import Spread
 
 
 def duration(seconds: float | None) -> str:
@@ -38,6 +42,22 @@ def money(usd: float | None) -> str:
     if usd < 100:
         return f"${usd:.4f}"
     return f"${usd:,.2f}"
+
+
+def mean_std(s: Spread, fmt: str, scale: float = 1.0) -> str:
+    """ "275 ± 66" (the std left out with fewer than two values), "n/a" without a mean."""
+    if s.mean is None:
+        return "n/a"
+    text = format(s.mean * scale, fmt)
+    return text if s.std is None else f"{text} ± {format(s.std * scale, fmt)}"
+
+
+def money_mean_std(s: Spread) -> str:
+    """Dollars to three significant digits of the mean, the std to the same decimals."""
+    if s.mean is None:
+        return "n/a"
+    decimals = 2 if s.mean >= 1 else 2 - math.floor(math.log10(max(s.mean, 1e-12)))
+    return "$" + mean_std(s, f".{decimals}f")
 
 
 def summary(result: dict[str, Any]) -> str:

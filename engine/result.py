@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import statistics
-from typing import Any
+from typing import Any, Protocol
 
 from engine import cost, utilisation
 from engine.config import RunConfig
@@ -25,11 +25,24 @@ SCHEMA = "epochcost.result/1"
 STATUSES = ("ok", "oom", "failed", "cancelled")
 
 
-def _now() -> str:
+def now() -> str:
+    """A result's creation time: UTC, to the second, ISO 8601."""
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-def price_of(config: RunConfig) -> dict[str, Any] | None:
+class Priced(Protocol):
+    """The price fields a run's config carries (RunConfig and AccuracyConfig)."""
+
+    @property
+    def usd_per_hour(self) -> float | None: ...
+    @property
+    def price_source(self) -> str: ...
+    @property
+    def price_as_of(self) -> str | None: ...
+
+
+def price_of(config: Priced) -> dict[str, Any] | None:
+    """The price a result was costed at, with its source and date (today when not given)."""
     if config.usd_per_hour is None:
         return None
     as_of = config.price_as_of or _dt.date.today().isoformat()
@@ -112,20 +125,12 @@ def build_result(
     result: dict[str, Any] = {
         "schema": SCHEMA,
         "run_id": run_id,
-        "created_at": _now(),
+        "created_at": now(),
         "status": "ok",
         "error": None,
         "config": config.to_dict(),
         "environment": environment,
-        "workload": {
-            "name": workload.name,
-            "task": workload.task,
-            "input_shape": list(workload.input_shape),
-            "num_classes": workload.num_classes,
-            "epoch_unit": workload.epoch_unit,
-            "parameters": parameters,
-            **_model_file(workload),
-        },
+        "workload": workload_record(workload, parameters),
         "throughput_samples_per_s": throughput,
         "throughput_repeats": throughputs,
         "throughput_spread": (max(throughputs) - min(throughputs)) / throughput,
@@ -151,11 +156,20 @@ def build_result(
     return json_safe(result)
 
 
-def _model_file(workload: Workload) -> dict[str, Any]:
-    """The file a model came from and its content hash: two results of the same code match."""
+def workload_record(workload: Workload, parameters: int | None) -> dict[str, Any]:
+    """What a result says of its workload; for a model file, also the file's path and content
+    hash, so two results of the same code are known to match."""
+    record: dict[str, Any] = {
+        "name": workload.name,
+        "task": workload.task,
+        "input_shape": list(workload.input_shape),
+        "num_classes": workload.num_classes,
+        "epoch_unit": workload.epoch_unit,
+        "parameters": parameters,
+    }
     if isinstance(workload, FileWorkload):
-        return {"model_file": model_file_source.record(workload.path, workload.sha256)}
-    return {}
+        record["model_file"] = model_file_source.record(workload.path, workload.sha256)
+    return record
 
 
 def _failed_workload(config: RunConfig) -> dict[str, Any]:
@@ -176,7 +190,7 @@ def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any])
         {
             "schema": SCHEMA,
             "run_id": event.run_id,
-            "created_at": _now(),
+            "created_at": now(),
             "status": status,
             "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
             "config": config.to_dict(),

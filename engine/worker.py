@@ -1,6 +1,8 @@
 """The worker process: `python -m engine.worker run|accuracy --config-json JSON`, or
 `python -m engine.worker check-model --model-file PATH [--framework F]` (see
-engine/workloads/model_file_check.py).
+engine/workloads/model_file_check.py). In the desktop bundle, which has no `python -m`, the
+app's executable runs this main when its first argument is engine.launcher.WORKER_FLAG
+(`epochcost-gui --epochcost-worker run ...`, gui/app.py).
 
 `run` is one timed run (RunConfig); `accuracy` one training-to-accuracy run (AccuracyConfig).
 
@@ -18,7 +20,7 @@ import os
 import signal
 import sys
 import threading
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 # Framework log noise off before any framework can be imported (the CLI's --verbose lifts it).
 # TF_ENABLE_ONEDNN_OPTS is left as the user has it: TensorFlow's default (oneDNN on, on x86)
@@ -64,6 +66,9 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
 
     cancel = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: cancel.set())
+    # Ctrl-C in a terminal reaches the whole process group: the worker stops between steps and
+    # reports "cancelled" (the CLI asks it to as well), rather than dying with a traceback.
+    signal.signal(signal.SIGINT, lambda *_: cancel.set())
     if args.control_stdin:
         threading.Thread(target=_watch_control, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
@@ -137,5 +142,14 @@ def _ran_user_code(args: argparse.Namespace) -> bool:
         return False
 
 
+def entry(argv: list[str] | None = None) -> NoReturn:
+    """The worker process's whole life: main(), then exit at once. Every event is out by then;
+    tearing the framework down (seconds for torch) would only delay the next trial."""
+    code = main(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -1,17 +1,27 @@
-"""Entry point of the desktop app: `epochcost-gui`, `python -m gui`, `make run`."""
+"""Entry point of the desktop app: `epochcost-gui`, `python -m gui`, `make run`, and the desktop
+bundle's executable (build.spec).
+
+Nothing here imports Qt at module level: the bundle's executable is also its own worker
+(`epochcost-gui --epochcost-worker run ...`, engine/launcher.py), and a worker must not load Qt.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
 import signal
 import sys
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QTimer
-from PySide6.QtWidgets import QApplication
-
-import engine
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+
+    import engine
+
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
         return existing
@@ -22,7 +32,30 @@ def create_app(argv: list[str] | None = None) -> QApplication:
 
 
 def main(argv: list[str] | None = None) -> int:
-    app = create_app(argv if argv is not None else sys.argv[1:])
+    args = sys.argv[1:] if argv is None else list(argv)
+    # A child of multiprocessing in the bundle (spawn) runs its task and exits here.
+    multiprocessing.freeze_support()
+    from engine.launcher import WORKER_FLAG
+
+    if args[:1] == [WORKER_FLAG]:
+        from engine import worker
+
+        worker.entry(args[1:])  # exits the process once every event is out
+    if getattr(sys, "frozen", False) and args[:1] in (["-c"], ["-m"]):
+        # Something took the bundle's executable for a Python interpreter: never open a window.
+        print("epochcost-gui is the desktop app, not a Python interpreter", file=sys.stderr)
+        return 2
+    if args[:1] == ["--smoke"]:
+        from gui import smoke
+
+        return smoke.main(args[1:])
+    return run_window(args)
+
+
+def run_window(args: list[str]) -> int:
+    from PySide6.QtCore import QTimer
+
+    app = create_app(args)
     # Imported after the QApplication exists: plot widgets need it.
     from gui.main_window import MainWindow
 

@@ -8,6 +8,7 @@ emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Collection
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
@@ -46,12 +47,15 @@ NUMBER_FIELDS = {
 ERROR_STYLE = "color: #d04437;"
 
 
-def installed_frameworks(workload: registry.Workload) -> list[str]:
-    """Frameworks this workload supports that are installed here (found, not imported)."""
+def installed_frameworks(
+    workload: registry.Workload, configured: Collection[str] = ()
+) -> list[str]:
+    """Frameworks this workload supports that are installed here (found, not imported) or
+    given an interpreter of their own in File > Settings."""
     return [
         f
         for f in workload.frameworks
-        if importlib.util.find_spec(FRAMEWORK_PACKAGES.get(f, f)) is not None
+        if f in configured or importlib.util.find_spec(FRAMEWORK_PACKAGES.get(f, f)) is not None
     ]
 
 
@@ -88,9 +92,15 @@ class ConfigPanel(QWidget):
     cancel_requested = Signal()
     validity_changed = Signal(bool)
 
-    def __init__(self, devices: list[Device], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        devices: list[Device],
+        parent: QWidget | None = None,
+        interpreters: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.devices = devices
+        self.interpreters = dict(interpreters or {})  # framework -> its own Python
         self.config: RunConfig | None = None
         self.errors: dict[str, str] = {}
         self._error_labels: dict[str, QLabel] = {}
@@ -157,6 +167,8 @@ class ConfigPanel(QWidget):
         for edit in self.numbers.values():
             edit.textChanged.connect(self.validate)
         self.price.changed.connect(self.validate)
+        self.device.currentIndexChanged.connect(self._device_changed)
+        self._device_changed()
         self.run_button.clicked.connect(self.request_run)
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.model.setCurrentIndex(max(0, self.model.findData(defaults.model)))
@@ -173,6 +185,11 @@ class ConfigPanel(QWidget):
         form.addRow(label, cell)
         self._error_labels[name] = error
 
+    def _device_changed(self) -> None:
+        """Owning is priced from the chosen device's GPU (its launch price and TDP)."""
+        index = self.device.currentIndex()
+        self.price.set_device(self.devices[index] if 0 <= index < len(self.devices) else None)
+
     def _model_changed(self) -> None:
         workload = registry.get(self.model.currentData())
         self.model_info.setText(
@@ -182,10 +199,15 @@ class ConfigPanel(QWidget):
         current = self.framework.currentText()
         self.framework.blockSignals(True)
         self.framework.clear()
-        self.framework.addItems(installed_frameworks(workload))
+        self.framework.addItems(installed_frameworks(workload, self.interpreters))
         self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
         self.framework.blockSignals(False)
         self.validate()
+
+    def set_interpreters(self, interpreters: dict[str, str]) -> None:
+        """Frameworks with an interpreter of their own are offered even if not installed here."""
+        self.interpreters = dict(interpreters)
+        self._model_changed()
 
     def values(self) -> tuple[dict[str, Any], dict[str, str]]:
         """RunConfig fields from the widgets, and the fields whose text does not parse."""
@@ -199,7 +221,8 @@ class ConfigPanel(QWidget):
         if not values["framework"]:
             workload = registry.get(values["model"])
             errors["framework"] = (
-                f"none of {', '.join(workload.frameworks)} is installed in this environment"
+                f"none of {', '.join(workload.frameworks)} is installed in this environment; "
+                "File > Settings can point a framework at a Python that has it"
             )
             values.pop("framework")
         for name, (_, whole, optional) in NUMBER_FIELDS.items():

@@ -8,6 +8,7 @@ the worker process has been reaped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable
@@ -44,6 +45,8 @@ class RunController(QObject):
         super().__init__(parent)
         self._store = store
         self._spec = spec
+        # Per framework, the Python that runs its workers (File > Settings); else the spec's.
+        self.interpreters: dict[str, str] = {}
         self._thread: EngineThread | None = None
         self._environment: dict[str, Any] = {}
         self.config: RunConfig | None = None
@@ -51,6 +54,11 @@ class RunController(QObject):
     @property
     def running(self) -> bool:
         return self._thread is not None
+
+    @property
+    def store(self) -> Callable[[], Store]:
+        """Opens the store runs are kept in (tabs with runs of their own store there too)."""
+        return self._store
 
     @property
     def worker_pid(self) -> int | None:
@@ -62,7 +70,7 @@ class RunController(QObject):
             return False
         self.config = config.validated()
         self._environment = {}
-        thread = EngineThread(self.config, self._spec)
+        thread = EngineThread(self.config, self.spec_for(self.config.framework))
         thread.engine_event.connect(self._on_event)
         # Bound methods of this GUI-thread object, so both arrive queued on the GUI thread.
         thread.finished.connect(self._on_finished_signal)
@@ -70,6 +78,13 @@ class RunController(QObject):
         thread.start()
         self.running_changed.emit(True)
         return True
+
+    def spec_for(self, framework: str) -> WorkerSpec:
+        """How a run of this framework starts its worker: the chosen interpreter, if any
+        (tabs with runs of their own start their workers the same way)."""
+        spec = self._spec or WorkerSpec()
+        python = self.interpreters.get(framework)
+        return dataclasses.replace(spec, python=python) if python else spec
 
     def cancel(self) -> None:
         if self._thread is not None:

@@ -16,6 +16,7 @@ import traceback
 from PySide6.QtCore import QObject, QThread, Signal
 
 from engine.config import RunConfig
+from engine.errors import ConfigError
 from engine.events import Failed, Finished
 from engine.launcher import CANCEL_GRACE_S, WorkerProcess, WorkerSpec
 
@@ -56,6 +57,8 @@ class EngineThread(QThread):
             for event in self.worker.events():
                 ended = ended or isinstance(event, Finished | Failed)
                 self.engine_event.emit(event)
+        except ConfigError as exc:  # the worker's Python (File > Settings) cannot start
+            self.engine_event.emit(Failed(run_id=self.run_id, kind="config", message=exc.message))
         except Exception as exc:  # the worker could not start, or its pipe broke
             if not ended:
                 self.engine_event.emit(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
+from PySide6.QtCore import QRectF, QSizeF
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,19 +24,29 @@ class ExportError(ValueError):
     """An export that cannot be written; the message says why, for the message bar."""
 
 
-def export_chart(item: pg.GraphicsLayout, path: Path) -> Path:
-    """Write a chart to `path`; the suffix (.png or .svg) picks the format."""
+def export_chart(
+    item: pg.GraphicsLayout, path: Path, layout_px: tuple[int, int] | None = None
+) -> Path:
+    """Write a chart to `path`; the suffix (.png or .svg) picks the format. With `layout_px`
+    (width, height) the chart is laid out at that size for the file, whatever its size on
+    screen (a chart half a page wide would otherwise export tall, with outsized text)."""
     suffix = path.suffix.lower()
     if suffix not in CHART_FORMATS:
         raise ExportError(f"{path.name}: save charts as .png or .svg")
     if not path.parent.is_dir():
         raise ExportError(f"folder {path.parent} does not exist")
-    if suffix == ".svg":
-        pg.exporters.SVGExporter(item).export(str(path))
-    else:
-        exporter = pg.exporters.ImageExporter(item)
-        exporter.parameters()["width"] = PNG_WIDTH_PX
-        exporter.export(str(path))
+    on_screen = item.geometry()
+    if layout_px is not None:
+        item.setGeometry(QRectF(on_screen.topLeft(), QSizeF(*layout_px)))
+    try:
+        if suffix == ".svg":
+            pg.exporters.SVGExporter(item).export(str(path))
+        else:
+            exporter = pg.exporters.ImageExporter(item)
+            exporter.parameters()["width"] = PNG_WIDTH_PX
+            exporter.export(str(path))
+    finally:
+        item.setGeometry(on_screen)
     if not path.is_file():
         raise ExportError(f"{path} could not be written")
     return path

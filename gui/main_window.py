@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -27,15 +28,20 @@ from engine.devices import Device, list_devices
 from engine.events import Event, Failed, Finished
 from engine.launcher import WorkerSpec
 from gui import about, export, settings, theme
+from gui.accuracy_page import AccuracyPage
+from gui.compare_page import ComparePage
 from gui.config_panel import ConfigPanel
 from gui.controller import RunController
 from gui.error_path import ErrorReporter, logger
 from gui.lazy_store import open_store
 from gui.menus import CHART_TITLES, build_menus
 from gui.message_bar import MessageBar
+from gui.plan_page import PlanPage
 from gui.plots import LivePlots
 from gui.results_panel import ResultsPanel
+from gui.settings_dialog import SettingsDialog
 from gui.status import RunStatus
+from gui.sweep_page import SweepPage
 
 if TYPE_CHECKING:
     from engine.store import Store
@@ -57,7 +63,11 @@ class MainWindow(QMainWindow):
         self.prefs = prefs or settings.Settings()
         self.reporter = ErrorReporter(self)
         self.controller = RunController(store, spec, self)
-        self.panel = ConfigPanel(devices if devices is not None else list_devices())
+        self.controller.interpreters = self.prefs.interpreters()
+        self.panel = ConfigPanel(
+            devices if devices is not None else list_devices(),
+            interpreters=self.controller.interpreters,
+        )
         theme_name = self.prefs.text(settings.THEME, "system")
         app = QApplication.instance()
         assert isinstance(app, QApplication)
@@ -76,8 +86,15 @@ class MainWindow(QMainWindow):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.message_bar)
         top_layout.addWidget(self.plots, 1)
+        # One tab per question; the configuration on the left and the results table below
+        # serve them all (a tab reads the panel's config and follows the table's selection).
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(top, "Run")
+        self._add_pages()
         self.right = QSplitter(Qt.Orientation.Vertical)
-        self.right.addWidget(top)
+        self.right.addWidget(self.tabs)
         self.right.addWidget(self.results)
         self.right.setStretchFactor(0, 3)
         self.right.setStretchFactor(1, 1)
@@ -99,6 +116,13 @@ class MainWindow(QMainWindow):
         self.installEventFilter(self)
         self._store_imported.connect(self._load_table)
 
+    def _add_pages(self) -> None:
+        """The tabs beside Run, one line each; a page is a QWidget of its own module."""
+        self.tabs.addTab(ComparePage(self.results, self.panel.price.source), "Compare")
+        self.tabs.addTab(SweepPage(self), "Sweep")
+        self.tabs.addTab(AccuracyPage(self), "Accuracy")
+        self.tabs.addTab(PlanPage(self.results, self.prefs), "Plan")
+
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)
         self.panel.cancel_requested.connect(self.controller.cancel)
@@ -115,6 +139,7 @@ class MainWindow(QMainWindow):
             lambda _: self.plots.set_overlays(self.results.selected_results())
         )
         self.results.message.connect(self.message_bar.show_message)
+        self.panel.price.source.message.connect(self.message_bar.show_message)
         self.results.open_requested.connect(self.open_result_dialog)
         self.results.export_requested.connect(self.export_csv_dialog)
         self.message_bar.details_requested.connect(
@@ -243,6 +268,20 @@ class MainWindow(QMainWindow):
         self.message_bar.show_message(f"Saved {out}", "info")
         return out
 
+    def show_settings(self) -> SettingsDialog:
+        """File > Settings (window-modal; it applies on OK)."""
+        dialog = SettingsDialog(self.prefs.interpreters(), self)
+        dialog.accepted.connect(lambda: self.set_interpreters(dialog.interpreters()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def set_interpreters(self, chosen: dict[str, str]) -> None:
+        """Each framework's worker Python: kept, offered in the form, used by the next run."""
+        self.prefs.set(settings.INTERPRETERS, chosen)
+        self.controller.interpreters = dict(chosen)
+        self.panel.set_interpreters(chosen)
+
     def show_about(self) -> None:
         QMessageBox.about(self, "About epochcost", about.about_html())
 
@@ -279,6 +318,12 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.controller.shutdown()  # stops and reaps the worker before the window goes
+        for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
+            dialog.shutdown()
+        for index in range(self.tabs.count()):  # pages with jobs of their own stop them too
+            shutdown = getattr(self.tabs.widget(index), "shutdown", None)
+            if shutdown is not None:
+                shutdown()
         self.plots.timer.stop()
         self.prefs.set(settings.FORM, self.panel.state())
         self.prefs.set(settings.GEOMETRY, self.saveGeometry())
@@ -290,8 +335,9 @@ class MainWindow(QMainWindow):
 
 def caption(config: RunConfig, device_label: str) -> str:
     """The line under every chart: what ran where, at which price, when."""
+    quoted = f", {config.price_as_of}" if config.price_as_of else ""
     price = (
-        f"${config.usd_per_hour:,.2f}/h ({config.price_source})"
+        f"${config.usd_per_hour:,.4g}/h ({config.price_source}{quoted})"
         if config.usd_per_hour is not None
         else "no price"
     )

@@ -37,6 +37,8 @@ def build_menus(w: MainWindow) -> Actions:
         copy.addAction(title, lambda n=name: w.copy_chart(n))
     export_csv = file.addAction("Export results as &CSV…", w.export_csv_dialog)
     file.addSeparator()
+    settings = file.addAction("&Settings…", w.show_settings)
+    settings.setShortcut(QKeySequence("Ctrl+,"))
     quit_ = file.addAction("&Quit", w.close)
     quit_.setShortcut(QKeySequence.StandardKey.Quit)
 

@@ -24,6 +24,10 @@ SPLITTER = "window/splitter"
 FORM = "form/values"
 LAST_FOLDER = "files/last_folder"
 THEME = "view/theme"
+# Per framework, the Python that runs its workers ({"tensorflow": "/path/bin/python"});
+# a framework not named runs in the app's own (File > Settings, gui/settings_dialog.py).
+INTERPRETERS = "workers/interpreters"
+ACCURACY_FORM = "accuracy/values"
 
 
 class Settings:
@@ -55,6 +59,11 @@ class Settings:
         except json.JSONDecodeError:
             return {}
         return value if isinstance(value, dict) else {}
+
+    def interpreters(self) -> dict[str, str]:
+        """The interpreter chosen per framework; frameworks left at the default are absent."""
+        chosen = self.mapping(INTERPRETERS)
+        return {k: v for k, v in chosen.items() if isinstance(v, str) and v.strip()}
 
     def set(self, key: str, value: str | int | QByteArray | dict[str, Any]) -> None:
         self._q.setValue(key, json.dumps(value) if isinstance(value, dict) else value)

@@ -42,6 +42,7 @@ class AccuracyConfig:
     repeat: int = 0  # which repeat of a study this is (0-based)
     seed: int = 0  # model initialisation and shuffling; a study gives each repeat its own
     threads: int | None = None
+    memory_limit_bytes: int | None = None  # worker-enforced cap on a CPU (engine/memcap.py)
     usd_per_hour: float | None = None
     price_source: str = "user"
     price_as_of: str | None = None

@@ -23,7 +23,6 @@ price), so `results list/show/export/import` and the comparison treat it like an
 
 from __future__ import annotations
 
-import datetime as _dt
 from typing import Any
 
 from engine import cost
@@ -33,22 +32,11 @@ from engine.data import DataInfo, describe
 from engine.errors import ConfigError
 from engine.events import Failed, json_safe
 from engine.monitor import MonitorSummary, summary_dict
-from engine.result import SCHEMA
+from engine.result import SCHEMA, now, price_of, workload_record
 from engine.stats import summary
 from engine.workloads.registry import Workload
 
 KIND = "accuracy"
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-
-
-def price_of(config: AccuracyConfig) -> dict[str, Any] | None:
-    if config.usd_per_hour is None:
-        return None
-    as_of = config.price_as_of or _dt.date.today().isoformat()
-    return cost.Price(config.usd_per_hour, config.price_source, as_of).to_dict()
 
 
 def _usd(seconds: float, config: AccuracyConfig) -> float | None:
@@ -160,19 +148,12 @@ def build_result(
         "schema": SCHEMA,
         "kind": KIND,
         "run_id": run_id,
-        "created_at": _now(),
+        "created_at": now(),
         "status": "ok",
         "error": None,
         "config": config.to_dict(),
         "environment": environment,
-        "workload": {
-            "name": workload.name,
-            "task": workload.task,
-            "input_shape": list(workload.input_shape),
-            "num_classes": workload.num_classes,
-            "epoch_unit": workload.epoch_unit,
-            "parameters": parameters,
-        },
+        "workload": workload_record(workload, parameters),
         # Training throughput on the real data, input pipeline included, evaluation excluded.
         "throughput_samples_per_s": throughput,
         "step_time_s": summary(outcome.interval_step_times_s),  # mean step per interval
@@ -209,7 +190,7 @@ def failed_result(
             "schema": SCHEMA,
             "kind": KIND,
             "run_id": event.run_id,
-            "created_at": _now(),
+            "created_at": now(),
             "status": status,
             "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
             "config": config.to_dict(),

@@ -18,8 +18,9 @@ from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.loop import LoopOutcome, train_to_accuracy
 from engine.accuracy.result import build_result
 from engine.backends import trainer as trainers
-from engine.errors import ConfigError, RunFailed, is_out_of_memory
+from engine.errors import ConfigError, RunFailed, is_out_of_memory, out_of_memory_line
 from engine.events import Event, Failed, Finished, Phase, Started
+from engine.memcap import MemoryCap
 from engine.monitor import Monitor
 from engine.probes import open_probe
 from engine.runner import new_run_id
@@ -46,14 +47,23 @@ def run(
         t0 = time.perf_counter()
         dataset = data.load(config.dataset)
         env["data_load_seconds"] = time.perf_counter() - t0
+        # The data set in host memory is not counted: on a GPU it is not the device's.
+        cap = MemoryCap(config.memory_limit_bytes) if config.memory_limit_bytes else None
+        if cap is not None:
+            cap.begin(config.batch_size)
         trainer = yield from backend.open_trainer(config, workload, dataset, run_id)
+        if cap is not None:
+            cap.built()
         if cancel.is_set():
             raise RunFailed("cancelled", "cancelled by the user")
         env.update(trainer.environment())
         monitor = Monitor(open_probe(trainer.device), run_id).start()
+        if cap is not None:
+            cap.start_counting()
         setup_seconds = time.perf_counter() - t_start
         outcome = LoopOutcome()
-        yield from train_to_accuracy(trainer, config, run_id, cancel, monitor, outcome)
+        training = train_to_accuracy(trainer, config, run_id, cancel, monitor, outcome)
+        yield from (cap.watch_steps(training) if cap else training)
         yield Phase(run_id=run_id, phase="finishing")
         monitor.note_process_memory(_peak_rss_bytes() if trainer.device == "cpu" else None)
         result = build_result(
@@ -67,8 +77,10 @@ def run(
             setup_seconds=setup_seconds,
             monitor=monitor.summary(),
             device_memory=trainer.device_memory(),
-            warnings=_warnings(outcome, dataset.info.classes, config),
+            warnings=trainer.warnings() + _warnings(outcome, dataset.info.classes, config),
         )
+        if cap is not None:
+            result.update(cap.memory_fields())  # the cap is this run's device
         yield from monitor.drain()
         yield Finished(run_id=run_id, result=result)
     except (RunFailed, ConfigError) as exc:
@@ -98,9 +110,8 @@ def _warnings(outcome: LoopOutcome, classes: int, config: AccuracyConfig) -> lis
 
 def _failure(run_id: str, config: AccuracyConfig, exc: BaseException) -> Failed:
     tb = traceback.format_exc()
-    first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if is_out_of_memory(exc):
-        message = f"out of memory at batch size {config.batch_size}: {first_line}"
+        message = f"out of memory at batch size {config.batch_size}: {out_of_memory_line(exc)}"
         kind = "oom"
     elif isinstance(exc, ImportError):
         message, kind = f"{config.framework} is not usable here: {exc}", "framework"

@@ -12,7 +12,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary, study_total, summarise
@@ -21,7 +21,9 @@ from engine.config import MAX_BATCH_SIZE
 from engine.errors import ConfigError
 from engine.events import Event, Failed, Finished, Started
 from engine.launcher import WorkerProcess, WorkerSpec
-from engine.store import Store
+
+if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one
+    from engine.store import Store
 
 MAX_REPEATS = 100
 

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Generator
 from typing import Any
 
+from engine.accuracy.config import DEFAULT_LEARNING_RATE, AccuracyConfig
 from engine.backends.address_space import lift_cap, outside_cap
 from engine.backends.timers import WallTimer
 from engine.config import RunConfig
@@ -22,6 +23,10 @@ from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 _POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
+TENSOR_CAP_NOTE = (
+    "memory cap: TensorFlow ran with oneDNN off and its tensors in a BFC allocator held to the "
+    "cap (so that running out is reported, not a crash); the speed is not that of an uncapped run"
+)
 
 
 def resolve_device(tf: Any, requested: str) -> int | None:
@@ -94,59 +99,106 @@ def _quiet(tf: Any) -> None:
         warnings.filterwarnings("ignore", module=module)
 
 
-class TfSession:
+class TfRuntime:
+    """What a TensorFlow session (timed runs) and trainer (cost to accuracy) share: the started
+    runtime, the device, the tensor cap, and what the result records about them."""
+
+    def __init__(
+        self, tf: Any, keras: Any, config: RunConfig | AccuracyConfig, gpu: int | None
+    ) -> None:
+        self._tf = tf
+        self._keras = keras
+        self._gpu = gpu
+        self._precision = config.precision
+        self._xla = bool(config.compile)
+        self.device = "cpu" if gpu is None else f"cuda:{gpu}"
+        # With one GPU visible it is TensorFlow's GPU:0, whatever its CUDA index.
+        self._tf_device = "/CPU:0" if gpu is None else "/GPU:0"
+        self._tensor_cap = config.memory_limit_bytes if gpu is None else None
+        self._memory_total = gpu_memory_total(self.device) if gpu is not None else None
+
+    def device_memory(self) -> dict[str, Any] | None:
+        if self._gpu is None:
+            return None  # the runner reports the process's peak RSS
+        info = self._tf.config.experimental.get_memory_info("GPU:0")
+        return {
+            # With memory growth on, the allocator's peak is what the model used; NVML's
+            # per-process figure (with the CUDA context) wins in the result when larger.
+            "peak_bytes": int(info["peak"]),
+            "total_bytes": self._memory_total,
+            "source": "tf.config.experimental.get_memory_info",
+        }
+
+    def environment(self) -> dict[str, Any]:
+        tf, build = self._tf, self._tf.sysconfig.get_build_info()
+        env: dict[str, Any] = {
+            "framework": "tensorflow",
+            "framework_version": tf.__version__,
+            "keras_version": self._keras.__version__,
+            "device": self.device,
+            # 0 means TensorFlow's default: one thread per CPU this process may run on.
+            "threads": tf.config.threading.get_intra_op_parallelism_threads()
+            or len(os.sched_getaffinity(0)),
+            "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads() or None,
+            "cuda": build.get("cuda_version"),
+            "cudnn": build.get("cudnn_version"),
+            "xla": self._xla,
+            "precision_policy": _POLICIES[self._precision],
+            "data_format": "channels_last",  # Keras's native layout; --channels-last is moot
+            # oneDNN kernels change CPU speed a lot; None is TensorFlow's default (on, on x86).
+            "onednn_opts": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
+            "tensor_memory_cap_bytes": self._tensor_cap,
+        }
+        if self._gpu is not None:
+            details = tf.config.experimental.get_device_details(
+                tf.config.list_physical_devices("GPU")[self._gpu]  # physical: all GPUs
+            )
+            env["device_name"] = details.get("device_name")
+            capability = details.get("compute_capability")
+            env["device_capability"] = ".".join(map(str, capability)) if capability else None
+            env["device_memory_bytes"] = self._memory_total
+            # Which peak MFU is measured against for fp32 (engine/utilisation.py).
+            env["tf32_matmul"] = bool(tf.config.experimental.is_tensor_float_32_execution_enabled())
+        return env
+
+
+class TfSession(TfRuntime):
     def __init__(
         self, tf: Any, keras: Any, config: RunConfig, workload: Workload, gpu: int | None
     ) -> None:
         from engine.workloads import keras_models
 
-        self._tf = tf
-        self._keras = keras
+        super().__init__(tf, keras, config, gpu)
         self._config = config
-        self._gpu = gpu
-        self.device = "cpu" if gpu is None else f"cuda:{gpu}"
-        # With one GPU visible it is TensorFlow's GPU:0, whatever its CUDA index.
-        self._tf_device = "/CPU:0" if gpu is None else "/GPU:0"
-        keras.mixed_precision.set_global_policy(_POLICIES[config.precision])
         with tf.device(self._tf_device):
             task = _build_task(workload, config, self.device)
             self._inputs, self._targets = task.make_batch(config.batch_size)
-            self._optimizer = _optimizer(keras, config)
-            self._optimizer.build(task.model.trainable_variables)
+            training = TrainingStep(
+                tf,
+                keras,
+                task,
+                config.optimizer,
+                config.precision,
+                DEFAULT_LEARNING_RATE[config.optimizer],
+            )
         self.parameters = keras_models.parameter_count(task.model)
         self._model = task.model
-        self._loss_fn = task.loss
         # tf.function traces on its first call (and XLA compiles then, with jit_compile), so
         # the measuring loop keeps that call out of the window and reports its time apart.
         # jit_compile None (not False) leaves TensorFlow's own default when XLA is not asked for.
-        self._train_step = tf.function(self._step_fn, jit_compile=True if config.compile else None)
+        self._train_step = tf.function(training, jit_compile=True if config.compile else None)
         self.compiles = True
         self.flops_method: str | None = None  # set by flops_per_step
         self._traces_after_first: int | None = None
-        self._tensor_cap = config.memory_limit_bytes if gpu is None else None
         self._notes: list[str] = []  # for the result, with the first window's warnings
         if self._tensor_cap:
-            self._notes.append(
-                "memory cap: TensorFlow ran with oneDNN off and its tensors in a BFC allocator "
-                "held to the cap (so that running out is reported, not a crash); the speed is "
-                "not that of an uncapped run"
-            )
+            self._notes.append(TENSOR_CAP_NOTE)
         self._last_loss: Any = None
-        self._memory_total = _gpu_memory_total(self.device) if gpu is not None else None
         # On the CPU the call returns when its kernels have run, so the clock around it is the
         # step. On a GPU the call returns once the kernels are queued; TensorFlow has no device
         # timing events, so these are host times, which follow the device once CUDA's launch
         # queue is full; the window's throughput stands on its two synchronisations either way.
         self.timer: Any = WallTimer()
-
-    def _step_fn(self, inputs: Any, targets: Any) -> Any:
-        tf, model, optimizer = self._tf, self._model, self._optimizer
-        with tf.GradientTape() as tape:
-            loss = self._loss_fn(targets, model(inputs, training=True))
-            scaled = optimizer.scale_loss(loss)  # the loss itself unless fp16 scales it
-        grads = tape.gradient(scaled, model.trainable_variables)
-        optimizer.apply(grads, model.trainable_variables)
-        return loss
 
     def step(self) -> None:
         self._last_loss = self._train_step(self._inputs, self._targets)  # not read: no sync
@@ -174,53 +226,9 @@ class TfSession:
     def loss(self) -> float | None:
         return None if self._last_loss is None else float(self._last_loss.numpy())
 
-    def device_memory(self) -> dict[str, Any] | None:
-        if self._gpu is None:
-            return None  # the runner reports the process's peak RSS
-        info = self._tf.config.experimental.get_memory_info("GPU:0")
-        return {
-            # With memory growth on, the allocator's peak is what the model used; NVML's
-            # per-process figure (with the CUDA context) wins in the result when larger.
-            "peak_bytes": int(info["peak"]),
-            "total_bytes": self._memory_total,
-            "source": "tf.config.experimental.get_memory_info",
-        }
-
     def reset_peak_memory(self) -> None:
         if self._gpu is not None:
             self._tf.config.experimental.reset_memory_stats("GPU:0")
-
-    def environment(self) -> dict[str, Any]:
-        tf, build = self._tf, self._tf.sysconfig.get_build_info()
-        env: dict[str, Any] = {
-            "framework": "tensorflow",
-            "framework_version": tf.__version__,
-            "keras_version": self._keras.__version__,
-            "device": self.device,
-            # 0 means TensorFlow's default: one thread per CPU this process may run on.
-            "threads": tf.config.threading.get_intra_op_parallelism_threads()
-            or len(os.sched_getaffinity(0)),
-            "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads() or None,
-            "cuda": build.get("cuda_version"),
-            "cudnn": build.get("cudnn_version"),
-            "xla": bool(self._config.compile),
-            "precision_policy": _POLICIES[self._config.precision],
-            "data_format": "channels_last",  # Keras's native layout; --channels-last is moot
-            # oneDNN kernels change CPU speed a lot; None is TensorFlow's default (on, on x86).
-            "onednn_opts": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
-            "tensor_memory_cap_bytes": self._tensor_cap,
-        }
-        if self._gpu is not None:
-            details = tf.config.experimental.get_device_details(
-                tf.config.list_physical_devices("GPU")[self._gpu]  # physical: all GPUs
-            )
-            env["device_name"] = details.get("device_name")
-            capability = details.get("compute_capability")
-            env["device_capability"] = ".".join(map(str, capability)) if capability else None
-            env["device_memory_bytes"] = self._memory_total
-            # Which peak MFU is measured against for fp32 (engine/utilisation.py).
-            env["tf32_matmul"] = bool(tf.config.experimental.is_tensor_float_32_execution_enabled())
-        return env
 
     def window_warnings(self) -> list[str]:
         out, self._notes = self._notes, []
@@ -253,19 +261,46 @@ def _build_task(workload: Workload, config: RunConfig, device: str) -> Any:
     return keras_models.build(workload)
 
 
-def _optimizer(keras: Any, config: RunConfig) -> Any:
-    """The PyTorch side's optimizers. Keras's weight decay is decoupled (AdamW-style) where
-    torch's SGD adds it to the gradient: the same work per step, slightly different maths."""
-    if config.optimizer == "sgd":
-        optimizer = keras.optimizers.SGD(learning_rate=0.01, momentum=0.9, weight_decay=5e-4)
-    else:
-        optimizer = keras.optimizers.Adam(learning_rate=1e-3)
-    if config.precision == "fp16":  # as torch's GradScaler: scale the loss, skip overflows
-        optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
-    return optimizer
+class TrainingStep:
+    """One training iteration with the PyTorch side's optimizers and maths: SGD (momentum 0.9,
+    weight decay 5e-4 added to the gradient before momentum, as torch.optim.SGD does; Keras's
+    own weight decay is decoupled) or Adam (torch's epsilon). Under fp16 the loss is scaled
+    and overflowing steps skipped, as torch's GradScaler does. Build it inside the device
+    scope; wrap it in tf.function. Called with (inputs, targets), it returns the loss."""
+
+    def __init__(
+        self, tf: Any, keras: Any, task: Any, name: str, precision: str, learning_rate: float
+    ) -> None:
+        self._tf = tf
+        self._model = task.model
+        self._loss_fn = task.loss
+        if name == "sgd":
+            optimizer = keras.optimizers.SGD(learning_rate=learning_rate, momentum=0.9)
+        else:
+            optimizer = keras.optimizers.Adam(learning_rate=learning_rate, epsilon=1e-8)
+        self._weight_decay = 5e-4 if name == "sgd" else 0.0
+        if precision == "fp16":
+            optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+        optimizer.build(task.model.trainable_variables)
+        self.optimizer = optimizer
+
+    def __call__(self, inputs: Any, targets: Any) -> Any:
+        tf, model, optimizer = self._tf, self._model, self.optimizer
+        variables = model.trainable_variables
+        with tf.GradientTape() as tape:
+            loss = self._loss_fn(targets, model(inputs, training=True))
+            scaled = optimizer.scale_loss(loss)  # the loss itself unless fp16 scales it
+        grads = tape.gradient(scaled, variables)
+        if self._weight_decay:
+            decay = optimizer.scale_loss(self._weight_decay)  # scaled as the gradients are
+            grads = [
+                g if g is None else g + decay * v for g, v in zip(grads, variables, strict=True)
+            ]
+        optimizer.apply(grads, variables)
+        return loss
 
 
-def _gpu_memory_total(device: str) -> int | None:
+def gpu_memory_total(device: str) -> int | None:
     """The GPU's memory (bytes) from NVML; TensorFlow has no call for it. None without NVML."""
     from engine.probes import open_probe
 
@@ -276,12 +311,14 @@ def _gpu_memory_total(device: str) -> int | None:
         probe.close()
 
 
-def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
+def start_runtime(config: RunConfig | AccuracyConfig) -> tuple[Any, Any, int | None]:
+    """Import Keras on TensorFlow and start TensorFlow's runtime as `config` asks (device,
+    threads, memory cap, precision policy, seed); returns (tf, keras, gpu index or None)."""
     # Keras 3 picks its backend from KERAS_BACKEND at import: a user's "torch" or "jax" there
     # would load that framework into this process.
     os.environ["KERAS_BACKEND"] = "tensorflow"
     import keras
-    import tensorflow as tf  # already imported by engine.backends.load()
+    import tensorflow as tf  # already imported by the backend's or the trainer's load()
 
     _quiet(tf)
     gpu = resolve_device(tf, config.device)
@@ -292,6 +329,12 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
         _configure_devices(tf, gpu, config.threads)
         tf.config.list_logical_devices()  # starts the runtime: devices and thread pools
     keras.utils.set_random_seed(config.seed)
+    keras.mixed_precision.set_global_policy(_POLICIES[config.precision])
+    return tf, keras, gpu
+
+
+def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
+    tf, keras, gpu = start_runtime(config)
     device = "cpu" if gpu is None else f"cuda:{gpu}"
     yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
     return TfSession(tf, keras, config, workload, gpu)

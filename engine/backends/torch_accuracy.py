@@ -9,14 +9,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from engine.accuracy import inputs
 from engine.accuracy.config import AccuracyConfig
 from engine.backends.torch_backend import _autocast, _check_precision, resolve_device
 from engine.data import Dataset
-from engine.data.batches import Batches, normalised
 from engine.events import Event, Phase
 from engine.workloads.registry import Workload
-
-EVAL_BATCH = 500  # held-out images per forward pass (at least the training batch)
 
 
 class TorchTrainer:
@@ -47,15 +45,12 @@ class TorchTrainer:
         self._forward = torch.compile(self._model) if config.compile else self._model
         self._scaler = torch.amp.GradScaler("cuda") if config.precision == "fp16" else None
         self._last_loss: Any = None
-        mean, std = data.channel_stats()
-        self._batches = Batches(
-            data.x_train, data.y_train, config.batch_size, config.seed, mean, std, True
-        )
-        # The held-out split is normalised and placed on the device once, before training:
-        # evaluation time is reported apart, and its input pipeline is not training's cost.
-        count = min(config.eval_samples or len(data.x_test), len(data.x_test))
-        self._x_test = self._to_device(normalised(data.x_test[:count], mean, std, True))
-        self._y_test = torch.from_numpy(data.y_test[:count]).to(device)
+        prepared = inputs.prepare(data, config, channels_first=True)
+        self._batches = prepared.train
+        self._eval_slices = prepared.eval_slices()
+        # The held-out split goes to the device once, before training.
+        self._x_test = self._to_device(prepared.x_test)
+        self._y_test = torch.from_numpy(prepared.y_test).to(device)
 
     def _to_device(self, images: Any) -> Any:
         x = self._torch.from_numpy(images).to(self._device)  # on the CPU: no copy
@@ -83,7 +78,6 @@ class TorchTrainer:
     def evaluate(self) -> tuple[float, float]:
         torch = self._torch
         functional = torch.nn.functional
-        chunk = max(EVAL_BATCH, self._config.batch_size)
         correct = torch.zeros((), dtype=torch.int64, device=self._device)
         loss_sum = torch.zeros((), dtype=torch.float32, device=self._device)
         # The eager model, not a compiled one: eval mode and a last partial chunk would
@@ -91,9 +85,9 @@ class TorchTrainer:
         self._model.eval()
         try:
             with torch.inference_mode(), _autocast(torch, self._device, self._config.precision):
-                for start in range(0, len(self._y_test), chunk):
-                    logits = self._model(self._x_test[start : start + chunk]).float()
-                    y = self._y_test[start : start + chunk]
+                for part in self._eval_slices:
+                    logits = self._model(self._x_test[part]).float()
+                    y = self._y_test[part]
                     loss_sum += functional.cross_entropy(logits, y, reduction="sum")
                     correct += (logits.argmax(dim=1) == y).sum()
         finally:
@@ -120,6 +114,9 @@ class TorchTrainer:
             "total_bytes": int(total),
             "source": "torch.cuda.max_memory_reserved",
         }
+
+    def warnings(self) -> list[str]:
+        return []
 
     def environment(self) -> dict[str, Any]:
         torch = self._torch

@@ -120,16 +120,22 @@ class TorchSession:
     def flops_per_step(self) -> float | None:
         """FLOPs of one training step (forward + backward), counted once on the eager model by
         torch.utils.flop_counter (matmul, convolution, attention at 2 FLOPs per multiply-add;
-        element-wise work and the optimizer are not counted)."""
+        element-wise work and the optimizer are not counted), plus the nn.LSTM calls it does
+        not see (engine/backends/torch_rnn_flops.py)."""
         from torch.utils.flop_counter import FlopCounterMode
+
+        from engine.backends.torch_rnn_flops import uncounted_lstm_flops
 
         torch = self._torch
         with FlopCounterMode(display=False) as counter:
-            with _autocast(torch, self._device, self._config.precision):
+            with (
+                uncounted_lstm_flops(self._model, counter.get_total_flops) as lstm,
+                _autocast(torch, self._device, self._config.precision),
+            ):
                 loss = self._loss_fn(self._model(self._inputs), self._targets)
             loss.backward()
         self._optimizer.zero_grad(set_to_none=True)
-        return float(counter.get_total_flops())
+        return float(counter.get_total_flops() + sum(lstm))
 
     def sync(self) -> None:
         if self._device.type == "cuda":

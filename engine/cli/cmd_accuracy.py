@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any, TextIO
 
 from engine import data, report
 from engine.accuracy.config import AccuracyConfig
-from engine.accuracy.repeats import BatchSummary, Spread
+from engine.accuracy.repeats import BatchSummary
 from engine.accuracy.result import price_of
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
@@ -23,7 +22,12 @@ from engine.launcher import WorkerSpec
 from engine.store import Store
 
 # Config field -> this command's option, where the names differ.
-_FIELDS = {"target_accuracy": "target", "price_as_of": "price_date", "batch_size": "batch_sizes"}
+_FIELDS = {
+    "target_accuracy": "target",
+    "price_as_of": "price_date",
+    "batch_size": "batch_sizes",
+    "memory_limit_bytes": "memory_limit_mb",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,8 +79,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--optimizer", default=d.optimizer, choices=("sgd", "adam"))
     p.add_argument("--learning-rate", type=float, default=None, help="default 0.01 SGD, 0.001 Adam")
     p.add_argument("--channels-last", action="store_true", help="NHWC memory format")
-    p.add_argument("--compile", action="store_true", help="torch.compile (its time is counted)")
+    p.add_argument(
+        "--compile", action="store_true", help="torch.compile / XLA (its time is counted)"
+    )
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the framework")
+    p.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        default=None,
+        help="cap the worker's memory; going past it counts as out of memory",
+    )
     p.add_argument("--seed", type=int, default=d.seed, help="repeat r uses seed + r")
     p.add_argument("--price-per-hour", type=float, default=None, metavar="USD")
     p.add_argument("--price-source", default=d.price_source)
@@ -119,6 +131,7 @@ def plan_from_args(args: argparse.Namespace) -> StudyPlan:
             include_eval_time=args.include_eval_time,
             seed=args.seed,
             threads=args.threads,
+            memory_limit_bytes=args.memory_limit_mb * 2**20 if args.memory_limit_mb else None,
             usd_per_hour=args.price_per_hour,
             price_source=args.price_source,
             price_as_of=args.price_date,
@@ -187,21 +200,6 @@ def summary_json(plan: StudyPlan, outcome: StudyOutcome) -> dict[str, Any]:
     }
 
 
-def _pm(s: Spread, fmt: str, scale: float = 1.0) -> str:
-    if s.mean is None:
-        return "n/a"
-    text = format(s.mean * scale, fmt)
-    return text if s.std is None else f"{text} ± {format(s.std * scale, fmt)}"
-
-
-def _money_pm(s: Spread) -> str:
-    """Dollars to three significant digits of the mean, the std to the same decimals."""
-    if s.mean is None:
-        return "n/a"
-    decimals = 2 if s.mean >= 1 else 2 - math.floor(math.log10(max(s.mean, 1e-12)))
-    return "$" + _pm(s, f".{decimals}f")
-
-
 _COLUMNS: tuple[tuple[str, int], ...] = (
     ("batch", 6),
     ("reached", 7),
@@ -225,11 +223,11 @@ def _row(s: BatchSummary, priced: bool, stable: bool) -> str:
     return _cells(
         [
             *head,
-            _pm(s.stabilization_iteration, ".0f"),
-            _pm(s.epochs, ".2f"),
-            _pm(s.accuracy, ".1f", 100),
-            _pm(s.seconds, ".2f"),
-            _money_pm(s.usd) if priced else "no price (--price-per-hour)",
+            report.mean_std(s.stabilization_iteration, ".0f"),
+            report.mean_std(s.epochs, ".2f"),
+            report.mean_std(s.accuracy, ".1f", 100),
+            report.mean_std(s.seconds, ".2f"),
+            report.money_mean_std(s.usd) if priced else "no price (--price-per-hour)",
         ]
     )
 
@@ -261,10 +259,10 @@ def table(plan: StudyPlan, outcome: StudyOutcome) -> str:
 class _Progress:
     """One line per run on stderr; the learning curve's latest point on a terminal."""
 
-    def __init__(self, plan: StudyPlan, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, plan: StudyPlan, stream: TextIO | None = None) -> None:
         self.plan = plan
-        self.stream = stream
-        self.tty = stream.isatty()
+        self.stream = stream or sys.stderr  # the stderr of now, not of the module's import
+        self.tty = self.stream.isatty()
         self.t0 = time.monotonic()
 
     def __call__(self, event: Event) -> None:

@@ -19,6 +19,7 @@ from engine.compare import (
     compare,
     is_cpu,
     measured_elsewhere,
+    throughput_to_beat,
 )
 from engine.report import duration
 from engine.store import Store, read_result_file
@@ -167,15 +168,8 @@ def _to_match(c: Comparison, cat: Catalog, options: CompareOptions, epoch_sample
     local = next(r for r in c.rows if r.local)
     if not local.usd_per_epoch:
         return ""
-    candidates = [
-        i
-        for i in cat.select(options.clouds, options.gpu)
-        if i.gpu_count and (options.max_gpus is None or i.gpu_count <= options.max_gpus)
-    ]
-    cheapest = sorted(candidates, key=lambda i: i.usd_per_hour)[:5]
     lines = [f"to cost less than ${usd(local.usd_per_epoch)} an epoch, a GPU instance must reach:"]
-    for i in cheapest:
-        need = cost.throughput_to_match(epoch_samples, local.usd_per_epoch, i.usd_per_hour)
+    for i, need in throughput_to_beat(cat, options, epoch_samples, local.usd_per_epoch):
         lines.append(
             f"  {need:10,.1f} samples/s  {i.cloud} {i.instance_type} ({i.gpu_model} "
             f"x{i.gpu_count:g}, ${i.usd_per_hour:g}/h, {i.price_date})"

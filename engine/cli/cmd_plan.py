@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from typing import Any
 
-from engine import plan_presets, plan_targets, planner
+from engine import plan_presets, plan_report, plan_targets, planner
 from engine.catalog import Catalog
-from engine.catalog_rows import GpuSpec
 from engine.cli.cmd_catalog import load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.common import UsageError, print_json
 from engine.cli.plan_text import render_comparison, render_plan
 from engine.plan_presets import Preset
+from engine.plan_report import Inputs
 from engine.plan_targets import PlanOptions
-from engine.planner import Compute, Power, RunsRow, Target, Utilisation
-from engine.utilisation import peak_for_spec
+from engine.planner import Compute, Power, Target
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,19 +80,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """Everything a plan rests on, resolved from the options."""
-
-    compute: Compute
-    preset: Preset | None
-    utilisation: Utilisation
-    power: Power
-    runs: tuple[RunsRow, ...]
-    runs_name: str
-    options: PlanOptions
-
-
 def handle(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets(args.json)
@@ -112,7 +97,7 @@ def handle(args: argparse.Namespace) -> int:
         inputs.power,
         inputs.runs,
     )
-    data = _single_json(row, target, inputs, cat)
+    data = plan_report.single(row, target, inputs, cat)
     if args.json:
         print_json(data)
     else:
@@ -229,61 +214,6 @@ def _single_target(
     return plan_targets.with_notes(target, (note,) if note else ())
 
 
-def _published(inputs: Inputs, cat: Catalog) -> dict[str, Any] | None:
-    """A preset's published GPU-hours read as the MFU that this FLOP count implies."""
-    p = inputs.preset
-    same = inputs.compute.tokens == p.tokens and inputs.compute.params == p.params if p else False
-    if p is None or p.published_gpu_hours is None or not same:
-        return None
-    spec: GpuSpec | None = cat.gpu(p.published_gpu)
-    peak = None if spec is None else peak_for_spec(spec, inputs.options.precision)
-    implied = None
-    if peak is not None and peak.tflops:
-        implied = planner.implied_mfu(inputs.compute.flops, p.published_gpu_hours, peak.tflops)
-    return {"gpu_hours": p.published_gpu_hours, "gpu": p.published_gpu, "implied_mfu": implied}
-
-
-def _assumptions(inputs: Inputs) -> dict[str, Any]:
-    return {
-        "compute": inputs.compute.basis,
-        "precision": inputs.options.precision,
-        "mfu": inputs.utilisation.basis,
-        "mfu_measured": inputs.utilisation.measured,
-        "power": inputs.power.basis,
-        "runs_table": inputs.runs_name,
-        "runs": [
-            {"label": r.label, "runs": r.runs, "relative_size": r.relative_size, "source": r.source}
-            for r in inputs.runs
-        ],
-        "scaling": "perfect scaling over the GPUs assumed (the time is a lower bound)",
-    }
-
-
-def _single_json(
-    row: planner.PlanRow, target: Target, inputs: Inputs, cat: Catalog
-) -> dict[str, Any]:
-    data = row.to_row()
-    data["assumptions"] = {
-        **_assumptions(inputs),
-        "peak": target.peak_basis,
-        "price": target.price_basis,
-        "spot": target.spot_basis,
-        "owned": target.owned_basis,
-        "grid": target.grid_basis,
-        "pue": target.pue,
-    }
-    if inputs.preset is not None:
-        p = inputs.preset
-        data["preset"] = {
-            "name": p.name,
-            "params_source": p.params_source,
-            "tokens_source": p.tokens_source,
-            "notes": p.notes,
-        }
-    data["published"] = _published(inputs, cat)
-    return data
-
-
 def _compare(args: argparse.Namespace, cat: Catalog, inputs: Inputs) -> int:
     if args.instance:
         raise UsageError("compare", "--compare prices every GPU: leave out --instance")
@@ -293,17 +223,9 @@ def _compare(args: argparse.Namespace, cat: Catalog, inputs: Inputs) -> int:
     if args.json:
         print_json(
             {
-                "rows": [
-                    {
-                        **r.to_row(),
-                        "price": t.price_basis,
-                        "spot": t.spot_basis,
-                        "grid": t.grid_basis,
-                    }
-                    for r, t in rows
-                ],
+                "rows": plan_report.comparison_rows(rows),
                 "left_out": [{"gpu": gpu, "why": why} for gpu, why in left_out],
-                "assumptions": _assumptions(inputs),
+                "assumptions": plan_report.assumptions(inputs),
             }
         )
         return 0

@@ -5,15 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.tables import number, table
+from engine.plan_report import dollars
 from engine.planner import PlanRow, Target
 from engine.report import duration
 
 if TYPE_CHECKING:
-    from engine.cli.cmd_plan import Inputs
-
-
-def dollars(value: float | None) -> str:
-    return "-" if value is None else f"${value:,.0f}" if value >= 100 else f"${value:,.2f}"
+    from engine.plan_report import Inputs
 
 
 def _time(hours: float) -> str:

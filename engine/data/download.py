@@ -76,7 +76,8 @@ def _fetch(url: str, out: Path, progress: Callable[[int, int | None], None] | No
             "url",
             f"cannot download {url} ({reason}). This machine looks offline: fetch "
             "cifar-10-binary.tar.gz on another machine, unpack it, and give its folder as "
-            "--dataset FOLDER; or use the built-in data set (--dataset patterns10)",
+            "the data set (--dataset FOLDER); or use the built-in data set patterns10 "
+            "(--dataset patterns10)",
         ) from None
     except OSError as exc:
         raise ConfigError("to", f"cannot write {out}: {exc.strerror}") from None

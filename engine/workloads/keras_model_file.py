@@ -22,7 +22,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from engine.workloads.model_file import ModelFileSpec, hints  # noqa: E402
+from engine.workloads.model_file import ModelFileSpec, default_loss_help, hints  # noqa: E402
 
 
 @dataclass
@@ -141,24 +141,9 @@ def _loss(spec: ModelFileSpec) -> Callable[[Any, Any], Any]:
                 keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
             )
         except Exception as exc:  # Keras and TensorFlow raise several kinds for a bad shape
-            raise spec.error(_default_loss_help(target.kind, target.size, outputs, exc)) from exc
+            raise spec.error(default_loss_help(target, outputs, exc)) from exc
 
     return default_loss
-
-
-def _default_loss_help(kind: str, size: int, outputs: Any, exc: Exception) -> str:
-    got = f"shape {tuple(outputs.shape)}" if hasattr(outputs, "shape") else type(outputs).__name__
-    wanted = {
-        "classes": f"logits of shape (batch, {size})",
-        "tokens": f"logits of shape (batch, sequence, {size})",
-        "regression": f"values of shape (batch, {size})",
-    }[kind]
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return (
-        f"the default loss for TARGET ({kind!r}, {size}) cannot use the model's outputs "
-        f"({got}); the model must return {wanted}, or define loss(outputs, targets) "
-        f"({type(exc).__name__}: {first})"
-    )
 
 
 def _forward_and_loss(spec: ModelFileSpec, task: KerasFileTask, inputs: Any, targets: Any) -> Any:

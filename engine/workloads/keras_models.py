@@ -68,8 +68,37 @@ def _image_task(model: keras.Model, workload: Workload) -> KerasTask:
     return KerasTask(model, make_batch, _sparse_cross_entropy)
 
 
-def _conv_bn(x: Any, filters: int, kernel: int, stride: int = 1, relu: bool = True) -> Any:
-    x = layers.Conv2D(filters, kernel, strides=stride, padding="same", use_bias=False)(x)
+# torch's initialisations, so that twins start training from the same distribution (what a
+# cost-to-accuracy run compares): nn.Linear's and nn.Conv2d's default, uniform in
+# +-1/sqrt(fan_in), and torchvision ResNets' convolutions, He-normal over fan_out.
+def _torch_default_init() -> keras.initializers.Initializer:
+    return keras.initializers.VarianceScaling(1 / 3, "fan_in", "uniform")
+
+
+def _torchvision_conv_init() -> keras.initializers.Initializer:
+    return keras.initializers.VarianceScaling(2.0, "fan_out", "untruncated_normal")
+
+
+def _torch_dense(units: int, fan_in: int, **kwargs: Any) -> layers.Dense:
+    """A Dense layer initialised as torch's nn.Linear (weights and bias)."""
+    bound = 1.0 / math.sqrt(fan_in)
+    return layers.Dense(
+        units,
+        kernel_initializer=_torch_default_init(),
+        bias_initializer=keras.initializers.RandomUniform(-bound, bound),
+        **kwargs,
+    )
+
+
+def _conv_bn(
+    x: Any, filters: int, kernel: int, stride: int = 1, relu: bool = True, stem: bool = False
+) -> Any:
+    """Convolution, batch norm, ReLU. The CIFAR stem is a plain nn.Conv2d on the torch side
+    (set after torchvision initialised the rest), so it keeps torch's default initialisation."""
+    init = _torch_default_init() if stem else _torchvision_conv_init()
+    x = layers.Conv2D(
+        filters, kernel, strides=stride, padding="same", use_bias=False, kernel_initializer=init
+    )(x)
     x = layers.BatchNormalization(**_BN)(x)
     return layers.ReLU()(x) if relu else x
 
@@ -98,12 +127,12 @@ def _bottleneck(x: Any, planes: int, stride: int) -> Any:
 def _cifar_resnet(workload: Workload, block: Callable[..., Any], depths: list[int]) -> KerasTask:
     """A torchvision ResNet with the CIFAR stem (3x3 stride-1 convolution, no max-pool)."""
     inputs = keras.Input(workload.input_shape)
-    x = _conv_bn(inputs, 64, 3)
+    x = _conv_bn(inputs, 64, 3, stem=True)
     for stage, depth in enumerate(depths):
         for i in range(depth):
             x = block(x, 64 * 2**stage, 2 if stage > 0 and i == 0 else 1)
     x = layers.GlobalAveragePooling2D()(x)
-    outputs = layers.Dense(workload.num_classes)(x)
+    outputs = _torch_dense(workload.num_classes, x.shape[-1])(x)
     return _image_task(keras.Model(inputs, outputs, name=workload.name), workload)
 
 
@@ -130,12 +159,13 @@ def _inception_v3(w: Workload) -> KerasTask:
 
 
 def _tiny_mlp(w: Workload) -> KerasTask:
+    hidden = 128
     model = keras.Sequential(
         [
             keras.Input(w.input_shape),
             layers.Flatten(),
-            layers.Dense(128, activation="relu"),
-            layers.Dense(w.num_classes),
+            _torch_dense(hidden, math.prod(w.input_shape), activation="relu"),
+            _torch_dense(w.num_classes, hidden),
         ],
         name=w.name,
     )

@@ -124,6 +124,23 @@ class Target:
     size: int
 
 
+def default_loss_help(target: Target, outputs: Any, exc: Exception) -> str:
+    """Why the default loss for TARGET could not use the model's outputs, and what to change
+    (the same words for both frameworks)."""
+    got = f"shape {tuple(outputs.shape)}" if hasattr(outputs, "shape") else type(outputs).__name__
+    wanted = {
+        "classes": f"logits of shape (batch, {target.size})",
+        "tokens": f"logits of shape (batch, sequence, {target.size})",
+        "regression": f"values of shape (batch, {target.size})",
+    }[target.kind]
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return (
+        f"the default loss for TARGET ({target.kind!r}, {target.size}) cannot use the model's "
+        f"outputs ({got}); the model must return {wanted}, or define loss(outputs, targets) "
+        f"({type(exc).__name__}: {first})"
+    )
+
+
 @dataclass(frozen=True)
 class ModelFileSpec:
     """A loaded model file: its declarations checked, its functions ready to call."""

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.workloads.model_file import ModelFileSpec, hints
+from engine.workloads.model_file import ModelFileSpec, default_loss_help, hints
 from engine.workloads.torch_models import TorchTask, parameter_count
 
 _DTYPES = {
@@ -133,23 +133,9 @@ def _loss(spec: ModelFileSpec) -> Callable[[Any, Any], torch.Tensor]:
                 targets = targets.reshape(-1)
             return nn.functional.cross_entropy(outputs, targets)
         except (RuntimeError, ValueError, AttributeError, IndexError, TypeError) as exc:
-            raise spec.error(_default_loss_help(target.kind, target.size, outputs, exc)) from exc
+            raise spec.error(default_loss_help(target, outputs, exc)) from exc
 
     return default_loss
-
-
-def _default_loss_help(kind: str, size: int, outputs: Any, exc: Exception) -> str:
-    got = f"shape {tuple(outputs.shape)}" if hasattr(outputs, "shape") else type(outputs).__name__
-    wanted = {
-        "classes": f"logits of shape (batch, {size})",
-        "tokens": f"logits of shape (batch, sequence, {size})",
-        "regression": f"values of shape (batch, {size})",
-    }[kind]
-    return (
-        f"the default loss for TARGET ({kind!r}, {size}) cannot use the model's outputs "
-        f"({got}); the model must return {wanted}, or define loss(outputs, targets) "
-        f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-    )
 
 
 def _try_step(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from engine.config import RunConfig
 from engine.events import Event
-from engine.launcher import WorkerProcess
+from engine.launcher import WorkerProcess, _engine_root
 
 # A run short enough for tests: the tiny model, few steps.
 TINY = RunConfig(
@@ -25,3 +28,48 @@ def run_events(config: RunConfig) -> list[Event]:
         return list(worker.events())
     finally:
         worker.close()
+
+
+# The same run on the command line.
+TINY_ARGS = [
+    "--model",
+    "tiny-mlp",
+    "--batch-size",
+    "16",
+    "--warmup-steps",
+    "2",
+    "--min-steps",
+    "5",
+    "--max-steps",
+    "20",
+    "--threads",
+    "1",
+]
+
+# The keys every row of `epochcost compare --json` has (issue: prices and comparison).
+COMPARE_JSON_KEYS = {
+    "instance_type",
+    "cloud",
+    "gpu_model",
+    "gpu_count",
+    "throughput_samples_per_s",
+    "throughput_low",
+    "throughput_high",
+    "estimated",
+    "usd_per_epoch",
+    "usd_per_epoch_spot",
+}
+
+
+def cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """`epochcost ...` in a fresh interpreter, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=_engine_root(),
+        env=env,
+    )

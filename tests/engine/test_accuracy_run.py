@@ -143,3 +143,15 @@ def test_a_study_cancelled_from_another_thread_keeps_the_cancelled_run(tmp_path)
     assert study_results(store, plan.study_id) == [only]
     (row,) = outcome.summaries
     assert (row.repeats, row.failed, row.failures) == (1, 1, ("cancelled by the user",))
+
+
+def test_a_memory_cap_is_the_runs_device_and_going_past_it_is_an_oom_result():
+    capped = run_events(QUICK.with_changes(memory_limit_bytes=1 << 30))[-1]
+    assert isinstance(capped, Finished), capped
+    result = capped.result
+    assert result["memory_total_bytes"] == 1 << 30 and 0 < result["memory_fill"] < 1
+    assert result["memory_source"] == "memory limit (resident memory of the workload)"
+    # The normalised held-out split alone (2,000 images, 23 MiB) is more than 8 MiB.
+    failed = run_events(QUICK.with_changes(memory_limit_bytes=8 << 20))[-1]
+    assert isinstance(failed, Failed) and failed.kind == "oom", failed
+    assert "more than the memory limit of 8.00 MiB" in failed.message

@@ -3,39 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from engine.cli import main
-from engine.launcher import _engine_root
-
-TINY_ARGS = [
-    "--model",
-    "tiny-mlp",
-    "--batch-size",
-    "16",
-    "--warmup-steps",
-    "2",
-    "--min-steps",
-    "5",
-    "--max-steps",
-    "20",
-    "--threads",
-    "1",
-]
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real console entry point in a fresh interpreter."""
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=_engine_root(),
-    )
+from tests.engine.helpers import TINY_ARGS, cli
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 from engine.cli import main
 from engine.launcher import _engine_root
-from tests.engine.test_cli import cli
+from tests.engine.helpers import cli
 
 QUICK = [
     "--model",

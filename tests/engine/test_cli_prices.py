@@ -3,46 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from engine import catalog
 from engine.cli import main
-from engine.launcher import _engine_root
+from tests.engine.helpers import COMPARE_JSON_KEYS, TINY_ARGS, cli
 from tests.engine.price_results import result
 
-TINY_RUN = [
-    "run",
-    "--model",
-    "tiny-mlp",
-    "--batch-size",
-    "16",
-    "--warmup-steps",
-    "2",
-    "--min-steps",
-    "5",
-    "--max-steps",
-    "20",
-    "--threads",
-    "1",
-    "--price-per-hour",
-    "0.05",
-    "--json",
-]
-JSON_KEYS = {
-    "instance_type",
-    "cloud",
-    "gpu_model",
-    "gpu_count",
-    "throughput_samples_per_s",
-    "throughput_low",
-    "throughput_high",
-    "estimated",
-    "usd_per_epoch",
-    "usd_per_epoch_spot",
-}
+TINY_RUN = ["run", *TINY_ARGS, "--price-per-hour", "0.05", "--json"]
 
 
 def run_json(capsys, *args: str) -> object:
@@ -114,13 +83,7 @@ def test_breakeven_bad_input_exits_2_naming_the_option(capsys, extra, words):
 
 
 def test_compare_a_real_cpu_run_with_the_cloud(tmp_path, capsys):
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli", *TINY_RUN],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=_engine_root(),
-    )
+    proc = cli(*TINY_RUN)
     assert proc.returncode == 0, proc.stderr
     run = json.loads(proc.stdout)
     # text: the local machine alone, and why no GPU rows
@@ -143,7 +106,7 @@ def test_compare_a_real_cpu_run_with_the_cloud(tmp_path, capsys):
     assert main(["results", "import", str(path)]) == 0
     capsys.readouterr()
     rows = run_json(capsys, "compare", run["run_id"], "--json")
-    assert all(set(r) >= JSON_KEYS for r in rows)
+    assert all(set(r) >= COMPARE_JSON_KEYS for r in rows)
     usd = [r["usd_per_epoch"] for r in rows]
     assert usd == sorted(usd)
     t4_rows = {r["instance_type"] for r in rows if r["gpu_model"] in ("T4", "T4g")}

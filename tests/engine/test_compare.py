@@ -5,23 +5,19 @@ from __future__ import annotations
 import pytest
 
 from engine import catalog, cost
-from engine.compare import CompareOptions, MeasuredRun, compare, measured_elsewhere
+from engine.compare import (
+    CompareOptions,
+    MeasuredRun,
+    break_even_against,
+    compare,
+    measured_elsewhere,
+    throughput_to_beat,
+)
 from engine.store import Store
+from tests.engine.helpers import COMPARE_JSON_KEYS
 from tests.engine.price_results import result
 
 CAT = catalog.load()
-JSON_KEYS = {
-    "instance_type",
-    "cloud",
-    "gpu_model",
-    "gpu_count",
-    "throughput_samples_per_s",
-    "throughput_low",
-    "throughput_high",
-    "estimated",
-    "usd_per_epoch",
-    "usd_per_epoch_spot",
-}
 
 
 def _row(comparison, instance_type):
@@ -61,7 +57,7 @@ def test_rows_are_sorted_by_cost_per_epoch_with_the_local_machine_among_them():
     assert len(local) == 1 and local[0].cloud == "local" and local[0].instance_type == "homebox"
     # owned: $0.0849315/h (see test_cost) for a 50 s epoch (50,000 at 1000/s) = $0.00117960
     assert local[0].usd_per_epoch == pytest.approx(0.00117960, rel=1e-5)
-    assert set(c.to_frame().columns) >= JSON_KEYS
+    assert set(c.to_frame().columns) >= COMPARE_JSON_KEYS
     # only whole machines of at most one GPU, and no historical prices, unless asked
     assert all(r.gpu_count <= 1 for r in c.rows)
     assert not any(r.historical for r in c.rows)
@@ -77,6 +73,11 @@ def test_break_even_days_against_each_instance_count_electricity():
     owned = cost.OwnedHardware(699, usd_per_kwh=0.15, power_w=250, rest_of_system_w=100)
     c = compare(result(), CAT, CompareOptions(owned=owned))
     assert _row(c, "p3.2xlarge").break_even_days == pytest.approx(15.7109, rel=1e-4)
+    # the chart's series is the same break-even: owning and renting cost the same on that day
+    p3 = _row(c, "p3.2xlarge")
+    be = break_even_against(CompareOptions(owned=owned), 1000.0, p3.throughput_samples_per_s, 3.06)
+    owned_usd, rented_usd = be.cumulative(15.7109)
+    assert owned_usd == pytest.approx(rented_usd, rel=1e-4)
 
 
 def test_a_result_measured_on_the_target_gpu_replaces_the_estimate():
@@ -131,6 +132,14 @@ def test_a_cpu_result_is_not_scaled_to_gpus():
         "Standard_NC4as_T4_v3",
     }
     assert all(r.status == "measured" for r in c.rows)
+    # what the cheapest GPU instances would have to reach: 50,000 samples at $0.9/h over the
+    # local $/epoch (50,000 / 75 s x 0.9 / 3600 = $0.166667); g4dn.xlarge $0.526/h needs 43.83/s
+    local = c.rows[[r.local for r in c.rows].index(True)]
+    beat = dict(
+        (i.instance_type, need)
+        for i, need in throughput_to_beat(CAT, CompareOptions(), 50_000, local.usd_per_epoch)
+    )
+    assert len(beat) == 5 and beat["g4dn.xlarge"] == pytest.approx(43.8333, rel=1e-4)
 
 
 def test_a_gpu_missing_from_the_catalog_gets_no_estimates_but_its_own_row():

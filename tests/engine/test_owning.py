@@ -45,3 +45,17 @@ def test_what_is_missing_or_wrong_is_named(kwargs, field):
     with pytest.raises(ConfigError) as info:
         owning.owned_for_result(cpu, CAT, usd_per_kwh=0.2)
     assert info.value.field == "purchase_usd" and "Some CPU" in info.value.message
+
+
+def test_the_owned_form_starts_from_the_launch_price_and_tdp_of_a_gpu():
+    assert owning.gpu_defaults(CAT.gpu("GeForce GTX 1080 Ti")) == {
+        "purchase_usd": 699,
+        "power_w": 250,
+        "usd_per_kwh": None,
+        "lifetime_years": 3.0,
+        "hours_per_day": 24.0,
+        "rest_of_system_w": 0.0,
+        "psu_efficiency": 0.9,
+    }
+    nothing_known = owning.gpu_defaults(None)
+    assert nothing_known["purchase_usd"] is None and nothing_known["power_w"] is None

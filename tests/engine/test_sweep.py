@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 import threading
 
@@ -13,7 +12,7 @@ import psutil
 import pytest
 
 from engine.cli import main
-from engine.launcher import WorkerSpec, _engine_root
+from engine.launcher import WorkerSpec
 from engine.store import Store
 from engine.sweep import Sweep, run_sweep
 from engine.sweep_events import (
@@ -24,24 +23,13 @@ from engine.sweep_events import (
     TrialStarted,
 )
 from engine.sweep_plan import SweepPlan
-from tests.engine.helpers import TINY
+from tests.engine.helpers import TINY, cli
 
 # The max-fit case: tiny-mlp needs about 12.9 KiB per sample (the 3x32x32 input alone is
 # 12 KiB) on top of ~11 MiB, so under a 48 MiB cap the boundary lies near batch 2950: 2048 fits
 # with ~12 MiB to spare and 4096 overshoots by ~14 MiB, whatever the exact overhead.
 MAXFIT_CAP_MB = 48
 MAXFIT_START, MAXFIT_MULTIPLE = 2048, 256
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`epochcost ...` in a fresh interpreter, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=_engine_root(),
-    )
 
 
 def test_a_sweep_over_three_batch_sizes_measures_and_stores_each_as_one_group():

@@ -21,7 +21,7 @@ from engine.events import Finished, Phase, Sample, Started, Step, from_json
 from engine.launcher import _engine_root
 from engine.result import validate
 from engine.workloads import registry
-from tests.engine.helpers import TINY, run_events
+from tests.engine.helpers import TINY, cli, run_events
 
 TF_TINY = TINY.with_changes(framework="tensorflow")
 # TensorFlow's own log lines: absl's "I0000 00:00:..." prefix, its pre-init notice, oneDNN's.
@@ -116,17 +116,6 @@ def test_resnet18_cifar_runs_in_a_tensorflow_worker_that_never_imports_torch():
     assert result["workload"]["parameters"] == 11_173_962  # torchvision's ResNet-18, CIFAR stem
     assert result["steps_measured"] == 3
     assert "FRAMEWORKS tensorflow,keras" in stderr.splitlines()
-
-
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=_engine_root(),
-        env=env,
-    )
 
 
 def test_out_of_memory_is_data_and_its_message_reaches_the_terminal_without_tf_noise():

@@ -42,3 +42,12 @@ def tiny_config(**changes) -> RunConfig:
     )
     values.update(changes)
     return RunConfig(**values).validated()
+
+
+def show_tab(window, title: str):
+    """The main window's tab page titled `title`, made current (pages build when first shown)."""
+    titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    assert title in titles, titles
+    page = window.tabs.widget(titles.index(title))
+    window.tabs.setCurrentWidget(page)
+    return page

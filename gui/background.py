@@ -1,0 +1,67 @@
+"""BackgroundJob: run one blocking engine call on a QThread and hand what it yields to the GUI.
+
+The engine's long calls (a sweep's events(), an accuracy study, a model-file check) block and
+are cancelled from another thread. A tab wraps one in a BackgroundJob:
+
+    job = BackgroundJob(lambda emit: [emit(e) for e in sweep.events()], cancel=sweep.cancel)
+    job.item.connect(self.on_event)      # each emitted object, queued to the GUI thread
+    job.done.connect(self.on_done)       # once, after the work returned or raised
+    job.start()
+
+`done` carries the work's return value, or an `JobError` when it raised (the message for the
+user and the traceback for the details), so an engine bug ends in a message, never a crash.
+The thread is never terminated: cancel() asks the work to stop, stop() also waits for it.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+Emit = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class JobError:
+    """What a job that raised ends with: a one-line message and the traceback."""
+
+    message: str
+    details: str
+
+
+class BackgroundJob(QThread):
+    item = Signal(object)  # whatever the work emits, in order, on the GUI thread
+    done = Signal(object)  # the work's return value, or a JobError
+
+    def __init__(
+        self,
+        work: Callable[[Emit], Any],
+        cancel: Callable[[], None] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._work = work
+        self._cancel = cancel
+        self.cancelled = False
+
+    def run(self) -> None:
+        try:
+            outcome = self._work(self.item.emit)
+        except Exception as exc:  # an engine error ends the job with a message, not a crash
+            outcome = JobError(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        self.done.emit(outcome)
+
+    def cancel(self) -> None:
+        """Ask the work to stop (its own cancel); what it finished stays."""
+        self.cancelled = True
+        if self._cancel is not None:
+            self._cancel()
+
+    def stop(self, timeout_s: float = 5.0) -> bool:
+        """Cancel and wait for the thread (window close). True if it ended."""
+        self.cancel()
+        return self.wait(int(timeout_s * 1000))

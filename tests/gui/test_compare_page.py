@@ -1,0 +1,176 @@
+"""The Compare tab: it follows the results table and shows engine.compare's rows as they are,
+says plainly when there is nothing to compare or a CPU result cannot be projected, and exports
+its table and charts."""
+
+from __future__ import annotations
+
+import csv
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engine import catalog, report
+from engine.compare import CompareOptions, break_even_against, compare, measured_elsewhere
+from engine.cost import OwnedHardware
+from engine.launcher import WorkerProcess
+from engine.store import Store
+from gui.compare_model import COLUMNS
+from gui.compare_page import NO_SELECTION, OWN_HINT
+from tests.engine.price_results import result as gpu_result
+from tests.gui.helpers import show_tab, tiny_config
+
+
+@pytest.fixture(scope="module")
+def measured():
+    """A real result of the tiny model on this machine's CPU, through the worker."""
+    worker = WorkerProcess(tiny_config()).start()
+    try:
+        events = list(worker.events())
+    finally:
+        worker.close()
+    assert events[-1].type == "finished"
+    return events[-1].result
+
+
+def show(window, result):
+    """Store a result, open the Compare tab and select the result in the table below."""
+    Store().add(result)
+    page = show_tab(window, "Compare")
+    window.tabs.setCurrentWidget(page)
+    window.results.refresh(select=result["run_id"])
+    return page
+
+
+def column(page, header: str) -> list[str]:
+    c = [col.header for col in COLUMNS].index(header)
+    return [page.model.index(r, c).data() for r in range(page.model.rowCount())]
+
+
+def engine_rows(result, options=None):
+    return compare(result, catalog.load(), options, measured_elsewhere(Store().list(), result))
+
+
+def test_without_a_selection_the_page_says_what_to_do(window):
+    page = show_tab(window, "Compare")
+    window.tabs.setCurrentWidget(page)
+    assert window.tabs.tabText(window.tabs.indexOf(page)) == "Compare"
+    assert page.heading.text() == NO_SELECTION
+    assert page.body is None and not page.inputs.isVisible()  # built when first needed
+    assert page.export_chart("compare_bars", Path("x.png")) is None
+    assert page.message_bar.text.text() == "Nothing to export: select a result first."
+
+
+def test_a_cpu_result_is_priced_here_and_where_its_workload_was_measured(window, measured):
+    # The same workload measured on a T4 elsewhere and imported: its machines are measured rows.
+    t4 = gpu_result(
+        run_id="20250101T000000-t4000001",
+        model="tiny-mlp",
+        batch_size=16,
+        device_name="Tesla T4",
+        samples_per_s=20_000.0,
+    )
+    Store().add(t4)
+    page = show(window, measured)
+    assert page.body.isVisible()
+    assert "This result ran on a CPU: its speed cannot be projected to GPUs." in (
+        page.heading.text()
+    )
+    expected = engine_rows(measured).rows
+    assert len(expected) > 1 and sum(r.local for r in expected) == 1
+    assert column(page, "Machine") == [
+        f"this machine ({r.instance_type})" if r.local else r.instance_type for r in expected
+    ]
+    assert column(page, "$/epoch") == [report.money(r.usd_per_epoch) for r in expected]
+    assert column(page, "Range") == ["measured"] * len(expected)
+    assert "g4dn.xlarge" in column(page, "Machine")
+    local = next(r for r in expected if r.local)
+    assert local.usd_per_hour == 0.9 and local.price_source == "user"
+    # what a GPU machine would have to reach to beat this machine's epoch
+    assert f"To cost less than {report.money(local.usd_per_epoch)} an epoch" in page.notes.text()
+
+
+def test_a_gpu_result_shows_the_engines_estimates_filters_and_break_even(qtbot, window):
+    result = gpu_result(usd_per_hour=0.25)
+    page = show(window, result)
+    expected = engine_rows(result).rows
+    assert column(page, "Machine")[:5] == [
+        f"this machine ({r.instance_type})" if r.local else r.instance_type for r in expected[:5]
+    ]
+    assert column(page, "Samples/s") == [
+        ("~" if r.estimated else "") + f"{r.throughput_samples_per_s:,.1f}" for r in expected
+    ]
+    p3 = next(r for r in expected if r.instance_type == "p3.2xlarge")
+    row = column(page, "Machine").index("p3.2xlarge")
+    assert column(page, "Range")[row] == f"{p3.throughput_low:,.1f}–{p3.throughput_high:,.1f}"
+    assert column(page, "Price date")[row] == p3.price_date
+    assert column(page, "Price source")[row] == p3.price_source
+    # filters: one cloud, sorted by spot
+    page.inputs.cloud.setCurrentText("aws")
+    page.inputs.spot.setChecked(True)
+    options = CompareOptions(clouds=("aws",), spot=True)
+    expected = engine_rows(result, options).rows
+    assert set(column(page, "Cloud")) == {"aws", "local"}
+    assert column(page, "Spot $/epoch") == [
+        "–" if r.usd_per_epoch_spot is None else report.money(r.usd_per_epoch_spot)
+        for r in expected
+    ]
+    # owning the measured machine: its row priced as owned, break-even days and chart
+    assert page.break_even.hint.toPlainText() == OWN_HINT
+    page.inputs.owned["usd_per_kwh"].setText("0.15")
+    page.inputs.owned["usd_per_kwh"].editingFinished.emit()
+    owned = OwnedHardware(699, 0.15, 220.0)  # launch price; the power measured in the run
+    options = CompareOptions(clouds=("aws",), spot=True, owned=owned)
+    expected = engine_rows(result, options).rows
+    assert column(page, "Break-even (days)") == [
+        "–" if r.break_even_days is None else f"{r.break_even_days:,.1f}" for r in expected
+    ]
+    page.rent.setCurrentIndex(page.rent.findText("aws p3.2xlarge", Qt.MatchFlag.MatchStartsWith))
+    chosen = page.rented_row()
+    assert chosen.instance_type == "p3.2xlarge"
+    be = break_even_against(
+        options, 1000.0, chosen.throughput_samples_per_s, 3.06, chosen.usd_per_hour_spot
+    )
+    line = next(i for i in page.break_even.plot.items if hasattr(i, "label"))
+    assert line.value() == pytest.approx(be.days) == pytest.approx(chosen.break_even_days)
+    # a wrong figure is named, and the rest still compares
+    page.inputs.owned["purchase_usd"].setText("-5")
+    page.inputs.owned["purchase_usd"].editingFinished.emit()
+    assert page.inputs.error.text() == "Purchase $: -5 must be at least 0 and at most 1e+09"
+    assert page.model.rowCount() > 1
+
+
+def test_a_run_that_failed_has_nothing_to_price(window, measured):
+    failed = {**measured, "run_id": "20250101T000000-00m00001", "status": "oom"}
+    failed.update(throughput_samples_per_s=None, error={"kind": "oom", "message": "out of memory"})
+    page = show_tab(window, "Compare")
+    page.set_result(failed)
+    assert page.heading.text().startswith("Run 20250101T000000-00m00001 ended oom")
+    assert page.body is None or not page.body.isVisible()
+
+
+def test_the_table_exports_as_csv_and_the_charts_as_png_and_svg(window, tmp_path):
+    result = gpu_result(usd_per_hour=0.25)
+    page = show(window, result)
+    out = page.export_csv(tmp_path / "compare.csv")
+    with out.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    expected = engine_rows(result).rows
+    assert len(rows) == len(expected)
+    assert rows[0]["instance_type"] == expected[0].instance_type
+    assert float(rows[0]["usd_per_epoch"]) == pytest.approx(expected[0].usd_per_epoch)
+    assert {"price_source", "price_date", "estimated", "throughput_low"} <= set(rows[0])
+    assert page.message_bar.text.text() == f"Saved {out}"
+    for name, title in (
+        ("compare_bars", "Cost per epoch by machine"),
+        ("compare_scatter", "Cost against epoch time"),
+        ("compare_break_even", "Owning against renting"),
+    ):
+        png = page.export_chart(name, tmp_path / f"{name}.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        svg = page.export_chart(name, tmp_path / f"{name}.svg")
+        text = "".join(ET.parse(svg).getroot().itertext())
+        assert title in text and "GeForce GTX 1080 Ti" in text  # caption: what was measured
+    assert page.export_chart("compare_bars", tmp_path / "bars.gif") is None
+    assert "save charts as .png or .svg" in page.message_bar.text.text()

@@ -1,0 +1,142 @@
+"""File > Settings: each framework's worker Python, checked in the background and said in
+plain words; the choice is kept, offered in the form, and used by the next run's worker."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialogButtonBox
+
+from engine.events import Started
+from engine.store import Store
+from engine.workloads import registry
+from gui import settings
+from gui.config_panel import installed_frameworks
+from gui.settings_dialog import SettingsDialog
+from tests.gui.helpers import TINY_FORM, fill_form
+from tests.gui.test_run_flow import RUN_TIMEOUT_MS, click_run
+
+OUTPUT = Path(__file__).resolve().parents[1] / "output"
+CHECK_TIMEOUT_MS = 150_000  # importing TensorFlow in the checked Python, on a busy box
+
+
+def ok_button(dialog: SettingsDialog):
+    return dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+
+def settings_action(window) -> QAction:
+    return next(a for a in window.findChildren(QAction) if a.text() == "&Settings…")
+
+
+def other_name_for_this_python() -> str:
+    """This venv's Python by another name (bin/python3 beside bin/python): a path that is not
+    sys.executable, so a run that uses it shows it in the worker's command line."""
+    here = Path(sys.executable)
+    for name in ("python3", "python"):
+        other = here.with_name(name)
+        if other.exists() and other != here:
+            return str(other)
+    pytest.skip("this Python has no second name in its folder")
+
+
+def test_the_menu_opens_the_dialog_with_each_framework_at_the_apps_own_python(qtbot, window):
+    action = settings_action(window)
+    assert action.shortcut().toString() == "Ctrl+,"
+    action.trigger()
+    dialog = window.findChild(SettingsDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.edits["torch"].text() == dialog.edits["tensorflow"].text() == ""
+    assert dialog.status["torch"].text() == "This app's own Python, which has torch."
+    assert ok_button(dialog).isEnabled()
+    OUTPUT.mkdir(exist_ok=True)
+    dialog.grab().save(str(OUTPUT / "settings-dialog.png"))
+    dialog.reject()
+
+
+def test_a_path_that_does_not_exist_is_said_and_blocks_ok_until_cleared(qtbot, window):
+    dialog = window.show_settings()
+    dialog.edits["tensorflow"].setText("/no/such/env/bin/python")
+    dialog.check("tensorflow")
+    qtbot.waitUntil(lambda: not dialog.checking)
+    assert dialog.status["tensorflow"].text() == "/no/such/env/bin/python does not exist"
+    assert not ok_button(dialog).isEnabled()
+    assert "TensorFlow" in ok_button(dialog).toolTip()
+    dialog.edits["tensorflow"].clear()
+    dialog.check("tensorflow")
+    assert ok_button(dialog).isEnabled()
+    dialog.reject()
+    assert window.prefs.interpreters() == {}
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("tensorflow") is None, reason="TensorFlow is not installed here"
+)
+def test_a_checked_python_is_kept_and_offered_after_ok(qtbot, window):
+    dialog = window.show_settings()
+    dialog.edits["tensorflow"].setText(sys.executable)
+    dialog.check("tensorflow")
+    assert dialog.checking and not ok_button(dialog).isEnabled()
+    qtbot.waitUntil(lambda: not dialog.checking, timeout=CHECK_TIMEOUT_MS)
+    assert dialog.status["tensorflow"].text().startswith("ok: Python 3.")
+    assert "tensorflow 2." in dialog.status["tensorflow"].text()
+    OUTPUT.mkdir(exist_ok=True)
+    dialog.grab().save(str(OUTPUT / "settings-dialog-checked.png"))
+    ok_button(dialog).click()
+    assert window.prefs.interpreters() == {"tensorflow": sys.executable}
+    assert window.controller.interpreters == {"tensorflow": sys.executable}
+    assert settings.Settings().interpreters() == {"tensorflow": sys.executable}  # on disk
+
+
+def test_a_framework_with_its_own_python_is_offered_though_not_installed_here():
+    assert importlib.util.find_spec("jax") is None  # the premise: jax is not installed here
+    workload = registry.Workload(
+        name="x",
+        task="classification",
+        description="",
+        input_shape=(4,),
+        num_classes=2,
+        epoch_samples=10,
+        epoch_unit="rows",
+        frameworks=("torch", "jax"),
+        data_set="",
+    )
+    assert installed_frameworks(workload, {"jax": "/envs/jax/bin/python"}) == ["torch", "jax"]
+
+
+def test_a_run_uses_the_python_chosen_for_its_framework(qtbot, window):
+    python = other_name_for_this_python()
+    window.set_interpreters({"torch": python})
+    fill_form(window.panel, **TINY_FORM)
+    commands = []
+
+    def on_event(event):
+        if isinstance(event, Started):
+            commands.append(psutil.Process(window.controller.worker_pid).cmdline()[:3])
+
+    window.controller.engine_event.connect(on_event)
+    with qtbot.waitSignal(
+        window.controller.running_changed, timeout=RUN_TIMEOUT_MS, check_params_cb=lambda r: not r
+    ):
+        click_run(qtbot, window)
+    assert commands == [[python, "-m", "engine.worker"]]
+    assert list(Store().list().status) == ["ok"]
+
+
+def test_a_chosen_python_that_is_gone_is_a_plain_message_not_a_crash(qtbot, window):
+    window.set_interpreters({"torch": "/no/such/env/bin/python"})
+    fill_form(window.panel, **TINY_FORM)
+    with qtbot.waitSignal(
+        window.controller.running_changed, timeout=10_000, check_params_cb=lambda r: not r
+    ):
+        click_run(qtbot, window)
+    assert window.message_bar.level == "error"
+    assert window.message_bar.text.text() == (
+        "The settings were refused: the worker's Python /no/such/env/bin/python could not be "
+        "started (No such file or directory)."
+    )
+    assert len(Store().list()) == 0  # nothing ran, nothing stored
