@@ -115,6 +115,12 @@ class ConfigPanel(QWidget):
         self.model_info = QLabel(wordWrap=True, objectName="model_info")
         self.framework = QComboBox(objectName="framework")
         self.device = QComboBox(objectName="device")
+        # A long CPU or GPU name must not widen the whole panel (and so the window's smallest
+        # width): the box elides it, and its tooltip and the open list show it whole.
+        self.device.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.device.setMinimumContentsLength(24)
         for d in devices:
             self.device.addItem(d.label, d.id)
             self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)

@@ -118,10 +118,27 @@ class MainWindow(QMainWindow):
 
     def _add_pages(self) -> None:
         """The tabs beside Run, one line each; a page is a QWidget of its own module."""
-        self.tabs.addTab(ComparePage(self.results, self.panel.price.source), "Compare")
-        self.tabs.addTab(SweepPage(self), "Sweep")
-        self.tabs.addTab(AccuracyPage(self), "Accuracy")
-        self.tabs.addTab(PlanPage(self.results, self.prefs), "Plan")
+        self.pages: dict[str, QWidget] = {}
+        self._add_page("Compare", ComparePage(self.results, self.panel.price.source))
+        self._add_page("Sweep", SweepPage(self))
+        self._add_page("Accuracy", AccuracyPage(self))
+        self._add_page("Plan", PlanPage(self.results, self.prefs))
+
+    def _add_page(self, title: str, page: QWidget) -> None:
+        # In a scroll area, so that no page's form sets the window's smallest size: a small
+        # screen scrolls the page instead of pushing the window past the screen's edge.
+        area = QScrollArea()
+        area.setWidget(page)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.tabs.addTab(area, title)
+        self.pages[title] = page
+
+    def show_page(self, title: str) -> QWidget:
+        """Make the tab `title` current and return its page (pages build when first shown)."""
+        page = self.pages[title]
+        self.tabs.setCurrentIndex(list(self.pages).index(title) + 1)  # after Run
+        return page
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)
@@ -320,8 +337,8 @@ class MainWindow(QMainWindow):
         self.controller.shutdown()  # stops and reaps the worker before the window goes
         for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
             dialog.shutdown()
-        for index in range(self.tabs.count()):  # pages with jobs of their own stop them too
-            shutdown = getattr(self.tabs.widget(index), "shutdown", None)
+        for page in self.pages.values():  # pages with jobs of their own stop them too
+            shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
         self.plots.timer.stop()

@@ -46,8 +46,5 @@ def tiny_config(**changes) -> RunConfig:
 
 def show_tab(window, title: str):
     """The main window's tab page titled `title`, made current (pages build when first shown)."""
-    titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
-    assert title in titles, titles
-    page = window.tabs.widget(titles.index(title))
-    window.tabs.setCurrentWidget(page)
-    return page
+    assert title in window.pages, list(window.pages)
+    return window.show_page(title)

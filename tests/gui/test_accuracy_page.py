@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 
 from engine.store import Store
 from gui.accuracy_page import AccuracyPage
+from tests.gui.helpers import show_tab
 
 STUDY_TIMEOUT_MS = 300_000  # a fresh worker per run imports torch: seconds each on a busy box
 STOP_TIMEOUT_MS = 30_000
@@ -20,9 +21,7 @@ QUICK = {"target_percent": "70", "eval_every": "25", "max_iterations": "1500"}
 
 
 def accuracy_page(window) -> AccuracyPage:
-    index = next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Accuracy")
-    window.tabs.setCurrentIndex(index)
-    page = window.tabs.widget(index)
+    page = show_tab(window, "Accuracy")
     assert isinstance(page, AccuracyPage)
     return page
 

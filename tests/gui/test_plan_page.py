@@ -17,6 +17,7 @@ from engine.store import Store
 from gui import export, theme
 from gui.plan_page import PlanPage
 from tests.engine.price_results import result as priced_result
+from tests.gui.helpers import show_tab
 
 V100 = "Tesla V100 SXM2 16GB"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -24,9 +25,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def plan_page(window) -> PlanPage:
     """The Plan tab, shown (it builds itself then)."""
-    pages = [window.tabs.widget(i) for i in range(window.tabs.count())]
-    page = next(p for p in pages if isinstance(p, PlanPage))
-    window.tabs.setCurrentWidget(page)
+    page = show_tab(window, "Plan")
+    assert isinstance(page, PlanPage)
     assert page.sources is not None
     return page
 

@@ -40,7 +40,6 @@ def test_an_owned_price_is_what_the_run_records_and_the_compare_tab_shows(qtbot,
     assert f"${usd_per_hour:,.4g}/h (owned machine: $1,200 over 3 y" in caption
     # The Compare tab follows the selected new run: the measured machine at the same price.
     page = show_tab(window, "Compare")
-    window.tabs.setCurrentWidget(page)
     local = next(r for r in page.comparison.rows if r.local)
     assert local.usd_per_hour == pytest.approx(usd_per_hour)
     assert local.usd_per_epoch == pytest.approx(stored["usd_per_epoch"])

@@ -18,7 +18,7 @@ from engine.store import Store
 from engine.sweep_events import TrialProgress, TrialStarted
 from gui import export, theme
 from gui.sweep_page import SweepPage
-from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form
+from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form, show_tab
 
 SWEEP_TIMEOUT_MS = 240_000  # a fresh worker per batch size; torch imports slowly on a busy box
 # tiny-mlp needs ~12.9 KiB per sample on top of ~11 MiB (tests/engine/test_sweep.py): under
@@ -28,9 +28,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def sweep_page(window) -> SweepPage:
-    pages = [window.tabs.widget(i) for i in range(window.tabs.count())]
-    (page,) = [p for p in pages if isinstance(p, SweepPage)]
-    window.tabs.setCurrentWidget(page)
+    page = show_tab(window, "Sweep")
+    assert isinstance(page, SweepPage)
     return page
 
 
