@@ -82,6 +82,19 @@ class Eval(Event):
 
 
 @dataclass(frozen=True)
+class Flops(Event):
+    """The FLOPs of one training step, counted once before warm-up, and the device's dense peak
+    for the run's precision (engine/utilisation.py; None with `peak_source` saying why), so
+    a live view can show the achieved FLOP rate and MFU step by step."""
+
+    type: ClassVar[str] = "flops"
+    per_step: float | None = None
+    method: str | None = None
+    peak_tflops: float | None = None
+    peak_source: str = ""
+
+
+@dataclass(frozen=True)
 class Finished(Event):
     type: ClassVar[str] = "finished"
     result: dict[str, Any] = field(default_factory=dict)
@@ -97,7 +110,7 @@ class Failed(Event):
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls for cls in (Started, Phase, Step, Sample, Eval, Finished, Failed)
+    cls.type: cls for cls in (Started, Phase, Step, Sample, Eval, Flops, Finished, Failed)
 }
 
 

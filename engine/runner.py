@@ -16,10 +16,10 @@ import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
-from engine import backends, environment
+from engine import backends, environment, utilisation
 from engine.config import RunConfig
 from engine.errors import RunFailed, is_out_of_memory, out_of_memory_line
-from engine.events import Event, Failed, Finished, Phase, Started
+from engine.events import Event, Failed, Finished, Flops, Phase, Started
 from engine.measure import Measurement, measure
 from engine.memcap import MemoryCap
 from engine.monitor import Monitor
@@ -63,6 +63,14 @@ def run(config: RunConfig, cancel: threading.Event, run_id: str | None = None) -
         env.update(session.environment())
         yield Phase(run_id=run_id, phase="building", detail="counting FLOPs per step")
         flops_per_step = session.flops_per_step()
+        peak = utilisation.run_peak(env, config.precision)
+        yield Flops(
+            run_id=run_id,
+            per_step=flops_per_step,
+            method=getattr(session, "flops_method", None),
+            peak_tflops=peak.tflops,
+            peak_source=peak.source,
+        )
         monitor = Monitor(open_probe(session.device), run_id).start()
         if cap is not None:
             cap.start_counting()

@@ -93,6 +93,19 @@ def device_peak(environment: dict[str, Any], precision: str, catalog: Catalog) -
     return peak_for_spec(spec, precision, uses_tf32(environment))
 
 
+def run_peak(environment: dict[str, Any], precision: str, catalog: Catalog | None = None) -> Peak:
+    """device_peak on the shipped and user catalog (loaded when not given); a catalog that
+    cannot be read makes the peak unknown, never the run fail."""
+    if catalog is None:
+        from engine import catalog as catalog_module
+
+        try:
+            catalog = catalog_module.load()
+        except OSError as exc:  # the data folder is unusable: keep the measurement regardless
+            return _unknown(str(exc))
+    return device_peak(environment, precision, catalog)
+
+
 def with_mfu(
     flops: dict[str, Any] | None,
     environment: dict[str, Any],
@@ -105,19 +118,7 @@ def with_mfu(
     """
     if flops is None:
         return None
-    if catalog is None:
-        from engine import catalog as catalog_module
-
-        try:
-            catalog = catalog_module.load()
-        except OSError as exc:  # the data folder is unusable: keep the measurement regardless
-            return {
-                **flops,
-                "peak_tflops": None,
-                "mfu": None,
-                "peak_source": f"peak unknown: {exc}",
-            }
-    peak = device_peak(environment, precision, catalog)
+    peak = run_peak(environment, precision, catalog)
     achieved = flops.get("achieved_tflops")
     mfu = achieved / peak.tflops if peak.tflops and achieved is not None else None
     source = peak.source

@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from engine import report
 from engine.accuracy.repeats import BatchSummary
 from gui.accuracy_curves import add_hint, series_colors
-from gui.plots import Chart
+from gui.chart import Chart
 from gui.theme import PlotColors
 
 if TYPE_CHECKING:  # it imports pandas (engine.compare_rows)

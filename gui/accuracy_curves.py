@@ -17,7 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 
 from engine.events import Eval
-from gui.plots import Chart
+from gui.chart import Chart
 from gui.theme import PlotColors
 
 REFRESH_HZ = 20

@@ -43,8 +43,8 @@ from gui.accuracy_download import CifarDownload
 from gui.accuracy_form import AccuracyForm
 from gui.accuracy_table import AccuracyTable
 from gui.background import BackgroundJob, JobError
+from gui.chart import Chart
 from gui.message_bar import MessageBar
-from gui.plots import Chart
 
 if TYPE_CHECKING:
     from gui.main_window import MainWindow
@@ -186,6 +186,12 @@ class AccuracyPage(QWidget):
         """The panel's model, framework, device, precision and price; ConfigError naming a
         panel field whose text does not parse."""
         values, errors = self.panel.values()
+        if values.get("model_file"):
+            raise ConfigError(
+                "model",
+                f"{values['model']} is your model file, which brings no data set: a study "
+                "trains a built-in model on real data (choose one on the left)",
+            )
         for name in PANEL_FIELDS:
             if name in errors:
                 raise ConfigError(name, errors[name])

@@ -1,7 +1,7 @@
 """The Compare page's charts, drawn from engine.compare's rows: $/epoch by machine (bars),
 cost against epoch time (scatter), and owning against renting over days (break-even).
 
-Each is a gui.plots.Chart, so it exports with its title, axis labels and caption. Measured
+Each is a gui.chart.Chart, so it exports with its title, axis labels and caption. Measured
 figures are solid; estimates are lighter, with their range (the roofline bounds) as whiskers.
 """
 
@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from engine import report
 from engine.compare_rows import CompareRow
 from engine.cost import BreakEven
-from gui.plots import Chart
+from gui.chart import Chart
 from gui.theme import PlotColors
 
 MAX_BARS = 20  # more bars than this are unreadable; the table has every row

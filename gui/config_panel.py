@@ -1,5 +1,8 @@
 """The configuration panel: model, framework, device, batch, precision, window, price.
 
+The model is a built-in workload or one of the user's model files (gui/model_picker.py: added
+through a check in a worker, remembered across restarts).
+
 Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules,
 and shows each field's reason beside it; Run stays disabled while anything is invalid. The panel
 emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
@@ -8,7 +11,7 @@ emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
@@ -28,7 +31,10 @@ from PySide6.QtWidgets import (
 from engine.config import PRECISIONS, RunConfig
 from engine.devices import Device
 from engine.errors import ConfigError
+from engine.launcher import WorkerSpec
 from engine.workloads import registry
+from gui import settings
+from gui.model_picker import ModelPicker
 from gui.price_widget import PriceWidget
 
 # The Python package each framework imports as (looked up, never imported, in the GUI).
@@ -52,11 +58,7 @@ def installed_frameworks(
 ) -> list[str]:
     """Frameworks this workload supports that are installed here (found, not imported) or
     given an interpreter of their own in File > Settings."""
-    return [
-        f
-        for f in workload.frameworks
-        if f in configured or importlib.util.find_spec(FRAMEWORK_PACKAGES.get(f, f)) is not None
-    ]
+    return [f for f in workload.frameworks if _usable(f, configured)]
 
 
 def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, str]]:
@@ -97,6 +99,8 @@ class ConfigPanel(QWidget):
         devices: list[Device],
         parent: QWidget | None = None,
         interpreters: dict[str, str] | None = None,
+        prefs: settings.Settings | None = None,
+        spec_for: Callable[[str], WorkerSpec] | None = None,
     ) -> None:
         super().__init__(parent)
         self.devices = devices
@@ -106,12 +110,8 @@ class ConfigPanel(QWidget):
         self._error_labels: dict[str, QLabel] = {}
         self._running = False
 
-        self.model = QComboBox(objectName="model")
-        for w in registry.WORKLOADS:
-            self.model.addItem(w.name, w.name)
-            self.model.setItemData(
-                self.model.count() - 1, w.description, Qt.ItemDataRole.ToolTipRole
-            )
+        self.picker = ModelPicker(prefs, spec_for)
+        self.model = self.picker.combo
         self.model_info = QLabel(wordWrap=True, objectName="model_info")
         self.framework = QComboBox(objectName="framework")
         self.device = QComboBox(objectName="device")
@@ -136,7 +136,7 @@ class ConfigPanel(QWidget):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self._row(form, "Model", self.model, "model")
+        self._row(form, "Model", self.picker, "model")
         form.addRow("", self.model_info)
         self._row(form, "Framework", self.framework, "framework")
         self._row(form, "Device", self.device, "device")
@@ -168,6 +168,7 @@ class ConfigPanel(QWidget):
         layout.addStretch(1)
 
         self.model.currentIndexChanged.connect(self._model_changed)
+        self.picker.files_changed.connect(self._model_changed)
         for combo in (self.framework, self.device, self.precision):
             combo.currentIndexChanged.connect(self.validate)
         for edit in self.numbers.values():
@@ -197,15 +198,24 @@ class ConfigPanel(QWidget):
         self.price.set_device(self.devices[index] if 0 <= index < len(self.devices) else None)
 
     def _model_changed(self) -> None:
-        workload = registry.get(self.model.currentData())
-        self.model_info.setText(
-            f"{workload.description}. One epoch: {workload.epoch_samples:,} {workload.epoch_unit}."
-        )
-        self.numbers["epoch_samples"].setPlaceholderText(f"{workload.epoch_samples:,}")
+        entry = self.picker.current_file()
+        if entry is not None:
+            self.model_info.setText(entry.describe())
+            epoch = entry.epoch_samples
+            offered = [f for f in [entry.framework] if _usable(f, self.interpreters)]
+        else:
+            workload = registry.get(self.model.currentData())
+            self.model_info.setText(
+                f"{workload.description}. One epoch: {workload.epoch_samples:,} "
+                f"{workload.epoch_unit}."
+            )
+            epoch = workload.epoch_samples
+            offered = installed_frameworks(workload, self.interpreters)
+        self.numbers["epoch_samples"].setPlaceholderText(f"{epoch:,}" if epoch else "")
         current = self.framework.currentText()
         self.framework.blockSignals(True)
         self.framework.clear()
-        self.framework.addItems(installed_frameworks(workload, self.interpreters))
+        self.framework.addItems(offered)
         self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
         self.framework.blockSignals(False)
         self.validate()
@@ -217,17 +227,20 @@ class ConfigPanel(QWidget):
 
     def values(self) -> tuple[dict[str, Any], dict[str, str]]:
         """RunConfig fields from the widgets, and the fields whose text does not parse."""
+        entry = self.picker.current_file()
         values: dict[str, Any] = {
-            "model": self.model.currentData(),
+            "model": self.model.currentData() if entry is None else entry.name,
             "framework": self.framework.currentText(),
             "device": self.device.currentData() or "auto",
             "precision": self.precision.currentText(),
         }
+        if entry is not None:
+            values["model_file"] = entry.path
         errors: dict[str, str] = {}
         if not values["framework"]:
-            workload = registry.get(values["model"])
+            frameworks = [entry.framework] if entry else registry.get(values["model"]).frameworks
             errors["framework"] = (
-                f"none of {', '.join(workload.frameworks)} is installed in this environment; "
+                f"none of {', '.join(frameworks)} is installed in this environment; "
                 "File > Settings can point a framework at a Python that has it"
             )
             values.pop("framework")
@@ -252,6 +265,8 @@ class ConfigPanel(QWidget):
         for name in errors:
             values.pop(name, None)
         config, checked = validate_all(values)
+        if "model_file" in checked:  # the file moved or went: said beside the model box
+            checked["model"] = checked.pop("model_file")
         self.errors = {**checked, **errors}
         self.config = None if self.errors else config
         for name, label in self._error_labels.items():
@@ -270,7 +285,7 @@ class ConfigPanel(QWidget):
 
     def set_running(self, running: bool) -> None:
         self._running = running
-        for w in (self.model, self.framework, self.device, self.precision, self.price):
+        for w in (self.picker, self.framework, self.device, self.precision, self.price):
             w.setEnabled(not running)
         for edit in self.numbers.values():
             edit.setEnabled(not running)
@@ -306,6 +321,15 @@ class ConfigPanel(QWidget):
                 edit.setText(state[name])
         self.price.restore(state)
         self.validate()
+
+    def shutdown(self) -> None:
+        """Window close: a model file check still going stops."""
+        self.picker.shutdown()
+
+
+def _usable(framework: str, configured: Collection[str]) -> bool:
+    package = FRAMEWORK_PACKAGES.get(framework, framework)
+    return framework in configured or importlib.util.find_spec(package) is not None
 
 
 def _group(title: str, layout: QFormLayout) -> QGroupBox:

@@ -67,6 +67,8 @@ class MainWindow(QMainWindow):
         self.panel = ConfigPanel(
             devices if devices is not None else list_devices(),
             interpreters=self.controller.interpreters,
+            prefs=self.prefs,
+            spec_for=self.controller.spec_for,
         )
         theme_name = self.prefs.text(settings.THEME, "system")
         app = QApplication.instance()
@@ -156,6 +158,7 @@ class MainWindow(QMainWindow):
             lambda _: self.plots.set_overlays(self.results.selected_results())
         )
         self.results.message.connect(self.message_bar.show_message)
+        self.panel.picker.message.connect(self.message_bar.show_message)
         self.panel.price.source.message.connect(self.message_bar.show_message)
         self.results.open_requested.connect(self.open_result_dialog)
         self.results.export_requested.connect(self.export_csv_dialog)
@@ -335,6 +338,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.controller.shutdown()  # stops and reaps the worker before the window goes
+        self.panel.shutdown()  # and a model file check's
         for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
             dialog.shutdown()
         for page in self.pages.values():  # pages with jobs of their own stop them too

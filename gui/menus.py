@@ -12,7 +12,12 @@ from gui import theme
 if TYPE_CHECKING:
     from gui.main_window import MainWindow
 
-CHART_TITLES = {"throughput": "Throughput", "memory": "Memory fill", "cost": "Projected cost"}
+CHART_TITLES = {
+    "throughput": "Throughput",
+    "memory": "Memory fill",
+    "cost": "Projected cost",
+    "flops": "Achieved FLOP rate",
+}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics
 
 from engine.planner import PlanRow, Target
-from gui.plots import Chart
+from gui.chart import Chart
 from gui.theme import PlotColors
 
 BAR = 0.38  # height of one of the two cost bars of a GPU (the row is 1)

@@ -1,8 +1,9 @@
-"""The three live plots: throughput, memory fill and projected cost per epoch.
+"""The four live plots: throughput, memory fill, projected cost per epoch and the achieved
+FLOP rate (gui/flops_chart.py), two by two.
 
 Each curve is created once. Events only append numbers to a RunSeries; a 25 Hz timer pushes the
 buffers into the curves with setData, and each plot downsamples and clips to its view, so an
-hour-long run redraws as cheaply as a short one. The x axis of all three is seconds since
+hour-long run redraws as cheaply as a short one. The x axis of all four is seconds since
 warm-up began (the worker's clock).
 """
 
@@ -13,11 +14,13 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine import report
 from engine.config import RunConfig
-from engine.events import Event, Phase, Sample, Started, Step
+from engine.events import Event, Flops, Phase, Sample, Started, Step
+from gui.chart import Chart, add_level, add_line
+from gui.flops_chart import FlopsChart
 from gui.plot_ranges import FollowRange
 from gui.run_series import RunSeries
 from gui.theme import PlotColors
@@ -26,7 +29,6 @@ REFRESH_HZ = 25
 BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
 RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
 GIB = float(2**30)
-TIME_LABEL = "time since warm-up began (s)"
 # Phases worth a line on the time axis (importing and building come before it starts).
 MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
 
@@ -39,66 +41,6 @@ def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.n
     return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
 
 
-class Chart(pg.GraphicsLayoutWidget):
-    """One exportable chart: title, plot with axis labels and units, and a caption row."""
-
-    def __init__(self, name: str, title: str, left_label: str) -> None:
-        super().__init__()
-        self.name = name
-        self.setObjectName(f"{name}_chart")
-        self.plot: pg.PlotItem = self.addPlot(row=0, col=0, title=title)
-        self.plot.setLabel("left", left_label)
-        self.plot.setLabel("bottom", TIME_LABEL)
-        for axis in ("left", "bottom"):
-            item = self.plot.getAxis(axis)
-            item.enableAutoSIPrefix(False)  # "(x0.001)" or "ks" help nobody reading dollars
-            # Every redraw of a curve repaints the whole plot, axes included; cached, an axis
-            # is drawn again only when its range or style changes (milliseconds saved a frame).
-            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.plot.setDownsampling(auto=True, mode="peak")
-        self.plot.setClipToView(True)
-        self.legend = self.plot.addLegend(offset=(-8, 8))
-        self.caption: pg.LabelItem = self.addLabel("", row=1, col=0, size="8pt")
-        self.setMinimumHeight(150)
-
-    @property
-    def export_item(self) -> pg.GraphicsLayout:
-        """What an export draws: title, axes, curves, legend and caption."""
-        return self.ci
-
-    def set_caption(self, text: str) -> None:
-        self.caption.setText(text, size="8pt")
-
-    def set_colors(self, colors: PlotColors) -> None:
-        self.setBackground(colors.background)
-        for axis in ("left", "bottom"):
-            ax = self.plot.getAxis(axis)
-            ax.setPen(colors.foreground)
-            ax.setTextPen(colors.foreground)
-        self.plot.titleLabel.setText(self.plot.titleLabel.text, color=colors.foreground)
-        self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
-        self.legend.setLabelTextColor(colors.foreground)
-        for _, label in self.legend.items:  # entries already there keep their old colour
-            label.setText(label.text, color=colors.foreground)
-        backdrop = pg.mkColor(colors.background)
-        backdrop.setAlpha(200)
-        self.legend.setBrush(pg.mkBrush(backdrop))
-
-
-def _line(chart: Chart, name: str | None = None) -> pg.PlotDataItem:
-    item = pg.PlotDataItem(name=name, connect="finite")
-    chart.plot.addItem(item)
-    return item
-
-
-def _level(chart: Chart, label: str) -> pg.InfiniteLine:
-    line = pg.InfiniteLine(angle=0, movable=False, label=label, labelOpts={"position": 0.08})
-    line.hide()
-    chart.plot.addItem(line, ignoreBounds=True)
-    return line
-
-
 class LivePlots(QWidget):
     updated = Signal()  # after a redraw; the status line reads the new figures then
 
@@ -107,25 +49,28 @@ class LivePlots(QWidget):
         self.throughput = Chart("throughput", "Throughput", "samples per second")
         self.memory = Chart("memory", "Memory fill", "memory (GiB)")
         self.cost = Chart("cost", "Projected cost per epoch", "USD per epoch")
-        self.charts = {c.name: c for c in (self.throughput, self.memory, self.cost)}
-        layout = QVBoxLayout(self)
+        self.flops = FlopsChart()
+        self.charts: dict[str, Chart] = {
+            c.name: c for c in (self.throughput, self.memory, self.cost, self.flops)
+        }
+        layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for chart in self.charts.values():
-            layout.addWidget(chart)
-        # One time axis: zooming or panning one plot moves the other two with it. The
+        for i, chart in enumerate(self.charts.values()):
+            layout.addWidget(chart, i // 2, i % 2)
+        # One time axis: zooming or panning one plot moves the others with it. The
         # throughput plot's range leads (gui/plot_ranges.py says why ranges move in jumps).
-        self.memory.plot.setXLink(self.throughput.plot)
-        self.cost.plot.setXLink(self.throughput.plot)
+        for chart in (self.memory, self.cost, self.flops):
+            chart.plot.setXLink(self.throughput.plot)
         self._ranges = {name: FollowRange(chart.plot) for name, chart in self.charts.items()}
         self._reset_ranges()
 
-        self._warm = _line(self.throughput, "warm-up steps")
-        self._measured = _line(self.throughput, "measured steps")
-        self._median = _line(self.throughput, "running median")
-        self._final_rate = _level(self.throughput, "result")
-        self._process = _line(self.memory, "this run")
-        self._device = _line(self.memory, "in use on the device (all processes)")
-        self._total = _level(self.memory, "device total")
+        self._warm = add_line(self.throughput, "warm-up steps")
+        self._measured = add_line(self.throughput, "measured steps")
+        self._median = add_line(self.throughput, "running median")
+        self._final_rate = add_level(self.throughput, "result")
+        self._process = add_line(self.memory, "this run")
+        self._device = add_line(self.memory, "in use on the device (all processes)")
+        self._total = add_level(self.memory, "device total")
         self._peak = pg.ScatterPlotItem(size=11, symbol="o")
         self._peak_label = pg.TextItem(anchor=(0, 1))
         self.memory.plot.addItem(self._peak)
@@ -134,11 +79,11 @@ class LivePlots(QWidget):
         # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
         self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
         self.cost.plot.addItem(self._band)
-        self._mid = _line(self.cost, "projected (median step)")
+        self._mid = add_line(self.cost, "projected (median step)")
         # A wide translucent line stands for the band in the legend.
         self._band_key = pg.PlotDataItem()
         self.cost.legend.addItem(self._band_key, "95 % interval of the median")
-        self._final_cost = _level(self.cost, "result")
+        self._final_cost = add_level(self.cost, "result")
         # Shown in the empty cost plot until the first measured steps give a projection.
         self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
         self._cost_hint.setParentItem(self.cost.plot.vb)  # view pixels, not data: stays put
@@ -150,6 +95,7 @@ class LivePlots(QWidget):
         self._overlay_results: list[dict[str, Any]] = []
 
         self.series: RunSeries | None = None
+        self.caption = ""
         self.config: RunConfig | None = None
         self.run_id: str | None = None
         self._dirty = False
@@ -215,6 +161,8 @@ class LivePlots(QWidget):
             self.cost.plot.setLabel("left", "seconds per epoch")
         for chart in self.charts.values():
             chart.set_caption(caption)
+        self.caption = caption
+        self.flops.begin(caption)
         self._reset_ranges()
         self.set_colors(self.colors)
         self.timer.start()
@@ -234,6 +182,9 @@ class LivePlots(QWidget):
             self.series.add_step(event)
         elif isinstance(event, Sample):
             self.series.add_sample(event)
+        elif isinstance(event, Flops):
+            self.series.set_flops(event)
+            self.flops.counted(self.series, self.caption)
         elif isinstance(event, Phase) and event.phase in MARKED_PHASES:
             self._mark(self.series.latest_t, MARKED_PHASES[event.phase])
         else:
@@ -257,8 +208,10 @@ class LivePlots(QWidget):
         if s is None or not self._dirty:
             return
         self._dirty = False
-        if s.update_projection():
-            self._follow_y()
+        projected = s.update_projection()
+        top_tflops = self.flops.refresh(s)
+        if projected:
+            self._follow_y(top_tflops)
         self._ranges["throughput"].follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
@@ -277,7 +230,7 @@ class LivePlots(QWidget):
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
         self.updated.emit()
 
-    def _follow_y(self, final: bool = False) -> None:
+    def _follow_y(self, top_tflops: float | None = None, final: bool = False) -> None:
         s = self.series
         assert s is not None
         if len(s.meas_rate):
@@ -289,6 +242,8 @@ class LivePlots(QWidget):
             # The first few steps' interval can be huge; it may run off the top.
             high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
             self._ranges["cost"].follow_y(high, final)
+        if top_tflops:
+            self._ranges["flops"].follow_y(top_tflops, final)
 
     def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
         self._peak.setData([t], [peak_bytes / GIB])
@@ -305,13 +260,14 @@ class LivePlots(QWidget):
         self.timer.stop()
         if self.series is not None:  # fit the finished run, for a look and for export
             self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
-            self._follow_y(final=True)
+            self._follow_y(self.flops.refresh(self.series), final=True)
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
         self._final_rate.setValue(rate)
         self._final_rate.label.setFormat(f"result {rate:,.1f} samples/s")
         self._final_rate.show()
+        self.flops.end(result)
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             self._final_cost.setValue(final)
@@ -340,6 +296,7 @@ class LivePlots(QWidget):
                 (self.throughput, r.get("throughput_samples_per_s")),
                 (self.memory, (r.get("peak_memory_bytes") or np.nan) / GIB),
                 (self.cost, r.get(cost_key)),
+                (self.flops, (r.get("flops") or {}).get("achieved_tflops")),
             ):
                 if value is None or not np.isfinite(value):
                     continue

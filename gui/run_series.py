@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import cost
-from engine.events import Sample, Step
+from engine.events import Flops, Sample, Step
 
 # z for a two-sided 95 % interval.
 Z_95 = 1.96
@@ -101,6 +101,29 @@ class RunSeries:
         self.latest_t = 0.0
         self.projection: Projection | None = None
         self._projected_steps = 0
+        # FLOPs of one step and the device's peak (the worker's Flops event; None: unknown).
+        self.flops_per_step: float | None = None
+        self.peak_tflops: float | None = None
+        self.peak_source = ""
+
+    def set_flops(self, event: Flops) -> None:
+        self.flops_per_step = event.per_step or None
+        self.peak_tflops = event.peak_tflops or None
+        self.peak_source = event.peak_source
+
+    def tflops(self, samples_per_s: np.ndarray) -> np.ndarray:
+        """Achieved TFLOP/s at these throughputs (NaN while the FLOPs are unknown)."""
+        if not self.flops_per_step:
+            return np.full(len(samples_per_s), math.nan)
+        return samples_per_s * (self.flops_per_step / self.batch_size / 1e12)
+
+    @property
+    def mfu(self) -> float | None:
+        """The running median's FLOP rate over the device's peak (a fraction), where known."""
+        p = self.projection
+        if p is None or not self.flops_per_step or not self.peak_tflops:
+            return None
+        return self.flops_per_step / p.median_step_s / 1e12 / self.peak_tflops
 
     def add_step(self, step: Step) -> None:
         rate = step.samples / step.step_time_s if step.step_time_s > 0 else math.nan

@@ -28,6 +28,8 @@ THEME = "view/theme"
 # a framework not named runs in the app's own (File > Settings, gui/settings_dialog.py).
 INTERPRETERS = "workers/interpreters"
 ACCURACY_FORM = "accuracy/values"
+# The user's own model files that passed the check, as {"files": [...]} (gui/model_files.py).
+MODEL_FILES = "models/files"
 
 
 class Settings:

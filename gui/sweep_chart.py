@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem
 
 from engine.sweep_events import Trial
-from gui.plots import Chart
+from gui.chart import Chart
 from gui.theme import PlotColors
 
 BATCH_LABEL = "batch size (samples per step, log2 scale)"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine import cost
-from engine.events import Phase, Sample, Started, Step
+from engine.events import Flops, Phase, Sample, Started, Step
 from gui.plots import BAND_POINTS, GIB, LivePlots, band_outline
 from gui.run_series import Buffer, median_interval, project
 from gui.theme import LIGHT_PLOTS
@@ -232,3 +232,52 @@ def test_buffer_grows_and_keeps_earlier_views():
     assert list(view) == [1.0]
     assert list(b.values) == [float(v) for v in range(1, 10)]
     assert not math.isnan(b.values[-1])
+
+
+def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plots, qtbot):
+    from gui.flops_chart import TITLE
+
+    plots.begin_run(tiny_config(batch_size=16), "bert-base · cuda:0")
+    assert plots.flops.hint.isVisible() and plots.flops.plot.titleLabel.text == TITLE
+    # 2e12 FLOPs a step on a 125 TFLOP/s peak: 50 ms steps are 40 TFLOP/s, 32% MFU.
+    plots.on_event(
+        Flops(run_id=RUN, per_step=2e12, peak_tflops=125.0, peak_source="V100: tensor FP16")
+    )
+    assert not plots.flops.hint.isVisible()
+    assert "2e+12 FLOPs per step; V100: tensor FP16" in plots.flops.caption.text
+    feed_run(plots, [0.05] * 40)
+    qtbot.waitUntil(
+        lambda: plots.flops.median.yData is not None and len(plots.flops.median.yData) > 0
+    )
+    assert np.allclose(plots.flops.measured.yData, 40.0)
+    assert plots.flops.median.yData[-1] == pytest.approx(40.0)
+    assert plots.flops.plot.titleLabel.text == f"{TITLE}: MFU 32.0% of 125 TFLOP/s"
+    plots.end_run(
+        {
+            "status": "ok",
+            "throughput_samples_per_s": 320.0,
+            "flops": {"achieved_tflops": 40.0, "mfu": 0.32},
+        }
+    )
+    assert plots.flops.final.isVisible()
+    assert plots.flops.final.label.format == "result 40 TFLOP/s, MFU 32.0%"
+
+
+def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(plots, qtbot):
+    from gui.flops_chart import NOT_COUNTED, TITLE
+
+    plots.begin_run(tiny_config(batch_size=16), "tiny-mlp · cpu")
+    plots.on_event(Flops(run_id=RUN, per_step=1e9, peak_source="peak unknown: a CPU"))
+    feed_run(plots, [0.01] * 20)
+    qtbot.waitUntil(
+        lambda: plots.flops.median.yData is not None and len(plots.flops.median.yData) > 0
+    )
+    assert plots.flops.median.yData[-1] == pytest.approx(0.1)  # 1e9 / 10 ms
+    assert plots.flops.plot.titleLabel.text == f"{TITLE} (peak unknown: no MFU)"
+    # A model whose FLOPs could not be counted draws nothing and says so.
+    plots.begin_run(tiny_config(batch_size=16), "tiny-mlp · cpu")
+    plots.on_event(Flops(run_id=RUN, per_step=None, peak_source="peak unknown: a CPU"))
+    feed_run(plots, [0.01] * 20)
+    plots.refresh()
+    assert plots.flops.hint.isVisible() and plots.flops.hint.textItem.toPlainText() == NOT_COUNTED
+    assert plots.flops.measured.yData is None or len(plots.flops.measured.yData) == 0

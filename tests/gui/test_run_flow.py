@@ -7,6 +7,7 @@ import os
 import signal
 
 import psutil
+import pytest
 from PySide6.QtCore import Qt
 
 from engine.events import Step
@@ -60,6 +61,11 @@ def test_a_real_run_fills_all_three_plots_and_adds_a_row(qtbot, window):
     stored = Store().get(window.results.model.run_id(0))
     assert stored["status"] == "ok" and stored["config"]["model"] == "tiny-mlp"
     assert plots._final_cost.value() == stored["usd_per_epoch"]
+    # The fourth plot: the FLOP rate the steps achieved; a CPU has no peak, so no MFU.
+    flops = stored["flops"]
+    assert len(plots.flops.measured.xData) == len(plots._measured.xData)
+    assert plots.flops.final.value() == pytest.approx(flops["achieved_tflops"])
+    assert flops["mfu"] is None and "(peak unknown: no MFU)" in plots.flops.plot.titleLabel.text
     assert window.status.text.text().startswith("Finished:")
     assert window.panel.run_button.isEnabled()
     assert not window.message_bar.isVisible()

@@ -1,0 +1,71 @@
+"""Chart: one exportable pyqtgraph chart (title, plot with labelled axes, legend, caption row),
+the base of every chart in the app, and the two items the live plots add to one."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem
+
+from gui.theme import PlotColors
+
+TIME_LABEL = "time since warm-up began (s)"
+
+
+class Chart(pg.GraphicsLayoutWidget):
+    """One exportable chart: title, plot with axis labels and units, and a caption row."""
+
+    def __init__(self, name: str, title: str, left_label: str) -> None:
+        super().__init__()
+        self.name = name
+        self.setObjectName(f"{name}_chart")
+        self.plot: pg.PlotItem = self.addPlot(row=0, col=0, title=title)
+        self.plot.setLabel("left", left_label)
+        self.plot.setLabel("bottom", TIME_LABEL)
+        for axis in ("left", "bottom"):
+            item = self.plot.getAxis(axis)
+            item.enableAutoSIPrefix(False)  # "(x0.001)" or "ks" help nobody reading dollars
+            # Every redraw of a curve repaints the whole plot, axes included; cached, an axis
+            # is drawn again only when its range or style changes (milliseconds saved a frame).
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.plot.setClipToView(True)
+        self.legend = self.plot.addLegend(offset=(-8, 8))
+        self.caption: pg.LabelItem = self.addLabel("", row=1, col=0, size="8pt")
+        self.setMinimumHeight(150)
+
+    @property
+    def export_item(self) -> pg.GraphicsLayout:
+        """What an export draws: title, axes, curves, legend and caption."""
+        return self.ci
+
+    def set_caption(self, text: str) -> None:
+        self.caption.setText(text, size="8pt")
+
+    def set_colors(self, colors: PlotColors) -> None:
+        self.setBackground(colors.background)
+        for axis in ("left", "bottom"):
+            ax = self.plot.getAxis(axis)
+            ax.setPen(colors.foreground)
+            ax.setTextPen(colors.foreground)
+        self.plot.titleLabel.setText(self.plot.titleLabel.text, color=colors.foreground)
+        self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
+        self.legend.setLabelTextColor(colors.foreground)
+        for _, label in self.legend.items:  # entries already there keep their old colour
+            label.setText(label.text, color=colors.foreground)
+        backdrop = pg.mkColor(colors.background)
+        backdrop.setAlpha(200)
+        self.legend.setBrush(pg.mkBrush(backdrop))
+
+
+def add_line(chart: Chart, name: str | None = None) -> pg.PlotDataItem:
+    item = pg.PlotDataItem(name=name, connect="finite")
+    chart.plot.addItem(item)
+    return item
+
+
+def add_level(chart: Chart, label: str) -> pg.InfiniteLine:
+    line = pg.InfiniteLine(angle=0, movable=False, label=label, labelOpts={"position": 0.08})
+    line.hide()
+    chart.plot.addItem(line, ignoreBounds=True)
+    return line
