@@ -31,6 +31,10 @@ class Chart(pg.GraphicsLayoutWidget):
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
         self.legend = self.plot.addLegend(offset=(-8, 8))
+        # pyqtgraph's legend ignores transformations (to keep its size while the view zooms);
+        # the view never scales a chart here, but an export does: a 1600 px PNG would shrink
+        # the legend to a corner. Scaled with the rest, it reads as it does on screen.
+        self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         self.caption: pg.LabelItem = self.addLabel("", row=1, col=0, size="8pt")
         self.setMinimumHeight(150)
 

@@ -93,6 +93,9 @@ class ConfigPanel(QWidget):
     run_requested = Signal(object)  # RunConfig
     cancel_requested = Signal()
     validity_changed = Signal(bool)
+    # After Run or Cancel changed state: the Run menu's Start and Cancel follow the buttons
+    # (a sweep or a study sets the panel running too, and Cancel stops those).
+    buttons_changed = Signal()
 
     def __init__(
         self,
@@ -294,6 +297,7 @@ class ConfigPanel(QWidget):
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.config is not None and not self._running)
         self.cancel_button.setEnabled(self._running)
+        self.buttons_changed.emit()
 
     def state(self) -> dict[str, str]:
         """The form as typed, for the settings file."""

@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.start_run)
         self.panel.cancel_requested.connect(self.controller.cancel)
-        self.panel.validity_changed.connect(self._update_actions)
+        self.panel.buttons_changed.connect(self._update_actions)
         self.controller.running_changed.connect(self._running_changed)
         self.controller.engine_event.connect(self._on_event)
         self.controller.result_stored.connect(self._on_result_stored)
@@ -194,9 +194,8 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        running = self.controller.running
-        self.menu_actions.run.setEnabled(not running and self.panel.config is not None)
-        self.menu_actions.cancel.setEnabled(running)
+        self.menu_actions.run.setEnabled(self.panel.run_button.isEnabled())
+        self.menu_actions.cancel.setEnabled(self.panel.cancel_button.isEnabled())
 
     def _on_event(self, event: Event) -> None:
         self.plots.on_event(event)

@@ -50,7 +50,7 @@ def build_menus(w: MainWindow) -> Actions:
     run_menu = bar.addMenu("&Run")
     run = run_menu.addAction("&Start", w.panel.request_run)
     run.setShortcut(QKeySequence("Ctrl+R"))
-    cancel = run_menu.addAction("&Cancel", w.controller.cancel)
+    cancel = run_menu.addAction("&Cancel", w.panel.cancel_requested.emit)
     cancel.setShortcut(QKeySequence("Esc"))
     cancel.setEnabled(False)
 

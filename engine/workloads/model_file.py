@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine import paths
 from engine.errors import RunFailed, is_out_of_memory
 from engine.workloads.model_file_source import (
     FRAMEWORK_ALIASES,
@@ -368,8 +369,17 @@ def _describe(exc: BaseException) -> str:
         )
     text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, ModuleNotFoundError):
-        text += f" (not installed for {sys.executable}; install it there)"
+        text += f" ({_where_to_install()})"
     return text
+
+
+def _where_to_install() -> str:
+    if paths.frozen():  # the desktop bundle: its Python cannot take packages
+        return (
+            "not in the app's bundled Python; in File > Settings, run this framework's "
+            "workers under a Python that has it"
+        )
+    return f"not installed for {sys.executable}; install it there"
 
 
 def _user_traceback(exc: BaseException, path: str) -> str:

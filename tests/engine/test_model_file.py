@@ -267,3 +267,16 @@ def test_a_keras_file_is_measured_end_to_end():
     assert result["workload"]["parameters"] == 113_962
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert result["workload"]["model_file"]["sha256"] == digest
+
+
+def test_a_missing_package_in_the_desktop_bundle_points_at_the_settings(monkeypatch, tmp_path):
+    # The bundle's Python cannot take packages: the message says where to choose another.
+    from engine.workloads import model_file
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    path = tmp_path / "needs.py"
+    path.write_text("import epochcost_no_such_package\n" + VALID)
+    with pytest.raises(model_file.ModelFileError) as caught:
+        model_file.load(str(path), "torch")
+    assert "not in the app's bundled Python; in File > Settings" in caught.value.detail
+    assert caught.value.line == 1

@@ -13,6 +13,7 @@ import pytest
 from engine import catalog, report, utilisation
 from engine.catalog import Catalog
 from engine.catalog_rows import GpuSpec
+from engine.events import Flops, Step
 from engine.result import validate
 from tests.engine.helpers import TINY, run_events
 from tests.engine.price_results import result as priced_result
@@ -114,6 +115,12 @@ def test_a_real_cpu_run_records_peak_unknown():
     assert flops["peak_source"].startswith("peak unknown: ")
     assert "is a CPU" in flops["peak_source"]
     assert "peak unknown: " in report.summary(result)
+    # The live view learns the same count and peak before the first step (a Flops event).
+    (counted,) = [e for e in events if isinstance(e, Flops)]
+    first_step = next(i for i, e in enumerate(events) if isinstance(e, Step))
+    assert events.index(counted) < first_step
+    assert counted.per_step == flops["per_step"] and counted.peak_tflops is None
+    assert counted.peak_source == flops["peak_source"]
 
 
 def test_an_unusable_data_folder_keeps_the_count(tmp_path, monkeypatch):

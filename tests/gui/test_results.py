@@ -144,8 +144,9 @@ def test_a_result_imported_by_the_cli_shows_in_the_app(window, measured, tmp_pat
 def test_selecting_rows_overlays_them_on_the_plots(window, measured):
     Store().add(measured)
     window.results.refresh(select=measured["run_id"])
-    charts = sorted(chart.name for chart, _ in window.plots._overlays)
-    assert charts == ["cost", "memory", "throughput"]
+    lines = {chart.name: line.value() for chart, line in window.plots._overlays}
+    assert sorted(lines) == ["cost", "flops", "memory", "throughput"]
+    assert lines["flops"] == measured["flops"]["achieved_tflops"]
     window.results.view.clearSelection()
     assert window.plots._overlays == []
 

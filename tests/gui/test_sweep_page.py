@@ -114,11 +114,14 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_nothing_running(q
         ),
     ):
         pass
+    # Run > Start stays off while the sweep measures; Run > Cancel (Esc) stops the sweep.
+    assert not window.menu_actions.run.isEnabled() and window.menu_actions.cancel.isEnabled()
     with qtbot.waitSignal(page.running_changed, timeout=15_000, check_params_cb=lambda r: not r):
-        click(qtbot, page.cancel_button)
+        window.menu_actions.cancel.trigger()
 
     summary = page.summary
     assert summary is not None and summary.status == "cancelled"
+    assert window.menu_actions.run.isEnabled() and not window.menu_actions.cancel.isEnabled()
     assert [p.batch_size for p in summary.points] == [16]
     assert points_on_chart(page) == [16]
     assert page.model.rowCount() == 1
