@@ -4,11 +4,41 @@ the base of every chart in the app, and the two items the live plots add to one.
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import QGraphicsItem
 
 from gui.theme import PlotColors
 
 TIME_LABEL = "time since warm-up began (s)"
+CAPTION_MIN_WIDTH = 120.0
+
+
+class Caption(pg.LabelItem):
+    """A caption row that wraps to the chart's width. pyqtgraph's LabelItem makes its text's
+    width its minimum, so a long caption (model, device, price) would widen the chart, and
+    two charts side by side the whole window."""
+
+    def __init__(self, text: str = " ", **args: object) -> None:
+        super().__init__(text, **args)
+        option = QTextOption(Qt.AlignmentFlag.AlignHCenter)
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)
+        self.item.document().setDefaultTextOption(option)
+
+    def updateMin(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        width = max(self.rect().width(), CAPTION_MIN_WIDTH)
+        if self.item.textWidth() != width:
+            self.item.setTextWidth(width)
+        height = self.itemRect().height()
+        self.setMinimumWidth(CAPTION_MIN_WIDTH)
+        self.setMinimumHeight(height)
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (CAPTION_MIN_WIDTH, height),
+            Qt.SizeHint.PreferredSize: (CAPTION_MIN_WIDTH, height),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
 
 
 class Chart(pg.GraphicsLayoutWidget):
@@ -35,7 +65,8 @@ class Chart(pg.GraphicsLayoutWidget):
         # the view never scales a chart here, but an export does: a 1600 px PNG would shrink
         # the legend to a corner. Scaled with the rest, it reads as it does on screen.
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        self.caption: pg.LabelItem = self.addLabel("", row=1, col=0, size="8pt")
+        self.caption = Caption("", size="8pt")
+        self.addItem(self.caption, row=1, col=0)
         self.setMinimumHeight(150)
 
     @property
@@ -73,3 +104,12 @@ def add_level(chart: Chart, label: str) -> pg.InfiniteLine:
     line.hide()
     chart.plot.addItem(line, ignoreBounds=True)
     return line
+
+
+def set_level(line: pg.InfiniteLine, value: float, text: str) -> None:
+    """Show a level line at `value`, labelled `text`. Shown first: a hidden line's label
+    ignores new values and formats (pyqtgraph's InfLineLabel skips them while hidden), so a
+    line set while hidden would show only its first label."""
+    line.show()
+    line.setValue(value)
+    line.label.setFormat(text)

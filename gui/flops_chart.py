@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
-from gui.chart import Chart, add_level, add_line
+from gui.chart import Chart, add_level, add_line, set_level
 from gui.run_series import RunSeries
 from gui.theme import PlotColors
 
@@ -96,9 +96,7 @@ class FlopsChart(Chart):
             return
         mfu = flops.get("mfu")
         text = f"result {achieved:.3g} TFLOP/s" + (f", MFU {mfu:.1%}" if mfu is not None else "")
-        self.final.setValue(achieved)
-        self.final.label.setFormat(text)
-        self.final.show()
+        set_level(self.final, achieved, text)
 
     def _set_title(self, text: str) -> None:
         if text != self._title:

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.config import RunConfig
 from engine.launcher import WorkerSpec
@@ -68,11 +75,16 @@ class ModelPicker(QWidget):
         )
         self.remove_button = QPushButton("Remove", objectName="remove_model_file")
         self.remove_button.setToolTip("Take this file off the list (the file itself stays)")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.combo, 1)
-        row.addWidget(self.add_button)
-        row.addWidget(self.remove_button)
+        # The buttons under the box, so the panel stays as narrow as its other fields.
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.combo)
+        column.addLayout(buttons)
 
         self._fill()
         self.combo.currentIndexChanged.connect(self._update_buttons)
@@ -202,8 +214,7 @@ class ModelPicker(QWidget):
         self.checking_changed.emit(checking)
 
     def _update_buttons(self) -> None:
-        self.remove_button.setVisible(self.current_file() is not None)
-        self.remove_button.setEnabled(self.isEnabled() and self.job is None)
+        self.remove_button.setEnabled(self.current_file() is not None and self.job is None)
 
     def shutdown(self) -> None:
         """Window close: a check still going is cancelled and waited for."""

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from engine import report
 from engine.config import RunConfig
 from engine.events import Event, Flops, Phase, Sample, Started, Step
-from gui.chart import Chart, add_level, add_line
+from gui.chart import Chart, add_level, add_line, set_level
 from gui.flops_chart import FlopsChart
 from gui.plot_ranges import FollowRange
 from gui.run_series import RunSeries
@@ -222,9 +222,8 @@ class LivePlots(QWidget):
         self._mid.setData(s.proj_t.values, s.proj_mid.values)
         self._cost_hint.setVisible(len(s.proj_t) == 0)
         if s.memory_total_bytes:
-            self._total.setValue(s.memory_total_bytes / GIB)
-            self._total.label.setFormat(f"device total {report.size(s.memory_total_bytes)}")
-            self._total.show()
+            total = f"device total {report.size(s.memory_total_bytes)}"
+            set_level(self._total, s.memory_total_bytes / GIB, total)
             self._ranges["memory"].follow_y(s.memory_total_bytes / GIB)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
@@ -264,16 +263,12 @@ class LivePlots(QWidget):
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
-        self._final_rate.setValue(rate)
-        self._final_rate.label.setFormat(f"result {rate:,.1f} samples/s")
-        self._final_rate.show()
+        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s")
         self.flops.end(result)
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
-            self._final_cost.setValue(final)
             text = report.money(final) if self.cost_in_usd else report.duration(final)
-            self._final_cost.label.setFormat(f"result {text} per epoch")
-            self._final_cost.show()
+            set_level(self._final_cost, final, f"result {text} per epoch")
         s = self.series
         peak = result.get("peak_memory_bytes")
         if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
