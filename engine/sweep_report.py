@@ -66,14 +66,8 @@ def verdicts(summary: SweepSummary) -> list[str]:
                 f"{'recommended':12s} {s.recommended_batch}  ({margin:.0%} below, a multiple of "
                 f"{multiple}; confirmed by a full run)"
             )
-    by_point = {p.batch_size: p for p in summary.points}
-    if summary.cheapest_batch is not None:
-        p = by_point[summary.cheapest_batch]
-        why = (
-            f"{money(p.value('usd_per_epoch'))} per epoch"
-            if summary.cheapest_basis == "usd_per_epoch"
-            else f"fastest epoch, {duration(p.value('epoch_seconds'))}; no price given"
-        )
+    why = cheapest_reason(summary)
+    if why is not None:
         lines.append(f"{'cheapest':12s} {summary.cheapest_batch}  ({why})")
     if summary.knee_batch is not None:
         lines.append(
@@ -95,3 +89,13 @@ def text(summary: SweepSummary) -> str:
         f"{duration(summary.seconds)} | {summary.status} | group {summary.group_id}"
     )
     return "\n".join([head, *table(summary), *verdicts(summary)])
+
+
+def cheapest_reason(summary: SweepSummary) -> str | None:
+    """Why the cheapest batch is the cheapest: its $/epoch, or (no price) its epoch time."""
+    if summary.cheapest_batch is None:
+        return None
+    p = next(p for p in summary.points if p.batch_size == summary.cheapest_batch)
+    if summary.cheapest_basis == "usd_per_epoch":
+        return f"{money(p.value('usd_per_epoch'))} per epoch"
+    return f"fastest epoch, {duration(p.value('epoch_seconds'))}; no price given"

@@ -37,10 +37,11 @@ CANCEL_TEXT = "Cancel check"
 
 def failure_text(check: ModelCheck) -> str:
     """What the user reads when a file is refused: the file, what is wrong, and where."""
-    where = ""
+    name, message, where = Path(check.path).name, check.message, ""
     if check.line is not None:
+        message = message.removeprefix(f"{name}, line {check.line}: ")  # said once, below
         where = f" (line {check.line}" + (f": {check.code.strip()}" if check.code else "") + ")"
-    return f"{Path(check.path).name} cannot be used: {check.message}{where}"
+    return f"{name} cannot be used: {message}{where}"
 
 
 class ModelPicker(QWidget):

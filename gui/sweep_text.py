@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from engine import report
 from engine.config import RunConfig
+from engine.sweep_report import cheapest_reason
 from engine.sweep_summary import SearchOutcome, SweepSummary
 
 
@@ -63,15 +63,9 @@ def verdict_marks(summary: SweepSummary) -> dict[int, str]:
 
 def verdict_text(summary: SweepSummary) -> str:
     """One line of verdicts: cheapest, knee, max fit, recommended (what is known so far)."""
-    by_batch = {p.batch_size: p for p in summary.points}
     parts = []
-    if summary.cheapest_batch is not None:
-        p = by_batch[summary.cheapest_batch]
-        why = (
-            f"{report.money(p.value('usd_per_epoch'))} per epoch"
-            if summary.cheapest_basis == "usd_per_epoch"
-            else f"fastest epoch, {report.duration(p.value('epoch_seconds'))}; no price given"
-        )
+    why = cheapest_reason(summary)
+    if why is not None:
         parts.append(f"<b>Cheapest</b> {summary.cheapest_batch} ({why})")
     if summary.knee_batch is not None and summary.best_throughput_samples_per_s:
         parts.append(

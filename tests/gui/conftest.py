@@ -51,3 +51,19 @@ def window(qtbot):
     qtbot.waitExposed(w)
     qtbot.waitUntil(lambda: w.results.model.frame is not None)  # loads once painted
     return w
+
+
+@pytest.fixture(scope="module")
+def measured():
+    """A real result of the tiny model on this machine's CPU, through the worker (once per
+    test module: tables, overlays and comparisons build on it)."""
+    from engine.launcher import WorkerProcess
+    from tests.gui.helpers import tiny_config
+
+    worker = WorkerProcess(tiny_config()).start()
+    try:
+        events = list(worker.events())
+    finally:
+        worker.close()
+    assert events[-1].type == "finished"
+    return events[-1].result

@@ -14,24 +14,11 @@ from PySide6.QtCore import Qt
 from engine import catalog, report
 from engine.compare import CompareOptions, break_even_against, compare, measured_elsewhere
 from engine.cost import OwnedHardware
-from engine.launcher import WorkerProcess
 from engine.store import Store
 from gui.compare_model import COLUMNS
 from gui.compare_page import NO_SELECTION, OWN_HINT
 from tests.engine.price_results import result as gpu_result
-from tests.gui.helpers import show_tab, tiny_config
-
-
-@pytest.fixture(scope="module")
-def measured():
-    """A real result of the tiny model on this machine's CPU, through the worker."""
-    worker = WorkerProcess(tiny_config()).start()
-    try:
-        events = list(worker.events())
-    finally:
-        worker.close()
-    assert events[-1].type == "finished"
-    return events[-1].result
+from tests.gui.helpers import show_tab
 
 
 def show(window, result):

@@ -74,7 +74,8 @@ def test_a_broken_file_shows_its_error_and_line_and_changes_nothing(qtbot, windo
     shown = window.message_bar.text.text()
     assert window.message_bar.level == "error"
     assert shown.startswith("broken.py cannot be used:") and words in shown
-    assert f"(line {line}: def build_model(batch_size, hints))" in shown
+    assert shown.endswith(f"(line {line}: def build_model(batch_size, hints))")
+    assert shown.count(f"line {line}") == 1
     assert window.panel.picker.files == []
     assert window.panel.model.currentData() == "resnet18-cifar" and window.panel.config is not None
 

@@ -8,29 +8,15 @@ import json
 import subprocess
 import sys
 
-import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from engine.events import Failed
-from engine.launcher import WorkerProcess
 from engine.result import failed_result
 from engine.store import Store
 from gui.controller import describe_failure, largest_batch_that_fitted
 from gui.results_model import COLUMNS
 from tests.gui.helpers import tiny_config
-
-
-@pytest.fixture(scope="module")
-def measured():
-    """One real result from the worker (tiny model), reused as the base of table rows."""
-    worker = WorkerProcess(tiny_config()).start()
-    try:
-        events = list(worker.events())
-    finally:
-        worker.close()
-    assert events[-1].type == "finished"
-    return events[-1].result
 
 
 def variant(result, run_id: str, **config_changes):
