@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="time and cost to a target accuracy, or until accuracy settles, per batch size",
     )
     p.add_argument("--model", default=d.model, help=f"workload name (default {d.model})")
+    p.add_argument(
+        "--model-file",
+        metavar="PATH.py",
+        help="not for accuracy: a model file brings no data set (use --model); accepted only "
+        "to say so",
+    )
     p.add_argument("--framework", default=d.framework, choices=("torch", "tensorflow"))
     p.add_argument(
         "--dataset",
@@ -142,6 +148,14 @@ def plan_from_args(args: argparse.Namespace) -> StudyPlan:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.model_file is not None:
+        raise UsageError(
+            "model_file",
+            "a cost-to-accuracy study trains a built-in model on real data, and a model file "
+            "brings no data set (its contract has no data hook); measure your file with "
+            "`epochcost run --model-file` or `epochcost sweep --model-file`, and give accuracy "
+            "a --model",
+        )
     plan = plan_from_args(args)
     if args.out is not None and not args.out.parent.is_dir():
         raise UsageError("out", f"folder {args.out.parent} does not exist")

@@ -36,6 +36,10 @@ QUICK = [
         (["--until-stable", "--eval-every", "0"], "--eval-every: 0 is out of range"),
         (["--until-stable", "--price-per-hour", "-3"], "--price-per-hour: -3 is out of range"),
         (["--until-stable", "--batch-sizes", "20000"], "--batch-sizes: 20000 is larger than"),
+        (
+            ["--until-stable", "--model-file", "assets/examples/torch_image_classifier.py"],
+            "--model-file: a cost-to-accuracy study trains a built-in model on real data",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_a_message_naming_the_option(args, words, capsys):
