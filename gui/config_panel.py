@@ -172,6 +172,7 @@ class ConfigPanel(QWidget):
 
         self.model.currentIndexChanged.connect(self._model_changed)
         self.picker.files_changed.connect(self._model_changed)
+        self.picker.checking_changed.connect(lambda _: self._update_buttons())
         for combo in (self.framework, self.device, self.precision):
             combo.currentIndexChanged.connect(self.validate)
         for edit in self.numbers.values():
@@ -295,7 +296,9 @@ class ConfigPanel(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        self.run_button.setEnabled(self.config is not None and not self._running)
+        # Not while a model file check runs: its worker would share the CPU with the run's.
+        busy = self._running or self.picker.checking
+        self.run_button.setEnabled(self.config is not None and not busy)
         self.cancel_button.setEnabled(self._running)
         self.buttons_changed.emit()
 

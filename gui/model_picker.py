@@ -49,7 +49,7 @@ class ModelPicker(QWidget):
 
     files_changed = Signal()
     message = Signal(str, str, str)  # text, level (info | error), details
-    checking_changed = Signal(bool)
+    checking_changed = Signal(bool)  # a check's worker started or ended
 
     def __init__(
         self,
@@ -62,7 +62,6 @@ class ModelPicker(QWidget):
         self.spec_for = spec_for or (lambda framework: WorkerSpec())
         self.files: list[ModelFile] = model_files.load(prefs) if prefs is not None else []
         self.job: BackgroundJob | None = None
-        self.last_check: ModelCheck | None = None
 
         self.combo = QComboBox(objectName="model")
         self.combo.setSizeAdjustPolicy(
@@ -197,7 +196,6 @@ class ModelPicker(QWidget):
             self.message.emit(f"The check failed: {outcome.message}", "error", outcome.details)
             return
         assert isinstance(outcome, ModelCheck)
-        self.last_check = outcome
         if outcome.kind == "cancelled":
             self.message.emit("The model file check was cancelled.", "info", "")
         elif not outcome.ok:

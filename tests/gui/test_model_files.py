@@ -86,10 +86,12 @@ def test_a_file_that_hangs_can_be_cancelled(qtbot, window, tmp_path):
     picker = window.panel.picker
     assert picker.add_file(str(path))
     assert not picker.add_file(str(path))  # one check at a time
+    assert not window.panel.run_button.isEnabled()  # and no run beside it
+    assert not window.menu_actions.run.isEnabled()
     qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)  # now "Cancel check"
     qtbot.waitUntil(lambda: not picker.checking, timeout=CHECK_TIMEOUT_MS)
     assert window.message_bar.text.text() == "The model file check was cancelled."
-    assert picker.files == []
+    assert picker.files == [] and window.panel.run_button.isEnabled()
 
 
 def test_a_listed_file_that_has_gone_is_said_beside_the_model_box(qtbot, window, tmp_path):
