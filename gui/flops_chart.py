@@ -1,7 +1,9 @@
 """The fourth live chart: the FLOP rate a run achieves, step by step, and its model FLOPs
 utilisation (MFU) where the device's peak is known.
 
-Achieved TFLOP/s = FLOPs per step (counted once in the worker, engine/backends) / step time.
+Achieved TFLOP/s = FLOPs per step (counted once in the worker, engine/backends) / step time,
+drawn for the running median step (the per-step scatter is the throughput chart's, scaled by
+a constant: drawing it twice would only cost the GUI thread paint time).
 The peak comes with the worker's Flops event (engine/utilisation.py: the catalog's dense peak
 for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and no
 MFU, never a guessed one.
@@ -38,7 +40,6 @@ def title_for(series: RunSeries | None) -> str:
 class FlopsChart(Chart):
     def __init__(self) -> None:
         super().__init__("flops", TITLE, "TFLOP/s")
-        self.measured = add_line(self, "measured steps")
         self.median = add_line(self, "running median")
         self.final = add_level(self, "result")
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
@@ -51,7 +52,6 @@ class FlopsChart(Chart):
 
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
-        self.measured.setPen(pg.mkPen(colors.measured, width=1))
         self.median.setPen(pg.mkPen(colors.median, width=2.5))
         self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
         self.final.label.setColor(colors.limit)
@@ -60,7 +60,6 @@ class FlopsChart(Chart):
         self.plot.setTitle(self._title, color=colors.foreground)
 
     def begin(self, caption: str) -> None:
-        self.measured.setData([], [])
         self.median.setData([], [])
         self.final.hide()
         self.hint.setText(WAITING)
@@ -78,15 +77,13 @@ class FlopsChart(Chart):
         self.set_caption(f"{caption}<br>{per_step}; {series.peak_source}")
 
     def refresh(self, series: RunSeries) -> float | None:
-        """Redraw from the series; the top of the bulk of the rates, for the y range."""
-        if not series.flops_per_step:
+        """Redraw from the series; the highest median rate so far, for the y range."""
+        if not series.flops_per_step or not len(series.median_rate):
             return None
-        rates = series.tflops(series.meas_rate.values)
-        self.measured.setData(series.meas_t.values, rates)
-        self.median.setData(series.median_t.values, series.tflops(series.median_rate.values))
+        rates = series.tflops(series.median_rate.values)
+        self.median.setData(series.median_t.values, rates)
         self._set_title(title_for(series))
-        finite = rates[np.isfinite(rates)]
-        return float(np.percentile(finite[-20_000:], 98)) if len(finite) else None
+        return float(np.nanmax(rates)) * 1.15  # room above the line for the legend
 
     def end(self, result: dict[str, Any]) -> None:
         """The result's own figures (the whole window's throughput, not the last median)."""
