@@ -100,7 +100,10 @@ def add_line(chart: Chart, name: str | None = None) -> pg.PlotDataItem:
 
 
 def add_level(chart: Chart, label: str) -> pg.InfiniteLine:
-    line = pg.InfiniteLine(angle=0, movable=False, label=label, labelOpts={"position": 0.08})
+    # The label starts near the left edge (anchored by its left side: a centred one ran off
+    # the plot on a narrow chart), below the line or above it near the top of the view.
+    options = {"position": 0.03, "anchors": [(0, 0), (0, 1)]}
+    line = pg.InfiniteLine(angle=0, movable=False, label=label, labelOpts=options)
     line.hide()
     chart.plot.addItem(line, ignoreBounds=True)
     return line
