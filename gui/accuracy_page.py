@@ -153,6 +153,7 @@ class AccuracyPage(QWidget):
         self.form.changed.connect(self.validate)
         self.panel.validity_changed.connect(self.validate)
         self.main.controller.running_changed.connect(lambda _: self._update_buttons())
+        self.panel.picker.checking_changed.connect(lambda _: self._update_buttons())
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self.panel.cancel_requested.connect(self.cancel)  # its Cancel is enabled during a study
@@ -215,7 +216,8 @@ class AccuracyPage(QWidget):
 
     def _update_buttons(self) -> None:
         running = self.job is not None
-        busy = running or self.main.controller.running or self.download.running
+        checking = self.panel.picker.checking  # its worker would share the CPU with the study
+        busy = running or self.main.controller.running or self.download.running or checking
         self.run_button.setEnabled(self.plan_ok and not busy)
         self.run_button.setToolTip(
             "A timed run is going (Run tab)" if self.main.controller.running else ""
@@ -226,7 +228,7 @@ class AccuracyPage(QWidget):
 
     def start(self) -> bool:
         """Start the study the form describes; False (with a message) when it cannot."""
-        if self.job is not None or self.main.controller.running:
+        if self.job is not None or self.main.controller.running or self.panel.picker.checking:
             return False
         plan = self.validate()
         if plan is None:

@@ -29,6 +29,7 @@ class Caption(pg.LabelItem):
         width = max(self.rect().width(), CAPTION_MIN_WIDTH)
         if self.item.textWidth() != width:
             self.item.setTextWidth(width)
+            self.item.setPos(0, 0)  # the text spans the row now and centres itself
         height = self.itemRect().height()
         self.setMinimumWidth(CAPTION_MIN_WIDTH)
         self.setMinimumHeight(height)

@@ -93,8 +93,8 @@ class ConfigPanel(QWidget):
     run_requested = Signal(object)  # RunConfig
     cancel_requested = Signal()
     validity_changed = Signal(bool)
-    # After Run or Cancel changed state: the Run menu's Start and Cancel follow the buttons
-    # (a sweep or a study sets the panel running too, and Cancel stops those).
+    # After each update of Run and Cancel (validation, running, a model file check): the Run
+    # menu's Start and Cancel, and the Sweep and Accuracy tabs' start buttons, follow it.
     buttons_changed = Signal()
 
     def __init__(
@@ -208,7 +208,7 @@ class ConfigPanel(QWidget):
             epoch = entry.epoch_samples
             offered = [f for f in [entry.framework] if _usable(f, self.interpreters)]
         else:
-            workload = registry.get(self.model.currentData())
+            workload = registry.get(self.model.currentData() or RunConfig().model)
             self.model_info.setText(
                 f"{workload.description}. One epoch: {workload.epoch_samples:,} "
                 f"{workload.epoch_unit}."
@@ -283,8 +283,14 @@ class ConfigPanel(QWidget):
         self.validity_changed.emit(self.config is not None)
         return self.config is not None
 
+    @property
+    def busy(self) -> bool:
+        """A run, sweep or study is going, or a model file check (whose worker would share
+        the CPU with a measurement): nothing else may start."""
+        return self._running or self.picker.checking
+
     def request_run(self) -> None:
-        if self.validate() and not self._running:
+        if self.validate() and not self.busy:
             self.run_requested.emit(self.config)
 
     def set_running(self, running: bool) -> None:
@@ -296,9 +302,7 @@ class ConfigPanel(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        # Not while a model file check runs: its worker would share the CPU with the run's.
-        busy = self._running or self.picker.checking
-        self.run_button.setEnabled(self.config is not None and not busy)
+        self.run_button.setEnabled(self.config is not None and not self.busy)
         self.cancel_button.setEnabled(self._running)
         self.buttons_changed.emit()
 
@@ -316,7 +320,9 @@ class ConfigPanel(QWidget):
     def restore(self, state: dict[str, Any]) -> None:
         """Put back a saved form; anything no longer offered (a model, a GPU) is skipped."""
         for combo, key in ((self.model, "model"), (self.device, "device")):
-            index = combo.findData(state.get(key))
+            value = state.get(key)
+            # Only a name: findData(None) would match the model box's separator.
+            index = combo.findData(value) if isinstance(value, str) and value else -1
             if index >= 0:
                 combo.setCurrentIndex(index)
         for combo, key in ((self.framework, "framework"), (self.precision, "precision")):

@@ -17,6 +17,7 @@ from gui import settings
 
 # A model box entry's data for a file: this prefix and the absolute path (built-ins: their name).
 FILE_PREFIX = "file:"
+FRAMEWORKS = ("torch", "tensorflow")
 
 
 @dataclass(frozen=True)
@@ -43,15 +44,17 @@ class ModelFile:
     def from_dict(cls, data: dict[str, Any]) -> ModelFile:
         """ValueError for an entry that is not one (a hand-edited settings file)."""
         path, name, framework = data.get("path"), data.get("name"), data.get("framework")
-        if not (isinstance(path, str) and isinstance(name, str) and isinstance(framework, str)):
+        if not (isinstance(path, str) and isinstance(name, str) and framework in FRAMEWORKS):
             raise ValueError("a model file entry needs path, name and framework")
         shape = data.get("input_shape")
+        if isinstance(shape, list) and not all(_int_or_none(d) is not None for d in shape):
+            raise ValueError("input_shape must be whole numbers")
         return cls(
             path=path,
             name=name,
             framework=framework,
             parameters=_int_or_none(data.get("parameters")),
-            input_shape=[int(d) for d in shape] if isinstance(shape, list) else None,
+            input_shape=list(shape) if isinstance(shape, list) else None,
             epoch_samples=_int_or_none(data.get("epoch_samples")),
             epoch_unit=str(data.get("epoch_unit") or "samples"),
             epoch_samples_declared=bool(data.get("epoch_samples_declared")),

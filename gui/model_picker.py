@@ -108,7 +108,8 @@ class ModelPicker(QWidget):
         for f in self.files:
             self.combo.addItem(f"{f.name} (file)", f.key)
             self.combo.setItemData(self.combo.count() - 1, f.path, Qt.ItemDataRole.ToolTipRole)
-        index = self.combo.findData(current)
+        # findData(None) would match the separator (it has no data either).
+        index = self.combo.findData(current) if current is not None else -1
         self.combo.setCurrentIndex(max(0, index))
         self.combo.blockSignals(False)
         if index < 0 or current is None:

@@ -123,7 +123,7 @@ class SweepPage(QWidget):
         self.csv_button.clicked.connect(self.export_csv_dialog)
         self.form.changed.connect(self._update_buttons)
         window.controller.running_changed.connect(self._update_buttons)
-        window.panel.validity_changed.connect(self._update_buttons)
+        window.panel.buttons_changed.connect(self._update_buttons)
         window.panel.device.currentIndexChanged.connect(lambda _: self.form.set_cpu(self._on_cpu()))
         window.panel.cancel_requested.connect(self.cancel)  # its Cancel stops a sweep too
         self.form.set_cpu(self._on_cpu())
@@ -170,11 +170,14 @@ class SweepPage(QWidget):
 
     def _update_buttons(self) -> None:
         run_going = self.main.controller.running
+        checking = self.main.panel.picker.checking
         ready = self.form.inputs is not None and self.main.panel.config is not None
-        self.start_button.setEnabled(ready and not self.running and not run_going)
+        self.start_button.setEnabled(ready and not self.running and not run_going and not checking)
         self.start_button.setToolTip(
             "A run is going on the Run tab: both would share the device"
             if run_going
+            else "A model file is being checked"
+            if checking
             else ""
             if self.main.panel.config is not None
             else "Fix the run settings on the left first"
@@ -207,6 +210,9 @@ class SweepPage(QWidget):
     def _new_sweep(self) -> Sweep | None:
         if self.main.controller.running:
             self._tell("A run is going on the Run tab; start the sweep once it has ended.")
+            return None
+        if self.main.panel.picker.checking:
+            self._tell("A model file is being checked; start the sweep once the check has ended.")
             return None
         config = self.main.panel.config
         if config is None:

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from engine.config import RunConfig
 from engine.store import Store
 from engine.workloads.model_file_source import file_sha256
-from gui.model_files import ModelFile
+from gui.model_files import FILE_PREFIX, ModelFile
 from gui.model_picker import CANCEL_TEXT
 from tests.engine.model_files import BAD, VALID
 from tests.gui.helpers import TINY_FORM, fill_form, show_tab
@@ -86,12 +86,16 @@ def test_a_file_that_hangs_can_be_cancelled(qtbot, window, tmp_path):
     picker = window.panel.picker
     assert picker.add_file(str(path))
     assert not picker.add_file(str(path))  # one check at a time
-    assert not window.panel.run_button.isEnabled()  # and no run beside it
-    assert not window.menu_actions.run.isEnabled()
+    # No measurement beside the check's worker: no run, no sweep, no study.
+    assert not window.panel.run_button.isEnabled() and not window.menu_actions.run.isEnabled()
+    assert not show_tab(window, "Sweep").start_button.isEnabled()
+    assert not show_tab(window, "Accuracy").run_button.isEnabled()
+    window.show_page("Compare")
     qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)  # now "Cancel check"
     qtbot.waitUntil(lambda: not picker.checking, timeout=CHECK_TIMEOUT_MS)
     assert window.message_bar.text.text() == "The model file check was cancelled."
     assert picker.files == [] and window.panel.run_button.isEnabled()
+    assert window.pages["Accuracy"].run_button.isEnabled()
 
 
 def test_a_listed_file_that_has_gone_is_said_beside_the_model_box(qtbot, window, tmp_path):
@@ -116,5 +120,27 @@ def test_hand_edited_entries_in_the_settings_file_are_skipped(qtbot, tmp_path):
 
     prefs = settings.Settings(tmp_path / "gui-settings.ini")
     good = {"path": str(tmp_path / "a.py"), "name": "a", "framework": "torch"}
-    prefs.set(settings.MODEL_FILES, {"files": [good, {"path": 3}, "junk", good]})
+    no_framework = {**good, "path": "b.py", "framework": ""}
+    bad_shape = {**good, "path": "c.py", "input_shape": [3, None]}
+    entries = [good, {"path": 3}, "junk", good, no_framework, bad_shape]
+    prefs.set(settings.MODEL_FILES, {"files": entries})
     assert [f.name for f in model_files.load(prefs)] == ["a"]
+
+
+def test_listed_files_and_no_saved_form_start_on_the_default_model(qtbot, tmp_path):
+    # The list is saved when a file is added, the form only at a run or at close: an app
+    # killed in between starts with files listed and no form (the separator has no data).
+    from gui import settings
+    from gui.main_window import MainWindow
+
+    path = tmp_path / "net.py"
+    path.write_text(VALID)
+    prefs = settings.Settings()
+    entry = {"path": str(path), "name": "net", "framework": "torch", "parameters": 27}
+    prefs.set(settings.MODEL_FILES, {"files": [entry]})
+    prefs.sync()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.panel.model.currentData() == RunConfig().model
+    assert window.panel.config is not None
+    assert window.panel.model.findData(FILE_PREFIX + str(path)) > 0

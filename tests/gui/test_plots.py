@@ -70,7 +70,7 @@ def feed_run(plots, times, batch=16, total=2**34):
             )
 
 
-def test_scripted_events_fill_all_three_plots_on_the_timer(plots, qtbot):
+def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     config = tiny_config(batch_size=16, usd_per_hour=2.0)
     plots.begin_run(config, "tiny-mlp · cpu · $2.00/h")
     assert plots._cost_hint.isVisible()  # "projected once measuring begins"

@@ -40,7 +40,7 @@ def worker_gone(pid: int | None) -> bool:
         return True
 
 
-def test_a_real_run_fills_all_three_plots_and_adds_a_row(qtbot, window):
+def test_a_real_run_fills_all_four_plots_and_adds_a_row(qtbot, window):
     fill_form(window.panel, **TINY_FORM)
     with qtbot.waitSignal(
         window.controller.running_changed,
