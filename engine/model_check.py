@@ -120,7 +120,7 @@ class ModelFileCheck:
             for stream in (proc.stdout, proc.stderr):
                 if stream:
                     stream.close()
-        if self._cancelled.is_set() and not verdict.ok:
+        if self._cancelled.is_set():  # even a file that passed: the user asked not to add it
             return ModelCheck(checked, kind="cancelled", message="cancelled")
         return verdict
 

@@ -369,11 +369,12 @@ def _describe(exc: BaseException) -> str:
         )
     text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, ModuleNotFoundError):
-        text += f" ({_where_to_install()})"
+        text += f" ({where_to_install()})"
     return text
 
 
-def _where_to_install() -> str:
+def where_to_install() -> str:
+    """Where a missing package goes: this interpreter, or (the desktop bundle) another one."""
     if paths.frozen():  # the desktop bundle: its Python cannot take packages
         return (
             "not in the app's bundled Python; in File > Settings, run this framework's "

@@ -38,7 +38,10 @@ def check(path: str, framework: str | None, batch_size: int, emit: Callable[[str
     try:
         module = importlib.import_module(_MODULES[framework])
     except ImportError as exc:
-        emit(_failed("framework", f"{framework} is not usable here: {exc}", traceback.format_exc()))
+        from engine.workloads.model_file import where_to_install
+
+        message = f"{framework} is not usable here: {exc} ({where_to_install()})"
+        emit(_failed("framework", message, traceback.format_exc()))
         return
     emit(Phase(run_id=CHECK_RUN_ID, phase="building", detail=path).to_json())
     from engine.workloads.model_file import ModelFileError, load

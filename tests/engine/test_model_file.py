@@ -280,3 +280,26 @@ def test_a_missing_package_in_the_desktop_bundle_points_at_the_settings(monkeypa
         model_file.load(str(path), "torch")
     assert "not in the app's bundled Python; in File > Settings" in caught.value.detail
     assert caught.value.line == 1
+
+
+def test_a_framework_the_checking_python_lacks_says_where_to_get_it(monkeypatch, tmp_path):
+    # The check-model mode imports the file's framework first; without it, the message says
+    # which Python lacks it (here the test's own; in the bundle, File > Settings).
+    from engine.workloads import model_file_check
+
+    def no_framework(name):
+        raise ModuleNotFoundError("No module named 'tensorflow'")
+
+    monkeypatch.setattr(model_file_check.importlib, "import_module", no_framework)
+    path = tmp_path / "keras_net.py"
+    path.write_text("import keras\n" + VALID)
+    lines: list[str] = []
+    model_file_check.check(str(path), "tensorflow", 2, lines.append)
+    failed = json.loads(lines[-1])
+    assert failed["type"] == "failed" and failed["kind"] == "framework"
+    assert failed["message"].startswith("tensorflow is not usable here: No module named")
+    assert f"not installed for {sys.executable}; install it there" in failed["message"]
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    lines.clear()
+    model_file_check.check(str(path), "tensorflow", 2, lines.append)
+    assert "in File > Settings" in json.loads(lines[-1])["message"]
