@@ -49,6 +49,7 @@ class FlopsChart(Chart):
         )
         self._title = TITLE
         self._foreground: Any = None
+        self.top: float | None = None  # the y range's top after the last refresh
 
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
@@ -60,6 +61,7 @@ class FlopsChart(Chart):
         self.plot.setTitle(self._title, color=colors.foreground)
 
     def begin(self, caption: str) -> None:
+        self.top = None
         self.median.setData([], [])
         self.final.hide()
         self.hint.setText(WAITING)
@@ -76,14 +78,15 @@ class FlopsChart(Chart):
         per_step = f"{series.flops_per_step:.3g} FLOPs per step"
         self.set_caption(f"{caption}<br>{per_step}; {series.peak_source}")
 
-    def refresh(self, series: RunSeries) -> float | None:
-        """Redraw from the series; the highest median rate so far, for the y range."""
-        if not series.flops_per_step or not len(series.median_rate):
-            return None
-        rates = series.tflops(series.median_rate.values)
+    def refresh(self, series: RunSeries) -> None:
+        """Redraw from the series; `top` becomes the highest median rate so far."""
+        per_sample = series.tflop_per_sample
+        if per_sample is None or not len(series.median_rate):
+            return
+        rates = series.median_rate.values * per_sample
         self.median.setData(series.median_t.values, rates)
         self._set_title(title_for(series))
-        return float(np.nanmax(rates)) * 1.15  # room above the line for the legend
+        self.top = float(np.nanmax(rates)) * 1.15  # room above the line for the legend
 
     def end(self, result: dict[str, Any]) -> None:
         """The result's own figures (the whole window's throughput, not the last median)."""

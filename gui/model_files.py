@@ -36,13 +36,9 @@ class ModelFile:
         return FILE_PREFIX + self.path
 
     @classmethod
-    def from_check(cls, info: dict[str, Any]) -> ModelFile:
-        """From a passed check's `info` (engine/workloads/model_file_check.py)."""
-        return cls.from_dict(info)
-
-    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelFile:
-        """ValueError for an entry that is not one (a hand-edited settings file)."""
+        """From a passed check's `info` (engine/workloads/model_file_check.py) or a settings
+        entry; ValueError for an entry that is not one (a hand-edited settings file)."""
         path, name, framework = data.get("path"), data.get("name"), data.get("framework")
         if not (isinstance(path, str) and isinstance(name, str) and framework in FRAMEWORKS):
             raise ValueError("a model file entry needs path, name and framework")

@@ -112,7 +112,7 @@ class ModelPicker(QWidget):
         index = self.combo.findData(current) if current is not None else -1
         self.combo.setCurrentIndex(max(0, index))
         self.combo.blockSignals(False)
-        if index < 0 or current is None:
+        if index < 0:
             self.combo.currentIndexChanged.emit(self.combo.currentIndex())
 
     def current_file(self) -> ModelFile | None:
@@ -204,7 +204,7 @@ class ModelPicker(QWidget):
             self.message.emit(failure_text(outcome), "error", details)
         else:
             assert outcome.info is not None
-            entry = ModelFile.from_check(outcome.info)
+            entry = ModelFile.from_dict(outcome.info)
             self.remember(entry)
             self.message.emit(f"Added {entry.name}: {entry.describe()}", "info", "")
 

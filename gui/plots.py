@@ -209,9 +209,9 @@ class LivePlots(QWidget):
             return
         self._dirty = False
         projected = s.update_projection()
-        top_tflops = self.flops.refresh(s)
+        self.flops.refresh(s)
         if projected:
-            self._follow_y(top_tflops)
+            self._follow_y()
         self._ranges["throughput"].follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
@@ -229,7 +229,7 @@ class LivePlots(QWidget):
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
         self.updated.emit()
 
-    def _follow_y(self, top_tflops: float | None = None, final: bool = False) -> None:
+    def _follow_y(self, final: bool = False) -> None:
         s = self.series
         assert s is not None
         if len(s.meas_rate):
@@ -241,8 +241,8 @@ class LivePlots(QWidget):
             # The first few steps' interval can be huge; it may run off the top.
             high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
             self._ranges["cost"].follow_y(high, final)
-        if top_tflops:
-            self._ranges["flops"].follow_y(top_tflops, final)
+        if self.flops.top:
+            self._ranges["flops"].follow_y(self.flops.top, final)
 
     def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
         self._peak.setData([t], [peak_bytes / GIB])
@@ -259,7 +259,7 @@ class LivePlots(QWidget):
         self.timer.stop()
         if self.series is not None:  # fit the finished run, for a look and for export
             self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
-            self._follow_y(self.flops.refresh(self.series), final=True)
+            self._follow_y(final=True)
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]

@@ -111,19 +111,18 @@ class RunSeries:
         self.peak_tflops = event.peak_tflops or None
         self.peak_source = event.peak_source
 
-    def tflops(self, samples_per_s: np.ndarray) -> np.ndarray:
-        """Achieved TFLOP/s at these throughputs (NaN while the FLOPs are unknown)."""
-        if not self.flops_per_step:
-            return np.full(len(samples_per_s), math.nan)
-        return samples_per_s * (self.flops_per_step / self.batch_size / 1e12)
+    @property
+    def tflop_per_sample(self) -> float | None:
+        """TFLOP/s per sample/s: throughput x this = achieved TFLOP/s (None: not counted)."""
+        return self.flops_per_step / self.batch_size / 1e12 if self.flops_per_step else None
 
     @property
     def mfu(self) -> float | None:
         """The running median's FLOP rate over the device's peak (a fraction), where known."""
-        p = self.projection
-        if p is None or not self.flops_per_step or not self.peak_tflops:
+        p, per_sample = self.projection, self.tflop_per_sample
+        if p is None or per_sample is None or not self.peak_tflops:
             return None
-        return self.flops_per_step / p.median_step_s / 1e12 / self.peak_tflops
+        return p.throughput_samples_per_s * per_sample / self.peak_tflops
 
     def add_step(self, step: Step) -> None:
         rate = step.samples / step.step_time_s if step.step_time_s > 0 else math.nan

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from PySide6.QtWidgets import QLineEdit
 
 from engine.config import RunConfig
+from engine.workloads import registry
 
 # A run short enough for tests, typed into the form as a user would.
 TINY_FORM = {
@@ -42,6 +45,22 @@ def tiny_config(**changes) -> RunConfig:
     )
     values.update(changes)
     return RunConfig(**values).validated()
+
+
+def torch_and_jax_workload() -> registry.Workload:
+    """A workload that runs on torch and on jax, which is not installed here."""
+    assert importlib.util.find_spec("jax") is None  # the premise of the tests that use it
+    return registry.Workload(
+        name="x",
+        task="classification",
+        description="",
+        input_shape=(4,),
+        num_classes=2,
+        epoch_samples=10,
+        epoch_unit="rows",
+        frameworks=("torch", "jax"),
+        data_set="",
+    )
 
 
 def show_tab(window, title: str):

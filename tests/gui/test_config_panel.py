@@ -3,8 +3,6 @@ frameworks offered only when installed, and values that persist between sessions
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 from PySide6.QtCore import Qt
 
@@ -12,7 +10,7 @@ from engine.config import RunConfig
 from engine.devices import list_devices
 from engine.workloads import registry
 from gui.config_panel import ConfigPanel, installed_frameworks, validate_all
-from tests.gui.helpers import TINY_FORM, fill_form
+from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
 
 
 @pytest.fixture
@@ -100,18 +98,7 @@ def test_while_running_the_form_is_locked_and_cancel_offered(panel, qtbot):
 
 
 def test_only_installed_frameworks_that_the_model_supports_are_offered():
-    assert importlib.util.find_spec("jax") is None  # the premise: jax is not installed here
-    workload = registry.Workload(
-        name="x",
-        task="classification",
-        description="",
-        input_shape=(4,),
-        num_classes=2,
-        epoch_samples=10,
-        epoch_unit="rows",
-        frameworks=("torch", "jax"),
-        data_set="",
-    )
+    workload = torch_and_jax_workload()
     assert installed_frameworks(workload) == ["torch"]
 
 

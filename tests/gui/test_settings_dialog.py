@@ -14,11 +14,10 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from engine.events import Started
 from engine.store import Store
-from engine.workloads import registry
 from gui import settings
 from gui.config_panel import installed_frameworks
 from gui.settings_dialog import SettingsDialog
-from tests.gui.helpers import TINY_FORM, fill_form
+from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
 from tests.gui.test_run_flow import RUN_TIMEOUT_MS, click_run
 
 OUTPUT = Path(__file__).resolve().parents[1] / "output"
@@ -93,18 +92,7 @@ def test_a_checked_python_is_kept_and_offered_after_ok(qtbot, window):
 
 
 def test_a_framework_with_its_own_python_is_offered_though_not_installed_here():
-    assert importlib.util.find_spec("jax") is None  # the premise: jax is not installed here
-    workload = registry.Workload(
-        name="x",
-        task="classification",
-        description="",
-        input_shape=(4,),
-        num_classes=2,
-        epoch_samples=10,
-        epoch_unit="rows",
-        frameworks=("torch", "jax"),
-        data_set="",
-    )
+    workload = torch_and_jax_workload()
     assert installed_frameworks(workload, {"jax": "/envs/jax/bin/python"}) == ["torch", "jax"]
 
 
