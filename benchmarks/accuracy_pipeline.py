@@ -18,10 +18,9 @@ import time
 
 import torch
 
-from engine import data
 from engine.accuracy.config import AccuracyConfig
-from engine.backends.torch_accuracy import TorchTrainer
-from engine.workloads import registry
+from engine.frameworks.torch.trainer import TorchTrainer
+from engine.workloads import data, registry
 
 
 class _Fixed:

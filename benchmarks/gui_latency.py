@@ -38,7 +38,7 @@ import sys, time
 from PySide6.QtCore import QEvent, QObject, QTimer
 from gui.app import create_app
 app = create_app([])
-from gui.main_window import MainWindow
+from gui.shell.main_window import MainWindow
 w = MainWindow()
 class FirstPaint(QObject):
     def eventFilter(self, obj, event):
@@ -79,7 +79,7 @@ class FrameTimer:
     def __init__(self) -> None:
         from pyqtgraph.widgets.GraphicsView import GraphicsView
 
-        from gui.plots import LivePlots
+        from gui.pages.run.plots import LivePlots
 
         self.durations_s: dict[str, list[float]] = {"refresh": [], "paint": []}
         self._wrap(LivePlots, "refresh", "refresh")
@@ -140,7 +140,7 @@ def one_run(
 ) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from engine.events import Step
+    from engine.core.events import Step
 
     # A local loop: QApplication.quit() would close the window (Qt 6) and so stop the run.
     loop = QEventLoop()
@@ -223,7 +223,7 @@ def main() -> int:
     from gui.app import create_app
 
     app = create_app([])
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     frames = FrameTimer()
     window = MainWindow()

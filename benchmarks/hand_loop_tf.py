@@ -27,7 +27,8 @@ def main() -> None:
     import keras
     import tensorflow as tf
 
-    from engine.workloads import keras_models, registry
+    from engine.frameworks.tensorflow import models as keras_models
+    from engine.workloads import registry
 
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)

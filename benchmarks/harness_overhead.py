@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from engine.cli.common import run_worker
-from engine.config import RunConfig
-from engine.launcher import _engine_root
+from engine.measure.config import RunConfig
+from engine.process.launcher import _engine_root
 
 HERE = Path(__file__).resolve().parent
 HAND_LOOPS = {"torch": "hand_loop_torch.py", "tensorflow": "hand_loop_tf.py"}

@@ -2,7 +2,7 @@
 
 Both searches run on the same model, under the same worker-enforced memory cap, from the same
 start and to the same resolution (a multiple of --multiple), each trial a fresh worker running
-the same short probe (engine.sweep.probe_config). The plain doubling search doubles until the
+the same short probe (engine.sweep.runner.probe_config). The plain doubling search doubles until the
 first failure, then, from the last batch that fit, adds 1, 2, 4, ... multiples until one fails
 and starts the additions again from the last fit, until one multiple more does not fit. The
 rounds alternate the two searches so machine load falls on both alike. Prints per search its
@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.batch_search import MaxFitSearch
-from engine.config import RunConfig
-from engine.events import Failed, Finished
-from engine.launcher import WorkerProcess
-from engine.sweep import probe_config
+from engine.core.events import Failed, Finished
+from engine.measure.config import RunConfig
+from engine.process.launcher import WorkerProcess
+from engine.sweep.batches import MaxFitSearch
+from engine.sweep.runner import probe_config
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """epochcost engine: timed training in a worker process, cost arithmetic, results store.
 
-Pure Python. Never imports Qt; imports torch or tensorflow only inside engine.backends,
+Pure Python. Never imports Qt; imports torch or tensorflow only inside engine.frameworks.session,
 inside functions, in the worker process.
 """
 

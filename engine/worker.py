@@ -1,7 +1,7 @@
 """The worker process: `python -m engine.worker run|accuracy --config-json JSON`, or
 `python -m engine.worker check-model --model-file PATH [--framework F]` (see
 engine/workloads/model_file_check.py). In the desktop bundle, which has no `python -m`, the
-app's executable runs this main when its first argument is engine.launcher.WORKER_FLAG
+app's executable runs this main when its first argument is engine.process.launcher.WORKER_FLAG
 (`epochcost-gui --epochcost-worker run ...`, gui/app.py).
 
 `run` is one timed run (RunConfig); `accuracy` one training-to-accuracy run (AccuracyConfig).
@@ -53,16 +53,16 @@ def _watch_control(cancel: threading.Event) -> None:
 
 
 def _run(args: argparse.Namespace, events: TextIO) -> int:
-    from engine.errors import ConfigError
-    from engine.events import Failed
-    from engine.runner import new_run_id
+    from engine.core.errors import ConfigError
+    from engine.core.events import Failed
+    from engine.measure.runner import new_run_id
 
     if args.command == "accuracy":
         from engine.accuracy.config import AccuracyConfig as Config
         from engine.accuracy.runner import run
     else:
-        from engine.config import RunConfig as Config  # type: ignore[assignment]
-        from engine.runner import run  # type: ignore[assignment]
+        from engine.measure.config import RunConfig as Config  # type: ignore[assignment]
+        from engine.measure.runner import run  # type: ignore[assignment]
 
     cancel = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: cancel.set())

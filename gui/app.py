@@ -2,7 +2,7 @@
 bundle's executable (build.spec).
 
 Nothing here imports Qt at module level: the bundle's executable is also its own worker
-(`epochcost-gui --epochcost-worker run ...`, engine/launcher.py), and a worker must not load Qt.
+(`epochcost-gui --epochcost-worker run ...`, engine/process/launcher.py), and a worker must not load Qt.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     # A child of multiprocessing in the bundle (spawn) runs its task and exits here.
     multiprocessing.freeze_support()
-    from engine.launcher import WORKER_FLAG
+    from engine.process.launcher import WORKER_FLAG
 
     if args[:1] == [WORKER_FLAG]:
         from engine import worker
@@ -57,7 +57,7 @@ def run_window(args: list[str]) -> int:
 
     app = create_app(args)
     # Imported after the QApplication exists: plot widgets need it.
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     window = MainWindow()
     window.reporter.install()

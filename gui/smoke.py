@@ -60,12 +60,12 @@ class Smoke:
     def run(self) -> dict[str, Any]:
         from PySide6.QtCore import QTimer
 
-        from gui import settings
         from gui.app import create_app
+        from gui.common import settings
 
         started = time.monotonic()
         app = create_app([])
-        from gui.main_window import MainWindow
+        from gui.shell.main_window import MainWindow
 
         if self.interpreters:
             prefs = settings.Settings()

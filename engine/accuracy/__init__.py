@@ -6,5 +6,5 @@ Framework-neutral parts live here: the config (config.py), the stabilisation rul
 run (runner.py) and its result (result.py), statistics over repeats (repeats.py), the cost
 and its projection to other machines (cost.py), and the parent-side study that runs one
 worker per batch size and repeat (study.py). A framework adds a Trainer in
-engine/backends/<framework>_accuracy.py (see engine/backends/trainer.py).
+engine/frameworks/<framework>_accuracy.py (see engine/frameworks/trainer.py).
 """

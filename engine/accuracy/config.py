@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar
 
-from engine.config import RunConfig, _int_range, _number_range
-from engine.data import DataInfo, describe
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.measure.config import RunConfig, _int_range, _number_range
 from engine.workloads import registry
+from engine.workloads.data import DataInfo, describe
 from engine.workloads.registry import Workload
 
 # The timed runs' optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam.
@@ -42,7 +42,7 @@ class AccuracyConfig:
     repeat: int = 0  # which repeat of a study this is (0-based)
     seed: int = 0  # model initialisation and shuffling; a study gives each repeat its own
     threads: int | None = None
-    memory_limit_bytes: int | None = None  # worker-enforced cap on a CPU (engine/memcap.py)
+    memory_limit_bytes: int | None = None  # worker-enforced cap on a CPU (engine/measure/memcap.py)
     usd_per_hour: float | None = None
     price_source: str = "user"
     price_as_of: str | None = None

@@ -3,7 +3,7 @@
 Across machines, iterations to accuracy do not change (the same batch size, numerics and data
 give the same curve); only the time per iteration does, so the time to accuracy scales with
 the inverse of throughput, and the cost is that time at the other machine's price.
-`across_instances` applies that to every row of a price comparison (engine.compare).
+`across_instances` applies that to every row of a price comparison (engine.pricing.compare).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine import cost
 from engine.accuracy.repeats import BatchSummary, Spread
-from engine.compare_rows import Comparison
+from engine.pricing import cost
+from engine.pricing.comparison import Comparison
 
 
 def usd_to_accuracy(seconds: float, usd_per_hour: float) -> float:
@@ -72,7 +72,7 @@ def project(
 
 @dataclass(frozen=True)
 class InstanceCostToAccuracy:
-    """Cost to accuracy on one row of a price comparison (engine.compare). An estimate when the
+    """Cost to accuracy on one row of a price comparison (engine.pricing.compare). An estimate when the
     row's throughput is; usd_low/usd_high are the mean cost at the ends of its throughput range."""
 
     instance_type: str

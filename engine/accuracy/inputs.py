@@ -1,4 +1,4 @@
-"""What every framework's Trainer feeds its model: the training batches (engine.data.batches,
+"""What every framework's Trainer feeds its model: the training batches (engine.workloads.data.batches,
 inside each timed step) and the held-out split, normalised once before training.
 
 The held-out split is prepared at set-up and placed on the device by the Trainer: evaluation
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.accuracy.config import AccuracyConfig
-from engine.data import Dataset
-from engine.data.batches import Batches, normalised
+from engine.workloads.data import Dataset
+from engine.workloads.data.batches import Batches, normalised
 
 EVAL_BATCH = 500  # held-out images per forward pass (at least the training batch)
 

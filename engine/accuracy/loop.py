@@ -17,10 +17,10 @@ from typing import Any
 
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.stabilisation import StabilisationDetector
-from engine.backends.trainer import Trainer
-from engine.errors import RunFailed
-from engine.events import Eval, Event, Phase
-from engine.monitor import Monitor
+from engine.core.errors import RunFailed
+from engine.core.events import Eval, Event, Phase
+from engine.frameworks.trainer import Trainer
+from engine.measure.monitor import Monitor
 
 STOP_REASONS = ("target", "stable", "max_iterations", "max_seconds")
 

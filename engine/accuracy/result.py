@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import cost
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.loop import LoopOutcome
-from engine.data import DataInfo, describe
-from engine.errors import ConfigError
-from engine.events import Failed, json_safe
-from engine.monitor import MonitorSummary, summary_dict
-from engine.result import SCHEMA, now, price_of, workload_record
-from engine.stats import summary
+from engine.core.errors import ConfigError
+from engine.core.events import Failed, json_safe
+from engine.core.stats import summary
+from engine.measure.monitor import MonitorSummary, summary_dict
+from engine.measure.result import SCHEMA, now, price_of, workload_record
+from engine.pricing import cost
+from engine.workloads.data import DataInfo, describe
 from engine.workloads.registry import Workload
 
 KIND = "accuracy"

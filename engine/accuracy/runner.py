@@ -13,18 +13,18 @@ import time
 import traceback
 from collections.abc import Iterator
 
-from engine import data, environment
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.loop import LoopOutcome, train_to_accuracy
 from engine.accuracy.result import build_result
-from engine.backends import trainer as trainers
-from engine.errors import ConfigError, RunFailed, is_out_of_memory, out_of_memory_line
-from engine.events import Event, Failed, Finished, Phase, Started
-from engine.memcap import MemoryCap
-from engine.monitor import Monitor
-from engine.probes import open_probe
-from engine.runner import new_run_id
-from engine.workloads import registry
+from engine.core.errors import ConfigError, RunFailed, is_out_of_memory, out_of_memory_line
+from engine.core.events import Event, Failed, Finished, Phase, Started
+from engine.frameworks import trainer as trainers
+from engine.measure import environment
+from engine.measure.memcap import MemoryCap
+from engine.measure.monitor import Monitor
+from engine.measure.probes import open_probe
+from engine.measure.runner import new_run_id
+from engine.workloads import data, registry
 
 
 def run(

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary, study_total, summarise
 from engine.accuracy.result import failed_result, is_accuracy_result
-from engine.config import MAX_BATCH_SIZE
-from engine.errors import ConfigError
-from engine.events import Event, Failed, Finished, Started
-from engine.launcher import WorkerProcess, WorkerSpec
+from engine.core.errors import ConfigError
+from engine.core.events import Event, Failed, Finished, Started
+from engine.measure.config import MAX_BATCH_SIZE
+from engine.process.launcher import WorkerProcess, WorkerSpec
 
 if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one
-    from engine.store import Store
+    from engine.results.store import Store
 
 MAX_REPEATS = 100
 

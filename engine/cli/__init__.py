@@ -11,7 +11,7 @@ import sys
 
 from engine import __version__
 from engine.cli.common import EXIT_USAGE, UsageError, option_name
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:

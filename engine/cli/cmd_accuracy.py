@@ -10,16 +10,17 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine import data, report
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary
 from engine.accuracy.result import price_of
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
-from engine.errors import ConfigError
-from engine.events import Eval, Event, Failed, Finished, Phase
-from engine.launcher import WorkerSpec
-from engine.store import Store
+from engine.core.errors import ConfigError
+from engine.core.events import Eval, Event, Failed, Finished, Phase
+from engine.process.launcher import WorkerSpec
+from engine.results import report
+from engine.results.store import Store
+from engine.workloads import data
 
 # Config field -> this command's option, where the names differ.
 _FIELDS = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from engine import cost
 from engine.cli.common import UsageError, print_json
+from engine.pricing import cost
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,12 +6,12 @@ import argparse
 import sys
 from dataclasses import asdict
 
-from engine import catalog as catalog_module
-from engine import paths
-from engine.catalog import Catalog
-from engine.catalog_rows import KINDS
 from engine.cli.common import print_json
 from engine.cli.tables import Footnotes, number, table
+from engine.core import paths
+from engine.pricing import catalog as catalog_module
+from engine.pricing.catalog import Catalog
+from engine.pricing.rows import KINDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:

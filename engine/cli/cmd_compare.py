@@ -6,13 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine import cost, owning
-from engine.catalog import Catalog
-from engine.catalog_rows import Machine
 from engine.cli.cmd_catalog import load_reporting
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table, usd
-from engine.compare import (
+from engine.pricing import cost, owning
+from engine.pricing.catalog import Catalog
+from engine.pricing.compare import (
     CompareOptions,
     CompareRow,
     Comparison,
@@ -21,8 +20,9 @@ from engine.compare import (
     measured_elsewhere,
     throughput_to_beat,
 )
-from engine.report import duration
-from engine.store import Store, read_result_file
+from engine.pricing.rows import Machine
+from engine.results.report import duration
+from engine.results.store import Store, read_result_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:

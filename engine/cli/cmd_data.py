@@ -6,9 +6,9 @@ import argparse
 import sys
 from dataclasses import asdict
 
-from engine import data
 from engine.cli.common import print_json
-from engine.data import download
+from engine.workloads import data
+from engine.workloads.data import download
 
 
 def register(sub: argparse._SubParsersAction) -> None:

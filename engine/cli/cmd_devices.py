@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine.cli.common import print_json
-from engine.devices import list_devices
+from engine.measure.devices import list_devices
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
-from engine.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
+from engine.process.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
 from engine.workloads import registry
 
 

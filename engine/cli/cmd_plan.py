@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine import plan_presets, plan_report, plan_targets, planner
-from engine.catalog import Catalog
 from engine.cli.cmd_catalog import load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.common import UsageError, print_json
 from engine.cli.plan_text import render_comparison, render_plan
-from engine.plan_presets import Preset
-from engine.plan_report import Inputs
-from engine.plan_targets import PlanOptions
-from engine.planner import Compute, Power, Target
+from engine.plan import planner
+from engine.plan import presets as plan_presets
+from engine.plan import report as plan_report
+from engine.plan import targets as plan_targets
+from engine.plan.planner import Compute, Power, Target
+from engine.plan.presets import Preset
+from engine.plan.report import Inputs
+from engine.plan.targets import PlanOptions
+from engine.pricing.catalog import Catalog
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from engine import report
 from engine.cli.common import UsageError, print_json
-from engine.store import Store
+from engine.results import report
+from engine.results.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from engine import report
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -20,8 +19,9 @@ from engine.cli.common import (
     usage_error,
     worker_spec,
 )
-from engine.result import failed_result
-from engine.store import Store
+from engine.measure.result import failed_result
+from engine.results import report
+from engine.results.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:

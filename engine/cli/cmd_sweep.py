@@ -10,8 +10,6 @@ import argparse
 import sys
 import time
 
-from engine import sweep_report
-from engine.batch_search import parse_batch_sizes
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -21,11 +19,12 @@ from engine.cli.common import (
     config_from_args,
     print_json,
 )
-from engine.events import Event, Phase, Step
-from engine.launcher import WorkerSpec
-from engine.store import Store
-from engine.sweep import Sweep
-from engine.sweep_events import (
+from engine.core.events import Event, Phase, Step
+from engine.process.launcher import WorkerSpec
+from engine.results.store import Store
+from engine.sweep import report as sweep_report
+from engine.sweep.batches import parse_batch_sizes
+from engine.sweep.events import (
     SearchFinished,
     SweepEvent,
     SweepFinished,
@@ -33,8 +32,9 @@ from engine.sweep_events import (
     TrialProgress,
     TrialStarted,
 )
-from engine.sweep_plan import SweepPlan
-from engine.sweep_summary import SweepSummary
+from engine.sweep.plan import SweepPlan
+from engine.sweep.runner import Sweep
+from engine.sweep.summary import SweepSummary
 
 EXIT_INTERRUPTED = 130
 

@@ -8,9 +8,9 @@ import sys
 import time
 from typing import Any, TextIO
 
-from engine.config import RunConfig
-from engine.events import Event, Failed, Finished, Phase, Step
-from engine.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
+from engine.core.events import Event, Failed, Finished, Phase, Step
+from engine.measure.config import RunConfig
+from engine.process.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
 from engine.workloads import model_file_source
 
 EXIT_OK = 0

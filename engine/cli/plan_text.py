@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.tables import number, table
-from engine.plan_report import dollars
-from engine.planner import PlanRow, Target
-from engine.report import duration
+from engine.plan.planner import PlanRow, Target
+from engine.plan.report import dollars
+from engine.results.report import duration
 
 if TYPE_CHECKING:
-    from engine.plan_report import Inputs
+    from engine.plan.report import Inputs
 
 
 def _time(hours: float) -> str:

@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import paths
-from engine.errors import RunFailed, is_out_of_memory
+from engine.core import paths
+from engine.core.errors import RunFailed, is_out_of_memory
 from engine.workloads.model_file_source import (
     FRAMEWORK_ALIASES,
     check_path,

@@ -9,7 +9,7 @@
      "output_shape", "loss", "framework_version", "check_seconds"}
 
 or a `failed` event (kind config, framework or crashed) with two more keys: "line" (1-based,
-in the user's file, or null) and "code" (that line's text). The client is engine/model_check.py.
+in the user's file, or null) and "code" (that line's text). The client is engine/process/model_check.py.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from engine.events import Failed, Phase, json_safe
+from engine.core.events import Failed, Phase, json_safe
 from engine.workloads.file_workload import workload_of
 from engine.workloads.model_file_source import guess_framework
 
 CHECK_RUN_ID = "check-model"
 _MODULES = {
-    "torch": "engine.workloads.torch_model_file",
-    "tensorflow": "engine.workloads.keras_model_file",
+    "torch": "engine.frameworks.torch.model_file",
+    "tensorflow": "engine.frameworks.tensorflow.model_file",
 }
 
 

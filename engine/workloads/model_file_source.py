@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 # An epoch when the file sets no EPOCH_SAMPLES and no --epoch-samples is given: cost per epoch
 # is then the cost per million samples (the result says so in a warning).

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from engine.config import RunConfig
-from engine.events import Event
-from engine.launcher import WorkerProcess, _engine_root
+from engine.core.events import Event
+from engine.measure.config import RunConfig
+from engine.process.launcher import WorkerProcess, _engine_root
 
 # A run short enough for tests: the tiny model, few steps.
 TINY = RunConfig(

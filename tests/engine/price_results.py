@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.config import RunConfig
-from engine.result import SCHEMA, validate
+from engine.measure.config import RunConfig
+from engine.measure.result import SCHEMA, validate
 
 
 def result(

@@ -11,12 +11,12 @@ from engine.accuracy.cost import project, project_seconds
 from engine.accuracy.loop import CurvePoint, LoopOutcome
 from engine.accuracy.repeats import spread, study_total, summarise
 from engine.accuracy.result import build_result, failed_result
-from engine.data import describe
-from engine.events import Failed
-from engine.monitor import MonitorSummary
-from engine.result import validate
-from engine.store import Store
+from engine.core.events import Failed
+from engine.measure.monitor import MonitorSummary
+from engine.measure.result import validate
+from engine.results.store import Store
 from engine.workloads import registry
+from engine.workloads.data import describe
 
 PRICE = 3.06  # USD per hour
 BASE = AccuracyConfig(model="tiny-mlp", usd_per_hour=PRICE, price_as_of="2026-01-01")
@@ -122,9 +122,9 @@ def test_projection_scales_time_and_cost_with_throughput_not_iterations():
 
 
 def test_cost_to_accuracy_follows_every_priced_row_of_a_comparison():
-    from engine import catalog
     from engine.accuracy.cost import across_instances
-    from engine.compare import compare
+    from engine.pricing import catalog
+    from engine.pricing.compare import compare
     from tests.engine.price_results import result as gpu_result
 
     (row,) = summarise([_result(64, 0, 8, 1.0), _result(64, 1, 10, 1.0)])
@@ -147,7 +147,7 @@ def test_cost_to_accuracy_follows_every_priced_row_of_a_comparison():
 
 
 def test_results_show_says_where_a_run_reached_its_goal_or_that_it_never_did():
-    from engine import report
+    from engine.results import report
 
     reached = report.summary(_result(64, 0, 8, 1.0))
     assert "reached the target on patterns10 at iteration 400 (90.0%) after 8.0 s" in reached

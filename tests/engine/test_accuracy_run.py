@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.accuracy.config import AccuracyConfig
-from engine.events import Eval, Failed, Finished, Phase
-from engine.launcher import WorkerProcess
-from engine.result import validate
+from engine.core.events import Eval, Failed, Finished, Phase
+from engine.measure.result import validate
+from engine.process.launcher import WorkerProcess
 from tests.engine.helpers import run_events
 
 QUICK = AccuracyConfig(
@@ -119,7 +119,7 @@ def test_a_study_cancelled_from_another_thread_keeps_the_cancelled_run(tmp_path)
     import threading
 
     from engine.accuracy.study import StudyPlan, run_study, study_results
-    from engine.store import Store
+    from engine.results.store import Store
 
     cancel = threading.Event()
 

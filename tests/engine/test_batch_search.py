@@ -10,16 +10,16 @@ import math
 
 import pytest
 
-from engine.batch_search import (
+from engine.core.errors import ConfigError
+from engine.sweep.batches import (
     MaxFitSearch,
     parse_batch_sizes,
     powers_of_two,
     recommended_size,
 )
-from engine.errors import ConfigError
-from engine.sweep_events import Trial
-from engine.sweep_plan import SweepPlan
-from engine.sweep_summary import cheapest, knee, points, verdict_points
+from engine.sweep.events import Trial
+from engine.sweep.plan import SweepPlan
+from engine.sweep.summary import cheapest, knee, points, verdict_points
 
 
 def search_to_end(search: MaxFitSearch, boundary: int) -> list[int]:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import catalog, catalog_user, paths
-from engine.errors import ConfigError
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.pricing import catalog
+from engine.pricing import user_rows as catalog_user
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

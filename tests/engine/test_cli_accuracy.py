@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from engine.cli import main
-from engine.launcher import _engine_root
+from engine.process.launcher import _engine_root
 from tests.engine.helpers import cli
 
 QUICK = [

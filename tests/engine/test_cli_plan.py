@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from engine import catalog, utilisation
 from engine.cli import main
-from engine.store import Store
+from engine.measure import utilisation
+from engine.pricing import catalog
+from engine.results.store import Store
 from tests.engine.price_results import result as gpu_result
 
 EXAMPLE = ["plan", "--params", "110e6", "--tokens", "3.3e9", "--gpu", "Tesla V100 SXM2 16GB"]

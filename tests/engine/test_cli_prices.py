@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine import catalog
 from engine.cli import main
+from engine.pricing import catalog
 from tests.engine.helpers import COMPARE_JSON_KEYS, TINY_ARGS, cli
 from tests.engine.price_results import result
 
@@ -189,7 +189,7 @@ def test_catalog_reports_a_bad_user_row_and_lists_the_rest(capsys):
 
 
 def test_compare_prices_the_measured_machine_from_your_catalog(tmp_path, capsys):
-    from engine import catalog_user
+    from engine.pricing import user_rows as catalog_user
 
     catalog_user.add_row(
         "machines",

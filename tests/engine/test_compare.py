@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import catalog, cost
-from engine.compare import (
+from engine.pricing import catalog, cost
+from engine.pricing.compare import (
     CompareOptions,
     MeasuredRun,
     break_even_against,
@@ -13,7 +13,7 @@ from engine.compare import (
     measured_elsewhere,
     throughput_to_beat,
 )
-from engine.store import Store
+from engine.results.store import Store
 from tests.engine.helpers import COMPARE_JSON_KEYS
 from tests.engine.price_results import result
 

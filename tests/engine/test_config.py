@@ -1,7 +1,7 @@
 import pytest
 
-from engine.config import RunConfig
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.measure.config import RunConfig
 
 
 def test_defaults_are_valid_and_use_the_small_default_model():

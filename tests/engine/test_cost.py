@@ -1,7 +1,7 @@
 import pytest
 
-from engine import cost
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.pricing import cost
 
 
 def test_cost_per_epoch_is_time_times_hourly_price():
@@ -42,7 +42,7 @@ KROUTIKOV_EPOCH = [
 
 
 def _historical_price(instance_type: str) -> float:
-    from engine import catalog
+    from engine.pricing import catalog
 
     rows = catalog.load().select(text=instance_type, historical=True)
     assert len(rows) == 1 and rows[0].price_date == "2016-11"

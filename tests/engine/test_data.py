@@ -10,11 +10,11 @@ import tarfile
 import numpy as np
 import pytest
 
-from engine import data
-from engine.data import cifar10, patterns
-from engine.data.batches import Batches, normalised
-from engine.data.download import download_cifar10
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.workloads import data
+from engine.workloads.data import cifar10, patterns
+from engine.workloads.data.batches import Batches, normalised
+from engine.workloads.data.download import download_cifar10
 
 
 def _record(label: int, seed: int) -> tuple[bytes, np.ndarray]:

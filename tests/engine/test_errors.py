@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import is_out_of_memory, out_of_memory_line
+from engine.core.errors import is_out_of_memory, out_of_memory_line
 
 # The texts the frameworks raise (TensorFlow's shortened: the node's Python stack is cut out).
 TF_OOM = (

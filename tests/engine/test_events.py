@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from engine.events import Failed, Finished, Phase, Step, from_json
+from engine.core.events import Failed, Finished, Phase, Step, from_json
 
 
 def test_events_round_trip_through_one_json_line():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.interpreter import check_interpreter
+from engine.process.interpreter import check_interpreter
 
 
 def test_this_venvs_python_runs_torch_workers():

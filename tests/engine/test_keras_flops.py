@@ -1,4 +1,4 @@
-"""The analytic Keras FLOP counter (engine/backends/keras_flops.py) against hand counts and the
+"""The analytic Keras FLOP counter (engine/frameworks/tensorflow/flops.py) against hand counts and the
 published ResNet-50 figure. Keras runs in a subprocess: the pytest process never imports
 TensorFlow."""
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from engine.launcher import _engine_root
+from engine.process.launcher import _engine_root
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
-from engine.launcher import _engine_root
-from engine.workloads import registry, torch_models
+from engine.frameworks.torch import models as torch_models
+from engine.process.launcher import _engine_root
+from engine.workloads import registry
 
 # Where the two differ, and why (in trainable parameters, Keras minus PyTorch):
 DIFFERENCES = {
@@ -28,7 +29,8 @@ DIFFERENCES = {
 
 _KERAS_COUNTS = """
 import json
-from engine.workloads import keras_models, registry
+from engine.workloads import registry
+from engine.frameworks.tensorflow import models as keras_models
 print(json.dumps({
     w.name: keras_models.parameter_count(keras_models.build(w).model)
     for w in registry.WORKLOADS

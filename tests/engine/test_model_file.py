@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Failed, Finished, Phase
-from engine.launcher import WorkerProcess, WorkerSpec, _engine_root
-from engine.model_check import ModelFileCheck, check_model_file
-from engine.result import validate
-from engine.store import Store
+from engine.core.events import Failed, Finished, Phase
+from engine.measure.result import validate
+from engine.process.launcher import WorkerProcess, WorkerSpec, _engine_root
+from engine.process.model_check import ModelFileCheck, check_model_file
+from engine.results.store import Store
 from tests.engine.helpers import TINY
 from tests.engine.model_files import (
     BAD,
@@ -258,7 +258,9 @@ def test_a_result_of_a_file_that_is_not_on_this_machine_still_imports(tmp_path):
 
 def test_a_keras_file_is_measured_end_to_end():
     if not (Path(_engine_root()) / "engine" / "backends" / "tf_backend.py").exists():
-        pytest.skip("the TensorFlow backend (engine/backends/tf_backend.py) is not here yet")
+        pytest.skip(
+            "the TensorFlow backend (engine/frameworks/tensorflow/session.py) is not here yet"
+        )
     path = EXAMPLES / "keras_image_classifier.py"
     events = _run(path, framework="tensorflow")
     assert isinstance(events[-1], Finished), events[-1]

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from engine.cli import main
-from engine.config import RunConfig
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.measure.config import RunConfig
 from engine.workloads.model_file_source import declared, default_name, guess_framework
 from tests.engine.model_files import BAD, EXAMPLES, VALID, write
 from tests.engine.test_cli import TINY_ARGS, cli

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import catalog, owning
-from engine.catalog_rows import Machine
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.pricing import catalog, owning
+from engine.pricing.rows import Machine
 from tests.engine.price_results import result
 
 CAT = catalog.load()

@@ -11,8 +11,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from engine import paths
-from engine.launcher import WorkerSpec
+from engine.core import paths
+from engine.process.launcher import WorkerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 

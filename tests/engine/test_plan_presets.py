@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import catalog, plan_presets, planner
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
+from engine.plan import planner
+from engine.plan import presets as plan_presets
+from engine.pricing import catalog
 
 
 def test_presets_load_with_their_sources():

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine import plan_targets, planner
-from engine.catalog import Catalog
-from engine.catalog_rows import GpuSpec, GridIntensity, Instance
-from engine.errors import ConfigError
-from engine.plan_targets import PlanOptions
-from engine.planner import Power, RunsRow
+from engine.core.errors import ConfigError
+from engine.plan import planner
+from engine.plan import targets as plan_targets
+from engine.plan.planner import Power, RunsRow
+from engine.plan.targets import PlanOptions
+from engine.pricing.catalog import Catalog
+from engine.pricing.rows import GpuSpec, GridIntensity, Instance
 
 V100 = GpuSpec(
     name="Tesla V100 SXM2 16GB",

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine import catalog
-from engine.projection import memory_bytes, peak_tflops, project
+from engine.pricing import catalog
+from engine.pricing.projection import memory_bytes, peak_tflops, project
 
 CAT = catalog.load()
 GTX_1080_TI = CAT.gpu("GeForce GTX 1080 Ti")

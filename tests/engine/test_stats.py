@@ -1,8 +1,8 @@
 import pytest
 
-from engine.config import RunConfig
-from engine.measure import _stop_reason
-from engine.stats import percentile, relative_iqr, summary
+from engine.core.stats import percentile, relative_iqr, summary
+from engine.measure.config import RunConfig
+from engine.measure.loop import _stop_reason
 
 
 def test_percentiles_interpolate():

@@ -3,9 +3,9 @@ import sqlite3
 
 import pytest
 
-from engine.errors import ConfigError
-from engine.result import SCHEMA
-from engine.store import SCHEMA_VERSION, Store
+from engine.core.errors import ConfigError
+from engine.measure.result import SCHEMA
+from engine.results.store import SCHEMA_VERSION, Store
 
 
 def _result(run_id: str, tput: float = 100.0) -> dict:

@@ -12,17 +12,17 @@ import psutil
 import pytest
 
 from engine.cli import main
-from engine.launcher import WorkerSpec
-from engine.store import Store
-from engine.sweep import Sweep, run_sweep
-from engine.sweep_events import (
+from engine.process.launcher import WorkerSpec
+from engine.results.store import Store
+from engine.sweep.events import (
     SweepFinished,
     SweepStarted,
     TrialFinished,
     TrialProgress,
     TrialStarted,
 )
-from engine.sweep_plan import SweepPlan
+from engine.sweep.plan import SweepPlan
+from engine.sweep.runner import Sweep, run_sweep
 from tests.engine.helpers import TINY, cli
 
 # The max-fit case: tiny-mlp needs about 12.9 KiB per sample (the 3x32x32 input alone is

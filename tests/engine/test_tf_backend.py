@@ -14,12 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.backends import tf_backend
 from engine.cli import main
-from engine.errors import RunFailed
-from engine.events import Finished, Phase, Sample, Started, Step, from_json
-from engine.launcher import _engine_root
-from engine.result import validate
+from engine.core.errors import RunFailed
+from engine.core.events import Finished, Phase, Sample, Started, Step, from_json
+from engine.frameworks.tensorflow import session as tf_backend
+from engine.measure.result import validate
+from engine.process.launcher import _engine_root
 from engine.workloads import registry
 from tests.engine.helpers import TINY, cli, run_events
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine import catalog, report, utilisation
-from engine.catalog import Catalog
-from engine.catalog_rows import GpuSpec
-from engine.events import Flops, Step
-from engine.result import validate
+from engine.core.events import Flops, Step
+from engine.measure import utilisation
+from engine.measure.result import validate
+from engine.pricing import catalog
+from engine.pricing.catalog import Catalog
+from engine.pricing.rows import GpuSpec
+from engine.results import report
 from tests.engine.helpers import TINY, run_events
 from tests.engine.price_results import result as priced_result
 

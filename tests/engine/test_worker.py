@@ -9,9 +9,9 @@ import time
 import psutil
 import pytest
 
-from engine.events import Failed, Finished, Phase, Sample, Started, Step
-from engine.launcher import WorkerProcess
-from engine.result import SCHEMA, validate
+from engine.core.events import Failed, Finished, Phase, Sample, Started, Step
+from engine.measure.result import SCHEMA, validate
+from engine.process.launcher import WorkerProcess
 from tests.engine.helpers import TINY, run_events
 
 RESULT_KEYS = {

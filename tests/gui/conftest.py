@@ -43,7 +43,7 @@ def no_running_qthreads():
 
 @pytest.fixture
 def window(qtbot):
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)
@@ -57,7 +57,7 @@ def window(qtbot):
 def measured():
     """A real result of the tiny model on this machine's CPU, through the worker (once per
     test module: tables, overlays and comparisons build on it)."""
-    from engine.launcher import WorkerProcess
+    from engine.process.launcher import WorkerProcess
     from tests.gui.helpers import tiny_config
 
     worker = WorkerProcess(tiny_config()).start()

@@ -19,9 +19,9 @@ from PySide6.QtTest import QTest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.events import Step  # noqa: E402
-from gui import about  # noqa: E402
+from engine.core.events import Step  # noqa: E402
 from gui.app import create_app  # noqa: E402
+from gui.shell import about  # noqa: E402
 
 FORMS = {
     "full": {"batch_size": "64", "warmup_steps": "5", "min_steps": "10", "max_steps": "40"},
@@ -50,7 +50,7 @@ def main() -> int:
     parser.add_argument("--screenshot", type=Path)
     args = parser.parse_args()
     app = create_app([])
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     window = MainWindow()
     window.show()

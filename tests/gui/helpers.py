@@ -6,7 +6,7 @@ import importlib.util
 
 from PySide6.QtWidgets import QLineEdit
 
-from engine.config import RunConfig
+from engine.measure.config import RunConfig
 from engine.workloads import registry
 
 # A run short enough for tests, typed into the form as a user would.

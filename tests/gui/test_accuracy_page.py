@@ -9,8 +9,8 @@ import csv
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.store import Store
-from gui.accuracy_page import AccuracyPage
+from engine.results.store import Store
+from gui.pages.accuracy.page import AccuracyPage
 from tests.gui.helpers import show_tab
 
 STUDY_TIMEOUT_MS = 300_000  # a fresh worker per run imports torch: seconds each on a busy box
@@ -223,7 +223,7 @@ def _small_cifar_archive(tmp_path):
 
     import numpy as np
 
-    from engine.data import cifar10
+    from engine.workloads.data import cifar10
 
     folder = tmp_path / "src" / cifar10.SUBFOLDER
     folder.mkdir(parents=True)
@@ -255,7 +255,7 @@ def test_a_downloaded_folder_becomes_the_data_set_and_its_size_is_checked(qtbot,
 
 
 def test_the_charts_follow_the_theme(qtbot, window):
-    from gui.theme import DARK_PLOTS, LIGHT_PLOTS
+    from gui.common.theme import DARK_PLOTS, LIGHT_PLOTS
 
     page = accuracy_page(window)
     window.tabs.setCurrentIndex(0)  # changed from the Run tab: the hidden page follows too
@@ -267,12 +267,12 @@ def test_the_charts_follow_the_theme(qtbot, window):
 
 
 def test_the_tab_leaves_pandas_until_the_window_has_painted():
-    # The store's pandas loads on a helper thread after the first paint (gui/lazy_store.py);
+    # The store's pandas loads on a helper thread after the first paint (gui/common/lazy_store.py);
     # the tab's modules must not pull it in at import (the study, the comparison and the
     # table import it when they run).
     import subprocess
     import sys
 
-    code = "import sys, gui.main_window; print('pandas' in sys.modules)"
+    code = "import sys, gui.shell.main_window; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

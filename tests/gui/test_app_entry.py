@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.launcher import WORKER_FLAG
+from engine.process.launcher import WORKER_FLAG
 from tests.gui.helpers import tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QThread
 
-from gui.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError
 
 
 def test_items_arrive_in_order_on_gui_thread_then_done(qtbot):

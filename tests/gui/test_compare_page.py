@@ -1,4 +1,4 @@
-"""The Compare tab: it follows the results table and shows engine.compare's rows as they are,
+"""The Compare tab: it follows the results table and shows engine.pricing.compare's rows as they are,
 says plainly when there is nothing to compare or a CPU result cannot be projected, and exports
 its table and charts."""
 
@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from engine import catalog, report
-from engine.compare import CompareOptions, break_even_against, compare, measured_elsewhere
-from engine.cost import OwnedHardware
-from engine.store import Store
-from gui.compare_model import COLUMNS
-from gui.compare_page import NO_SELECTION, OWN_HINT
+from engine.pricing import catalog
+from engine.pricing.compare import CompareOptions, break_even_against, compare, measured_elsewhere
+from engine.pricing.cost import OwnedHardware
+from engine.results import report
+from engine.results.store import Store
+from gui.pages.compare.model import COLUMNS
+from gui.pages.compare.page import NO_SELECTION, OWN_HINT
 from tests.engine.price_results import result as gpu_result
 from tests.gui.helpers import show_tab
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.config import RunConfig
-from engine.devices import list_devices
+from engine.measure.config import RunConfig
+from engine.measure.devices import list_devices
 from engine.workloads import registry
-from gui.config_panel import ConfigPanel, installed_frameworks, validate_all
+from gui.panel.panel import ConfigPanel, installed_frameworks, validate_all
 from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
 
 
@@ -119,7 +119,7 @@ def test_validate_all_matches_the_cli_rules():
 
 
 def test_form_values_and_geometry_persist_between_sessions(qtbot):
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     first = MainWindow()
     qtbot.addWidget(first)

@@ -8,8 +8,8 @@ import threading
 
 from PySide6.QtWidgets import QMessageBox
 
-from engine.events import Failed
-from gui.error_path import log_path
+from engine.core.events import Failed
+from gui.shell.error_path import log_path
 
 
 def raise_and_report(reporter, message: str) -> None:

@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from engine.events import Failed
-from engine.result import failed_result
-from engine.store import Store
-from gui import export
+from engine.core.events import Failed
+from engine.measure.result import failed_result
+from engine.results.store import Store
+from gui.common import export
 from tests.gui.helpers import tiny_config
 from tests.gui.test_plots import feed_run, step_times
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gui import about
+from gui.shell import about
 from tests.gui.helpers import LONG_FORM, fill_form
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from engine.config import RunConfig
-from engine.store import Store
+from engine.measure.config import RunConfig
+from engine.results.store import Store
 from engine.workloads.model_file_source import file_sha256
-from gui.model_files import FILE_PREFIX, ModelFile
-from gui.model_picker import CANCEL_TEXT
+from gui.panel.model_files import FILE_PREFIX, ModelFile
+from gui.panel.model_picker import CANCEL_TEXT
 from tests.engine.model_files import BAD, VALID
 from tests.gui.helpers import TINY_FORM, fill_form, show_tab
 
@@ -26,7 +26,7 @@ def add(qtbot, window, path) -> None:
 
 
 def test_a_valid_file_is_listed_measured_and_remembered(qtbot, window, tmp_path):
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     path = tmp_path / "my_net.py"
     path.write_text(VALID)
@@ -116,7 +116,8 @@ def test_a_listed_file_that_has_gone_is_said_beside_the_model_box(qtbot, window,
 
 
 def test_hand_edited_entries_in_the_settings_file_are_skipped(qtbot, tmp_path):
-    from gui import model_files, settings
+    from gui.common import settings
+    from gui.panel import model_files
 
     prefs = settings.Settings(tmp_path / "gui-settings.ini")
     good = {"path": str(tmp_path / "a.py"), "name": "a", "framework": "torch"}
@@ -130,8 +131,8 @@ def test_hand_edited_entries_in_the_settings_file_are_skipped(qtbot, tmp_path):
 def test_listed_files_and_no_saved_form_start_on_the_default_model(qtbot, tmp_path):
     # The list is saved when a file is added, the form only at a run or at close: an app
     # killed in between starts with files listed and no form (the separator has no data).
-    from gui import settings
-    from gui.main_window import MainWindow
+    from gui.common import settings
+    from gui.shell.main_window import MainWindow
 
     path = tmp_path / "net.py"
     path.write_text(VALID)

@@ -10,12 +10,16 @@ import pandas as pd
 import pytest
 from PySide6.QtGui import QImage
 
-from engine import catalog, plan_presets, plan_targets, planner, utilisation
 from engine.cli import main
-from engine.plan_report import dollars
-from engine.store import Store
-from gui import export, theme
-from gui.plan_page import PlanPage
+from engine.measure import utilisation
+from engine.plan import planner
+from engine.plan import presets as plan_presets
+from engine.plan import targets as plan_targets
+from engine.plan.report import dollars
+from engine.pricing import catalog
+from engine.results.store import Store
+from gui.common import export, theme
+from gui.pages.plan.page import PlanPage
 from tests.engine.price_results import result as priced_result
 from tests.gui.helpers import show_tab
 

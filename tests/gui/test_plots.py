@@ -9,11 +9,11 @@ import statistics
 import numpy as np
 import pytest
 
-from engine import cost
-from engine.events import Flops, Phase, Sample, Started, Step
-from gui.plots import BAND_POINTS, GIB, LivePlots, band_outline
-from gui.run_series import Buffer, median_interval, project
-from gui.theme import LIGHT_PLOTS
+from engine.core.events import Flops, Phase, Sample, Started, Step
+from engine.pricing import cost
+from gui.common.theme import LIGHT_PLOTS
+from gui.pages.run.plots import BAND_POINTS, GIB, LivePlots, band_outline
+from gui.pages.run.series import Buffer, median_interval, project
 from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
@@ -235,7 +235,7 @@ def test_buffer_grows_and_keeps_earlier_views():
 
 
 def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plots, qtbot):
-    from gui.flops_chart import TITLE
+    from gui.pages.run.flops_chart import TITLE
 
     plots.begin_run(tiny_config(batch_size=16), "bert-base · cuda:0")
     assert plots.flops.hint.isVisible() and plots.flops.plot.titleLabel.text == TITLE
@@ -261,13 +261,13 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
     )
     assert plots.flops.final.isVisible()
     # What is drawn, not only the format (a label set while its line was hidden kept its old
-    # text before gui/chart.py's set_level).
+    # text before gui/common/chart.py's set_level).
     assert plots.flops.final.label.textItem.toPlainText() == "result 40 TFLOP/s, MFU 32.0%"
     assert plots._final_rate.label.textItem.toPlainText() == "result 320.0 samples/s"
 
 
 def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(plots, qtbot):
-    from gui.flops_chart import NOT_COUNTED, TITLE
+    from gui.pages.run.flops_chart import NOT_COUNTED, TITLE
 
     plots.begin_run(tiny_config(batch_size=16), "tiny-mlp · cpu")
     plots.on_event(Flops(run_id=RUN, per_step=1e9, peak_source="peak unknown: a CPU"))

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import hashlib
 
-from engine import catalog, paths
-from gui.catalog_row_dialog import MACHINE_FIELDS, QUOTE_FIELDS, CatalogRowDialog
-from gui.catalog_source import CatalogSource
-from gui.price_picker import PricePicker
+from engine.core import paths
+from engine.pricing import catalog
+from gui.common.catalog_source import CatalogSource
+from gui.panel.catalog_row_dialog import MACHINE_FIELDS, QUOTE_FIELDS, CatalogRowDialog
+from gui.panel.price_picker import PricePicker
 from tests.gui.helpers import show_tab
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from engine import report
-from engine.cost import OwnedHardware
-from engine.store import Store
+from engine.pricing.cost import OwnedHardware
+from engine.results import report
+from engine.results.store import Store
 from tests.gui.helpers import TINY_FORM, fill_form, show_tab
 from tests.gui.test_run_flow import RUN_TIMEOUT_MS
 

@@ -11,11 +11,11 @@ import sys
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from engine.events import Failed
-from engine.result import failed_result
-from engine.store import Store
-from gui.controller import describe_failure, largest_batch_that_fitted
-from gui.results_model import COLUMNS
+from engine.core.events import Failed
+from engine.measure.result import failed_result
+from engine.results.store import Store
+from gui.pages.run.controller import describe_failure, largest_batch_that_fitted
+from gui.pages.run.results_model import COLUMNS
 from tests.gui.helpers import tiny_config
 
 

@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialogButtonBox
 
-from engine.events import Started
-from engine.store import Store
-from gui import settings
-from gui.config_panel import installed_frameworks
-from gui.settings_dialog import SettingsDialog
+from engine.core.events import Started
+from engine.results.store import Store
+from gui.common import settings
+from gui.panel.panel import installed_frameworks
+from gui.shell.settings_dialog import SettingsDialog
 from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
 from tests.gui.test_run_flow import RUN_TIMEOUT_MS, click_run
 

@@ -13,11 +13,11 @@ import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from engine.events import Step
-from engine.store import Store
-from engine.sweep_events import TrialProgress, TrialStarted
-from gui import export, theme
-from gui.sweep_page import SweepPage
+from engine.core.events import Step
+from engine.results.store import Store
+from engine.sweep.events import TrialProgress, TrialStarted
+from gui.common import export, theme
+from gui.pages.sweep.page import SweepPage
 from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form, show_tab
 
 SWEEP_TIMEOUT_MS = 240_000  # a fresh worker per batch size; torch imports slowly on a busy box

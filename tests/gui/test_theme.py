@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from gui import settings, theme
+from gui.common import settings, theme
 
 ROLES = QPalette.ColorRole
 TEXT_PAIRS = (

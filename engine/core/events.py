@@ -1,0 +1,135 @@
+"""Events: the only thing that crosses the worker's process boundary (DESIGN.md, Events).
+
+Each event is a frozen dataclass with a `type` tag and the `run_id`, serialised as one JSON
+object per line. Floats that are not finite become null (JSON has no NaN or Infinity).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+PHASES = ("importing", "building", "compiling", "warmup", "measuring", "evaluating", "finishing")
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+    run_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+    def to_json(self) -> str:
+        return json.dumps(json_safe(self.to_dict()), allow_nan=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Started(Event):
+    type: ClassVar[str] = "started"
+    config: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Phase(Event):
+    type: ClassVar[str] = "phase"
+    phase: str = "importing"
+    detail: str = ""
+    # The measurement window's length in steps where known, for progress bars.
+    expected_steps: int | None = None
+
+
+@dataclass(frozen=True)
+class Step(Event):
+    """One training step. `measured` is False during warm-up."""
+
+    type: ClassVar[str] = "step"
+    index: int = 0
+    step_time_s: float = 0.0
+    samples: int = 0
+    measured: bool = True
+    repeat: int = 0
+    loss: float | None = None
+    elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Sample(Event):
+    """Monitor readings. Memory in bytes, utilisation in percent, power in watts."""
+
+    type: ClassVar[str] = "sample"
+    elapsed_s: float = 0.0
+    memory_used_bytes: int | None = None
+    memory_total_bytes: int | None = None
+    process_memory_bytes: int | None = None
+    utilization_percent: float | None = None
+    power_w: float | None = None
+
+
+@dataclass(frozen=True)
+class Eval(Event):
+    type: ClassVar[str] = "eval"
+    iteration: int = 0
+    accuracy: float = 0.0
+    elapsed_s: float = 0.0
+    train_seconds: float = 0.0
+    loss: float | None = None
+    repeat: int = 0
+    batch_size: int | None = None
+
+
+@dataclass(frozen=True)
+class Flops(Event):
+    """The FLOPs of one training step, counted once before warm-up, and the device's dense peak
+    for the run's precision (engine/measure/utilisation.py; None with `peak_source` saying why), so
+    a live view can show the achieved FLOP rate and MFU step by step."""
+
+    type: ClassVar[str] = "flops"
+    per_step: float | None = None
+    method: str | None = None
+    peak_tflops: float | None = None
+    peak_source: str = ""
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    type: ClassVar[str] = "finished"
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failed(Event):
+    type: ClassVar[str] = "failed"
+    kind: str = "crashed"
+    message: str = ""
+    traceback: str = ""
+    batch_size: int | None = None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls for cls in (Started, Phase, Step, Sample, Eval, Flops, Finished, Failed)
+}
+
+
+def json_safe(value: Any) -> Any:
+    """Replace non-finite floats by None, recursively, so json.dumps(allow_nan=False) works."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def from_json(line: str) -> Event:
+    """Parse one JSON line into its event class. Raises ValueError for anything else."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or data.get("type") not in EVENT_TYPES:
+        raise ValueError(f"not an epochcost event: {line[:200]!r}")
+    cls = EVENT_TYPES[data.pop("type")]
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in known})

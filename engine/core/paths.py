@@ -1,0 +1,74 @@
+"""Where epochcost keeps its files: EPOCHCOST_HOME, else the user data directory; and where its
+shipped data and engine code are, from a source checkout, an installed package or the desktop
+bundle (PyInstaller, `make bundle`)."""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from pathlib import Path
+
+import platformdirs
+
+# Set by the launcher for every worker, so a worker under another interpreter (File > Settings)
+# reads the same shipped data as the app that started it.
+ASSETS_ENV = "EPOCHCOST_ASSETS"
+# Where `pip install` puts the assets (pyproject's data-files), under the install's prefix.
+INSTALLED_ASSETS = Path("share", "epochcost", "assets")
+# In the bundle: the engine's source (.py), alone, for a worker under another interpreter.
+BUNDLED_ENGINE_SOURCE = "engine-src"
+
+
+def home() -> Path:
+    """The data folder (created on first use). EPOCHCOST_HOME overrides it (tests, portable use)."""
+    override = os.environ.get("EPOCHCOST_HOME")
+    path = (
+        Path(override).expanduser()
+        if override
+        else Path(platformdirs.user_data_dir("epochcost", appauthor=False))
+    )
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def database() -> Path:
+    return home() / "results.sqlite3"
+
+
+def frozen() -> bool:
+    """True in the desktop bundle: sys.executable is the app, not a Python interpreter."""
+    return bool(getattr(sys, "frozen", False))
+
+
+def bundle_root() -> Path:
+    """The bundle's folder of collected files (sys._MEIPASS, dist/epochcost/_internal)."""
+    return Path(getattr(sys, "_MEIPASS", Path(sys.executable).resolve().parent))
+
+
+def assets() -> Path:
+    """The shipped data folder (price and GPU catalogs, planner tables, examples). Never written
+    by the app. In order: the launching app's (EPOCHCOST_ASSETS, in a worker), the bundle's,
+    the source checkout's, then an installed package's (under sys.prefix or the user base)."""
+    override = os.environ.get(ASSETS_ENV)
+    if override:
+        return Path(override)
+    if frozen():
+        return bundle_root() / "assets"
+    candidates = [
+        Path(__file__).resolve().parents[2] / "assets",
+        Path(sys.prefix) / INSTALLED_ASSETS,
+        Path(site.getuserbase()) / INSTALLED_ASSETS,
+    ]
+    for folder in candidates:
+        if (folder / "instances.csv").is_file():
+            return folder
+    return candidates[0]
+
+
+def engine_source_root() -> Path:
+    """The folder that holds the `engine` package as source, for a worker's PYTHONPATH: the
+    checkout (or site-packages) here, the bundle's engine-src folder in the bundle."""
+    if frozen():
+        return bundle_root() / BUNDLED_ENGINE_SOURCE
+    return Path(__file__).resolve().parents[2]

@@ -1,0 +1,145 @@
+"""TensorFlow Trainer for cost-to-accuracy runs: a workload's Keras 3 model trained on a real
+data set, with the PyTorch trainer's input pipeline, optimizers and timing.
+
+tensorflow and keras are imported inside open_trainer (tf_backend.start_runtime); this module is
+loaded only by the worker, which never imports torch beside it. The input pipeline is
+engine.workloads.data.batches (numpy, channels last: Keras's layout) plus the copy into a tensor, inside
+every step; the step is one tf.function (forward, gradients, optimizer), as in the timed runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from typing import Any
+
+from engine.accuracy import inputs
+from engine.accuracy.config import AccuracyConfig
+from engine.core.events import Event, Phase
+from engine.frameworks.tensorflow import session as tf_backend
+from engine.workloads.data import Dataset
+from engine.workloads.registry import Workload
+
+
+class TfTrainer(tf_backend.TfRuntime):
+    def __init__(
+        self,
+        tf: Any,
+        keras: Any,
+        config: AccuracyConfig,
+        workload: Workload,
+        data: Dataset,
+        gpu: int | None,
+    ) -> None:
+        from engine.frameworks.tensorflow import models as keras_models
+
+        super().__init__(tf, keras, config, gpu)
+        self._config = config
+        prepared = inputs.prepare(data, config, channels_first=False)
+        self._batches = prepared.train
+        self._eval_slices = prepared.eval_slices()
+        with tf.device(self._tf_device):
+            task = keras_models.build(workload)
+            training = tf_backend.TrainingStep(
+                tf, keras, task, config.optimizer, config.precision, config.resolved_learning_rate
+            )
+            # The held-out split goes to the device once, before training. A numpy array's
+            # tensor is made in host memory; tf.identity copies it to the device (on the CPU it
+            # hands the same buffer on).
+            self._x_test = tf.identity(self._tensor(prepared.x_test))
+            self._y_test = tf.identity(self._tensor(prepared.y_test))
+        self._model = task.model
+        self.parameters = keras_models.parameter_count(task.model)
+        self._last_loss: Any = None
+        self._train_step, self._eval_part = self._functions(training, data.info.input_shape)
+
+    def _functions(self, training: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        """The training step and a held-out forward pass as tf.functions, traced here, at
+        set-up (the graph is built once, like the model): the first step runs a finished graph.
+        Fixed signatures, so nothing traces again. XLA (--compile) compiles at the first call,
+        inside the time to accuracy, as torch.compile does on the PyTorch side."""
+        tf, batch = self._tf, self._config.batch_size
+        step = tf.function(
+            training,
+            input_signature=[
+                tf.TensorSpec((batch, *shape), tf.float32),
+                tf.TensorSpec((batch,), tf.int64),
+            ],
+            jit_compile=True if self._config.compile else None,
+        )
+        evaluate = tf.function(
+            self._eval_fn,
+            input_signature=[
+                tf.TensorSpec((None, *shape), tf.float32),
+                tf.TensorSpec((None,), tf.int64),
+            ],
+        )
+        t0 = time.perf_counter()
+        step.get_concrete_function()  # traces without running: the weights are untouched
+        evaluate.get_concrete_function()
+        self._trace_seconds = time.perf_counter() - t0
+        return step, evaluate
+
+    def _eval_fn(self, images: Any, labels: Any) -> tuple[Any, Any]:
+        """(correct predictions, summed cross-entropy) of one held-out forward pass."""
+        tf = self._tf
+        logits = tf.cast(self._model(images, training=False), tf.float32)
+        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        correct = tf.equal(tf.argmax(logits, axis=1), labels)
+        return tf.reduce_sum(tf.cast(correct, tf.int64)), tf.reduce_sum(losses)
+
+    def _tensor(self, array: Any) -> Any:
+        """A numpy array as a tensor (a copy). Under the tensor cap TensorFlow crashes (SIGSEGV)
+        when such a copy does not fit its allocator, so an op first takes the same size: that
+        fails as ResourceExhaustedError (out of memory), or frees the room the copy then takes."""
+        tf = self._tf
+        if self._tensor_cap:
+            tf.raw_ops.Empty(shape=array.shape, dtype=tf.as_dtype(array.dtype), init=False)
+        return tf.constant(array)
+
+    def step(self) -> None:
+        images, labels = self._batches.next()
+        # The numpy batch becomes the step's input tensors (on a GPU the step copies them
+        # there); the loss is not read, so nothing waits for the device.
+        self._last_loss = self._train_step(self._tensor(images), self._tensor(labels))
+
+    def evaluate(self) -> tuple[float, float]:
+        parts = [self._eval_part(self._x_test[s], self._y_test[s]) for s in self._eval_slices]
+        correct = self._tf.add_n([c for c, _ in parts])
+        loss_sum = self._tf.add_n([loss for _, loss in parts])
+        count = int(self._y_test.shape[0])
+        # .numpy() waits until the device has computed them.
+        return int(correct.numpy()) / count, float(loss_sum.numpy()) / count
+
+    def sync(self) -> None:
+        # Waits for every device's queued kernels (a GPU stream); on the CPU each step has
+        # already run when its call returns.
+        self._tf.test.experimental.sync_devices()
+
+    def loss(self) -> float | None:
+        return None if self._last_loss is None else float(self._last_loss.numpy())
+
+    def warnings(self) -> list[str]:
+        return [tf_backend.TENSOR_CAP_NOTE] if self._tensor_cap else []
+
+    def environment(self) -> dict[str, Any]:
+        env = super().environment()
+        env["trace_seconds"] = self._trace_seconds  # part of set-up, not of the time to accuracy
+        return env
+
+    def close(self) -> None:
+        # Drop the held-out split and the last loss so their device memory can go.
+        self._x_test = self._y_test = self._last_loss = None
+
+
+def open_trainer(
+    config: AccuracyConfig, workload: Workload, data: Dataset, run_id: str
+) -> Generator[Event, None, Any]:
+    tf, keras, gpu = tf_backend.start_runtime(config)
+    device = "cpu" if gpu is None else f"cuda:{gpu}"
+    yield Phase(
+        run_id=run_id,
+        phase="building",
+        detail=f"{workload.name} on {device}, data set {data.info.name}",
+    )
+    return TfTrainer(tf, keras, config, workload, data, gpu)

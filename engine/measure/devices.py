@@ -1,0 +1,61 @@
+"""Devices a run can use, found without importing a framework (NVML and the OS)."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import psutil
+
+from engine.measure import environment
+from engine.measure.probes import nvml_devices
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str  # what --device takes: cpu, cuda:N, mps
+    kind: str  # cpu | cuda | mps
+    name: str
+    memory_total_bytes: int | None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def label(self) -> str:
+        memory = f", {self.memory_total_bytes / 2**30:.1f} GiB" if self.memory_total_bytes else ""
+        return f"{self.id}: {self.name}{memory}"
+
+
+def list_devices() -> list[Device]:
+    """GPUs first (NVML), then Apple MPS where it can exist, then the CPU (always)."""
+    found = [
+        Device(
+            f"cuda:{g['index']}",
+            "cuda",
+            g["name"],
+            g["memory_total_bytes"],
+            f"driver {g['driver']}",
+        )
+        for g in nvml_devices()
+    ]
+    if platform.system() == "Darwin" and platform.machine() == "arm64":
+        found.append(
+            Device("mps", "mps", "Apple GPU (MPS)", psutil.virtual_memory().total, "unified memory")
+        )
+    found.append(
+        Device(
+            "cpu",
+            "cpu",
+            environment.cpu_name(),
+            psutil.virtual_memory().total,
+            f"{psutil.cpu_count()} logical cores",
+        )
+    )
+    return found
+
+
+def default_device() -> Device:
+    return list_devices()[0]

@@ -1,0 +1,186 @@
+"""The measuring loop every backend shares (DESIGN.md, Measuring).
+
+Warm-up steps are excluded; each window starts and ends on a device synchronisation, and its
+throughput is samples / wall time between them. Per-step times come from the session's timer
+(device events on GPUs) for the distribution, with no sync inside a step. A window ends when
+IQR/median of step times is under the threshold after min_steps, or at max_steps / max_seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+
+from engine.core.errors import RunFailed
+from engine.core.events import Event, Phase, Step
+from engine.core.stats import relative_iqr
+from engine.frameworks.session import Session
+from engine.measure.config import RunConfig
+from engine.measure.monitor import Monitor
+
+
+@dataclass
+class Window:
+    """One measured window: `steps` optimizer steps in `seconds` between two syncs."""
+
+    steps: int
+    samples: int
+    seconds: float
+    stop_reason: str
+    step_times_s: list[float]
+
+    @property
+    def throughput_samples_per_s(self) -> float:
+        return self.samples / self.seconds
+
+
+@dataclass
+class Measurement:
+    warmup_step_times_s: list[float] = field(default_factory=list)
+    warmup_seconds: float = 0.0
+    compile_seconds: float | None = None
+    # Peak memory during warm-up (allocator and compile caches grow here), kept apart from the
+    # steady peak of the measured windows: framework view and monitor (RSS / NVML) view.
+    warmup_peak_memory_bytes: int | None = None
+    windows: list[Window] = field(default_factory=list)
+    loss: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def _check_cancel(cancel: threading.Event) -> None:
+    if cancel.is_set():
+        raise RunFailed("cancelled", "cancelled by the user")
+
+
+def _step_events(
+    run_id: str,
+    times: list[float],
+    first_index: int,
+    batch: int,
+    measured: bool,
+    repeat: int,
+    clock: _Clock,
+) -> Iterator[Step]:
+    for i, dt in enumerate(times):
+        yield Step(
+            run_id=run_id,
+            index=first_index + i,
+            step_time_s=dt,
+            samples=batch,
+            measured=measured,
+            repeat=repeat,
+            elapsed_s=clock.elapsed(),
+        )
+
+
+def measure(
+    session: Session,
+    config: RunConfig,
+    run_id: str,
+    cancel: threading.Event,
+    monitor: Monitor,
+    out: Measurement,
+) -> Generator[Event, None, None]:
+    """Run warm-up and the measured windows, yielding events; fill `out`."""
+    clock = _Clock()
+    batch = config.batch_size
+    # A compiling session always gets at least one step before the window, so that compile
+    # time never lands inside it.
+    warmup = max(config.warmup_steps, 1 if session.compiles else 0)
+    yield Phase(run_id=run_id, phase="warmup", expected_steps=warmup)
+    session.sync()  # start warm-up from an idle device
+    t0 = time.perf_counter()
+    for i in range(warmup):
+        _check_cancel(cancel)
+        session.timer.start()
+        session.step()
+        session.timer.stop()
+        done = session.timer.completed()
+        yield from _step_events(run_id, done, len(out.warmup_step_times_s), batch, False, 0, clock)
+        out.warmup_step_times_s += done
+        yield from monitor.drain()
+        if i == 0 and session.compiles:
+            session.sync()  # the first call traces/compiles: time it on its own
+            out.compile_seconds = time.perf_counter() - t0
+    session.sync()  # warm-up ends with an idle device
+    rest = session.timer.flush()
+    yield from _step_events(run_id, rest, len(out.warmup_step_times_s), batch, False, 0, clock)
+    out.warmup_step_times_s += rest
+    out.warmup_seconds = time.perf_counter() - t0
+    out.warmup_peak_memory_bytes = _warmup_peak(session, monitor)
+    session.reset_peak_memory()
+    monitor.reset_peaks()
+    monitor.begin_window()  # energy and mean power cover the measured windows only
+    for repeat in range(config.repeats):
+        window = yield from _window(session, config, run_id, cancel, monitor, repeat, clock)
+        out.windows.append(window)
+        out.warnings += session.window_warnings()
+    out.loss = session.loss()
+
+
+def _warmup_peak(session: Session, monitor: Monitor) -> int | None:
+    framework = session.device_memory()
+    sampled = monitor.summary().peak_process_memory_bytes
+    peaks = [p for p in (framework and framework["peak_bytes"], sampled) if p]
+    return max(peaks) if peaks else None
+
+
+def _window(
+    session: Session,
+    config: RunConfig,
+    run_id: str,
+    cancel: threading.Event,
+    monitor: Monitor,
+    repeat: int,
+    clock: _Clock,
+) -> Generator[Event, None, Window]:
+    batch = config.batch_size
+    yield Phase(
+        run_id=run_id,
+        phase="measuring",
+        expected_steps=config.max_steps,
+        detail=f"repeat {repeat + 1} of {config.repeats}",
+    )
+    times: list[float] = []
+    steps = 0
+    session.sync()  # window start: nothing queued from before
+    t0 = time.perf_counter()
+    while True:
+        _check_cancel(cancel)
+        session.timer.start()
+        session.step()
+        session.timer.stop()
+        steps += 1
+        done = session.timer.completed()
+        yield from _step_events(run_id, done, len(times), batch, True, repeat, clock)
+        times += done
+        yield from monitor.drain()
+        reason = _stop_reason(config, steps, times, time.perf_counter() - t0)
+        if reason:
+            break
+    session.sync()  # window end: every step's work is done before the clock is read
+    seconds = time.perf_counter() - t0
+    rest = session.timer.flush()
+    yield from _step_events(run_id, rest, len(times), batch, True, repeat, clock)
+    times += rest
+    return Window(steps, steps * batch, seconds, reason, times)
+
+
+def _stop_reason(config: RunConfig, steps: int, times: list[float], seconds: float) -> str:
+    if len(times) >= config.min_steps and relative_iqr(times) < config.stability_threshold:
+        return "stable"
+    if steps >= config.max_steps:
+        return "max_steps"
+    if seconds >= config.max_seconds:
+        return "max_seconds"
+    return ""

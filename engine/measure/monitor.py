@@ -1,0 +1,167 @@
+"""A background sampler of a device probe during a run.
+
+It keeps the peaks (process memory, device memory used), integrates power into energy where
+the device has no energy counter, and queues Sample events for the runner to emit between steps
+(so only one thread ever writes events).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core.events import Sample
+from engine.measure.probes import Probe, Reading
+
+
+@dataclass
+class MonitorSummary:
+    peak_process_memory_bytes: int | None
+    peak_device_used_bytes: int | None
+    memory_total_bytes: int | None
+    energy_j: float | None
+    energy_method: str | None  # "counter" | "power-integral" | None
+    mean_power_w: float | None
+    mean_utilization_percent: float | None
+    seconds: float
+
+
+class Monitor:
+    def __init__(self, probe: Probe, run_id: str, interval_s: float = 0.5) -> None:
+        self.probe = probe
+        self.run_id = run_id
+        self.interval_s = interval_s
+        self.samples: queue.SimpleQueue[Sample] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="epochcost-monitor", daemon=True)
+        self._t0 = time.perf_counter()
+        self._lock = threading.Lock()
+        self._reset_window()
+        self._peak_process: int | None = None
+        self._peak_device: int | None = None
+        self._total: int | None = None
+
+    def _reset_window(self) -> None:
+        self._window_t0 = time.perf_counter()
+        self._energy0 = self.probe.energy_j()
+        self._power_integral_j = 0.0
+        self._power_seen = False
+        self._last_power: tuple[float, float] | None = None
+        self._power_sum = 0.0
+        self._util_sum = 0.0
+        self._util_n = 0
+        self._power_n = 0
+
+    def start(self) -> Monitor:
+        self._record(self.probe.read())
+        self._thread.start()
+        return self
+
+    def begin_window(self) -> None:
+        """Start energy and mean figures afresh (at the start of the measurement window)."""
+        with self._lock:
+            self._reset_window()
+
+    def reset_peaks(self) -> None:
+        """Forget the peaks so far and take a fresh reading at once (a short window may see
+        no timed sample)."""
+        with self._lock:
+            self._peak_process = None
+            self._peak_device = None
+        self._record(self.probe.read())
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self._record(self.probe.read())
+            except Exception:  # a flaky reading must never end a run
+                continue
+
+    def _record(self, r: Reading) -> None:
+        t = time.perf_counter()
+        with self._lock:
+            self._peak_process = _max(self._peak_process, r.process_memory_bytes)
+            self._peak_device = _max(self._peak_device, r.memory_used_bytes)
+            self._total = r.memory_total_bytes or self._total
+            if r.utilization_percent is not None:
+                self._util_sum += r.utilization_percent
+                self._util_n += 1
+            if r.power_w is not None:
+                self._power_seen = True
+                self._power_sum += r.power_w
+                self._power_n += 1
+                if self._last_power is not None:  # trapezoid between two readings
+                    t_prev, p_prev = self._last_power
+                    self._power_integral_j += (t - t_prev) * (p_prev + r.power_w) / 2
+                self._last_power = (t, r.power_w)
+        self.samples.put(
+            Sample(
+                run_id=self.run_id,
+                elapsed_s=t - self._t0,
+                memory_used_bytes=r.memory_used_bytes,
+                memory_total_bytes=r.memory_total_bytes,
+                process_memory_bytes=r.process_memory_bytes,
+                utilization_percent=r.utilization_percent,
+                power_w=r.power_w,
+            )
+        )
+
+    def drain(self) -> list[Sample]:
+        out = []
+        while True:
+            try:
+                out.append(self.samples.get_nowait())
+            except queue.Empty:
+                return out
+
+    def note_process_memory(self, value: int | None) -> None:
+        """Fold in a peak the framework knows better than the sampler (e.g. ru_maxrss)."""
+        with self._lock:
+            self._peak_process = _max(self._peak_process, value)
+
+    def summary(self) -> MonitorSummary:
+        with self._lock:
+            seconds = time.perf_counter() - self._window_t0
+            energy1 = self.probe.energy_j()
+            if self._energy0 is not None and energy1 is not None and energy1 >= self._energy0:
+                energy, method = energy1 - self._energy0, "counter"
+            elif self._power_seen:
+                energy, method = self._power_integral_j, "power-integral"
+            else:
+                energy, method = None, None
+            return MonitorSummary(
+                peak_process_memory_bytes=self._peak_process,
+                peak_device_used_bytes=self._peak_device,
+                memory_total_bytes=self._total,
+                energy_j=energy,
+                energy_method=method,
+                mean_power_w=self._power_sum / self._power_n if self._power_n else None,
+                mean_utilization_percent=self._util_sum / self._util_n if self._util_n else None,
+                seconds=seconds,
+            )
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2 * self.interval_s + 1)
+        self.probe.close()
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def summary_dict(s: MonitorSummary) -> dict[str, Any]:
+    return {
+        "energy_j": s.energy_j,
+        "energy_method": s.energy_method,
+        "mean_power_w": s.mean_power_w,
+        "mean_utilization_percent": s.mean_utilization_percent,
+    }

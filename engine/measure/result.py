@@ -1,0 +1,258 @@
+"""The result object (schema epochcost.result/1): built in the worker, stored, exported.
+
+A result is a plain JSON-able dict so that it crosses processes and machines unchanged. It keeps
+the price used with its source and date: a stored result never changes when a catalog does.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import statistics
+from typing import Any, Protocol
+
+from engine.core.errors import ConfigError
+from engine.core.events import Failed, json_safe
+from engine.core.stats import summary
+from engine.measure import utilisation
+from engine.measure.config import RunConfig
+from engine.measure.loop import Measurement
+from engine.measure.monitor import MonitorSummary, summary_dict
+from engine.pricing import cost
+from engine.workloads import model_file_source
+from engine.workloads.file_workload import FileWorkload
+from engine.workloads.registry import Workload
+
+SCHEMA = "epochcost.result/1"
+STATUSES = ("ok", "oom", "failed", "cancelled")
+
+
+def now() -> str:
+    """A result's creation time: UTC, to the second, ISO 8601."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+class Priced(Protocol):
+    """The price fields a run's config carries (RunConfig and AccuracyConfig)."""
+
+    @property
+    def usd_per_hour(self) -> float | None: ...
+    @property
+    def price_source(self) -> str: ...
+    @property
+    def price_as_of(self) -> str | None: ...
+
+
+def price_of(config: Priced) -> dict[str, Any] | None:
+    """The price a result was costed at, with its source and date (today when not given)."""
+    if config.usd_per_hour is None:
+        return None
+    as_of = config.price_as_of or _dt.date.today().isoformat()
+    return cost.Price(config.usd_per_hour, config.price_source, as_of).to_dict()
+
+
+def _memory(
+    config: RunConfig, monitor: MonitorSummary, device_memory: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Peak memory of this process on its device against the device's total."""
+    if device_memory is None:  # CPU: peak resident set against RAM
+        peak, total, source = monitor.peak_process_memory_bytes, monitor.memory_total_bytes, "rss"
+    else:
+        peak, total, source = (
+            device_memory["peak_bytes"],
+            device_memory["total_bytes"],
+            device_memory["source"],
+        )
+        # NVML's per-process figure includes the CUDA context the framework cannot see.
+        if monitor.peak_process_memory_bytes and monitor.peak_process_memory_bytes > peak:
+            peak, source = monitor.peak_process_memory_bytes, "nvml per-process"
+    fill = peak / total if peak and total else None
+    return {
+        "peak_memory_bytes": peak,
+        "memory_total_bytes": total,
+        "memory_fill": fill,
+        "memory_source": source,
+        "device_peak_used_bytes": monitor.peak_device_used_bytes,
+    }
+
+
+def _flops(
+    per_step: float | None,
+    config: RunConfig,
+    throughput: float,
+    environment: dict[str, Any],
+    method: str | None = None,
+) -> dict[str, Any] | None:
+    """FLOPs per step and per sample, the FLOP rate the measured throughput achieves, and MFU
+    against the device's peak for the precision (engine/measure/utilisation.py)."""
+    if not per_step:
+        return None
+    per_sample = per_step / config.batch_size
+    flops = {
+        "per_step": per_step,
+        "per_sample": per_sample,
+        "achieved_tflops": per_sample * throughput / 1e12,
+        "method": method or "counted forward + backward",
+    }
+    return utilisation.with_mfu(flops, environment, config.precision)
+
+
+def build_result(
+    *,
+    run_id: str,
+    config: RunConfig,
+    workload: Workload,
+    environment: dict[str, Any],
+    parameters: int,
+    measurement: Measurement,
+    monitor: MonitorSummary,
+    device_memory: dict[str, Any] | None,
+    device_state: dict[str, Any],
+    flops_per_step: float | None = None,
+    flops_method: str | None = None,
+) -> dict[str, Any]:
+    windows = measurement.windows
+    throughputs = [w.throughput_samples_per_s for w in windows]
+    throughput = statistics.median(throughputs)
+    step_times = [t for w in windows for t in w.step_times_s]
+    epoch_samples = config.epoch_samples or workload.epoch_samples
+    epoch_s = cost.epoch_seconds(epoch_samples, throughput)
+    price = price_of(config)
+    window_seconds = sum(w.seconds for w in windows)
+    window_samples = sum(w.samples for w in windows)
+    energy = summary_dict(monitor)
+    if monitor.energy_j is not None and window_samples:
+        energy["joules_per_sample"] = monitor.energy_j / window_samples
+        energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
+    result: dict[str, Any] = {
+        "schema": SCHEMA,
+        "run_id": run_id,
+        "created_at": now(),
+        "status": "ok",
+        "error": None,
+        "config": config.to_dict(),
+        "environment": environment,
+        "workload": workload_record(workload, parameters),
+        "throughput_samples_per_s": throughput,
+        "throughput_repeats": throughputs,
+        "throughput_spread": (max(throughputs) - min(throughputs)) / throughput,
+        "step_time_s": summary(step_times),
+        "steps_measured": sum(w.steps for w in windows),
+        "window_seconds": window_seconds,
+        "stop_reason": windows[-1].stop_reason,
+        "warmup_steps": len(measurement.warmup_step_times_s),
+        "warmup_seconds": measurement.warmup_seconds,
+        "warmup_peak_memory_bytes": measurement.warmup_peak_memory_bytes,
+        "compile_seconds": measurement.compile_seconds,
+        "final_loss": measurement.loss,
+        "epoch_samples": epoch_samples,
+        "epoch_seconds": epoch_s,
+        **_memory(config, monitor, device_memory),
+        "energy": energy,
+        "device_state": device_state,
+        "price": price,
+        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
+        "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
+        "warnings": measurement.warnings,
+    }
+    return json_safe(result)
+
+
+def workload_record(workload: Workload, parameters: int | None) -> dict[str, Any]:
+    """What a result says of its workload; for a model file, also the file's path and content
+    hash, so two results of the same code are known to match."""
+    record: dict[str, Any] = {
+        "name": workload.name,
+        "task": workload.task,
+        "input_shape": list(workload.input_shape),
+        "num_classes": workload.num_classes,
+        "epoch_unit": workload.epoch_unit,
+        "parameters": parameters,
+    }
+    if isinstance(workload, FileWorkload):
+        record["model_file"] = model_file_source.record(workload.path, workload.sha256)
+    return record
+
+
+def _failed_workload(config: RunConfig) -> dict[str, Any]:
+    if config.model_file is None:
+        return {}
+    return {
+        "workload": {
+            "name": config.model,
+            "model_file": model_file_source.record(config.model_file),
+        }
+    }
+
+
+def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
+    """A stored result for a run that ended without a measurement (an OOM point is data)."""
+    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
+    return json_safe(
+        {
+            "schema": SCHEMA,
+            "run_id": event.run_id,
+            "created_at": now(),
+            "status": status,
+            "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
+            "config": config.to_dict(),
+            "environment": environment,
+            **_failed_workload(config),
+            "throughput_samples_per_s": None,
+            "step_time_s": summary([]),
+            "epoch_samples": config.resolved_epoch_samples,
+            "epoch_seconds": None,
+            "peak_memory_bytes": None,
+            "memory_total_bytes": None,
+            "memory_fill": None,
+            "price": price_of(config),
+            "usd_per_epoch": None,
+        }
+    )
+
+
+_REQUIRED = {
+    "schema": str,
+    "run_id": str,
+    "status": str,
+    "config": dict,
+    "environment": dict,
+    "epoch_samples": int,
+}
+_NUMBERS = (
+    "throughput_samples_per_s",
+    "epoch_seconds",
+    "peak_memory_bytes",
+    "memory_total_bytes",
+    "memory_fill",
+    "usd_per_epoch",
+)
+
+
+def validate(data: Any, where: str = "result") -> dict[str, Any]:
+    """Check a result read from a file; ConfigError saying what is wrong otherwise."""
+    if not isinstance(data, dict):
+        raise ConfigError(where, "is not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ConfigError(where, f"schema is {data.get('schema')!r}, expected {SCHEMA!r}")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(data.get(key), kind):
+            raise ConfigError(where, f"field {key!r} is missing or not a {kind.__name__}")
+    if data["status"] not in STATUSES:
+        raise ConfigError(where, f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
+    for key in _NUMBERS:
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ConfigError(where, f"field {key!r} must be a number or null")
+    if data["status"] == "ok" and not data.get("throughput_samples_per_s"):
+        raise ConfigError(where, "an ok result needs throughput_samples_per_s")
+    price = data.get("price")
+    if price is not None and not (
+        isinstance(price, dict) and isinstance(price.get("usd_per_hour"), int | float)
+    ):
+        raise ConfigError(where, "price must be null or have a numeric usd_per_hour")
+    try:
+        # The model file of a result from elsewhere need not exist here.
+        RunConfig.from_dict(data["config"], check_files=False)
+    except ConfigError as exc:
+        raise ConfigError(where, f"config: {exc}") from None
+    return data

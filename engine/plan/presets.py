@@ -1,0 +1,169 @@
+"""Published models to plan against and run-count tables for the fully-loaded cost, shipped in
+assets/plan/ (apart from the derived price catalog) or the user's own CSV. Each row carries its
+citation.
+
+presets.csv: name, params, tokens (blank: not published), n_layers, seq_len, d_attn, attention
+(causal | full | blank), published_gpu_hours and published_gpu (the catalog GPU they ran on),
+params_source, tokens_source, notes.
+runs.csv: table, label, runs, relative_size, source; a table is all rows with that name. A user
+file has the columns label, runs and optionally relative_size (default 1) and source.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.plan import planner
+from engine.plan.planner import Compute, RunsRow
+
+DEFAULT_RUNS_TABLE = "sharir-2020"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A published model: its size, training tokens and shape, with where each comes from."""
+
+    name: str
+    params: float
+    tokens: float | None
+    n_layers: int | None = None
+    seq_len: int | None = None
+    d_attn: int | None = None
+    causal: bool = True
+    published_gpu_hours: float | None = None
+    published_gpu: str = ""
+    params_source: str = ""
+    tokens_source: str = ""
+    notes: str = ""
+
+    def compute(self, tokens: float | None = None) -> Compute:
+        """Its training FLOPs (6ND + attention); `tokens` replaces the published count."""
+        tokens = tokens if tokens is not None else self.tokens
+        if tokens is None:
+            raise ConfigError("tokens", f"{self.name} has no published token count; give it")
+        return planner.transformer(
+            self.params, tokens, self.n_layers, self.seq_len, self.d_attn, self.causal
+        )
+
+
+def _number(where: str, column: str, text: str, integer: bool = False) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(where, f"{column} {text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(where, f"{column} {text} must be more than 0")
+    if integer and value != int(value):
+        raise ConfigError(where, f"{column} {text} must be a whole number")
+    return int(value) if integer else value
+
+
+def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot be read ({exc})") from None
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ConfigError(str(path), f"missing column(s) {', '.join(missing)}")
+    return [(reader.line_num, {k: (v or "") for k, v in row.items() if k}) for row in reader]
+
+
+def load_presets(path: Path | None = None) -> dict[str, Preset]:
+    """The presets by name (shipped file unless `path`)."""
+    path = path or paths.assets() / "plan" / "presets.csv"
+    out: dict[str, Preset] = {}
+    for line, row in _rows(path, ("name", "params", "tokens")):
+        where = f"{path.name}, line {line}"
+        attention = row.get("attention", "").strip() or "causal"
+        if attention not in ("causal", "full"):
+            raise ConfigError(where, f"attention {attention!r} is not causal or full")
+        params = _number(where, "params", row["params"])
+        if params is None:
+            raise ConfigError(where, "params is required")
+
+        def whole(column: str, row: dict[str, str] = row, where: str = where) -> int | None:
+            value = _number(where, column, row.get(column, ""), integer=True)
+            return None if value is None else int(value)
+
+        out[row["name"].strip()] = Preset(
+            name=row["name"].strip(),
+            params=params,
+            tokens=_number(where, "tokens", row["tokens"]),
+            n_layers=whole("n_layers"),
+            seq_len=whole("seq_len"),
+            d_attn=whole("d_attn"),
+            causal=attention == "causal",
+            published_gpu_hours=_number(
+                where, "published_gpu_hours", row.get("published_gpu_hours", "")
+            ),
+            published_gpu=row.get("published_gpu", "").strip(),
+            params_source=row.get("params_source", "").strip(),
+            tokens_source=row.get("tokens_source", "").strip(),
+            notes=row.get("notes", "").strip(),
+        )
+    return out
+
+
+def preset(name: str) -> Preset:
+    presets = load_presets()
+    if name not in presets:
+        raise ConfigError("preset", f"{name!r} is not one of {', '.join(presets)}")
+    return presets[name]
+
+
+def load_runs_tables(path: Path | None = None) -> dict[str, tuple[RunsRow, ...]]:
+    """The shipped run-count tables by name."""
+    path = path or paths.assets() / "plan" / "runs.csv"
+    tables: dict[str, list[RunsRow]] = {}
+    for line, row in _rows(path, ("table", "label", "runs")):
+        tables.setdefault(row["table"].strip(), []).append(
+            _runs_row(f"{path.name}, line {line}", row)
+        )
+    return {name: tuple(rows) for name, rows in tables.items()}
+
+
+def _runs_row(where: str, row: dict[str, str]) -> RunsRow:
+    runs = _number(where, "runs", row["runs"])
+    if runs is None:
+        raise ConfigError(where, "runs is required")
+    size = _number(where, "relative_size", row.get("relative_size", ""))
+    return RunsRow(
+        label=row["label"].strip(),
+        runs=runs,
+        relative_size=1.0 if size is None else size,
+        source=row.get("source", "").strip(),
+    )
+
+
+def runs_table(name_or_file: str | None = None) -> tuple[RunsRow, ...]:
+    """A shipped table by name (default sharir-2020), or the user's CSV file (label, runs,
+    relative_size, source)."""
+    name = name_or_file or DEFAULT_RUNS_TABLE
+    tables = load_runs_tables()
+    if name in tables:
+        return tables[name]
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise ConfigError(
+            "runs_table", f"{name!r} is neither one of {', '.join(tables)} nor a file"
+        )
+    rows = tuple(_runs_row(f"{path.name}, line {n}", r) for n, r in _rows(path, ("label", "runs")))
+    if not rows:
+        raise ConfigError("runs_table", f"{path} has no rows")
+    return rows
+
+
+def full_size_runs(runs: float) -> tuple[RunsRow, ...]:
+    """`runs` runs the size of the planned one (--runs N)."""
+    return (RunsRow(f"{runs:g} full-size runs", runs, 1.0, "given"),)

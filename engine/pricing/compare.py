@@ -1,0 +1,388 @@
+"""What the epoch of a measured result costs on each catalog instance and on the machine it ran on.
+
+`compare(result, catalog, options, measured_runs)` is a pure function: it returns a Comparison
+(engine/pricing/comparison.py) whose rows a table model or a bar chart shows as they are (sorted by
+$/epoch, local machine included), plus what was left out and why. Money in USD, time in
+seconds, energy in kWh, emissions in kg CO2e.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.pricing import cost
+from engine.pricing.catalog import Catalog
+from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
+from engine.pricing.projection import Projection, measured, memory_bytes, project
+from engine.pricing.rows import GpuSpec, Instance
+
+if TYPE_CHECKING:  # the listing is a DataFrame; pandas itself is not needed to compare
+    import pandas as pd
+
+
+def is_cpu(result: dict[str, Any]) -> bool:
+    env = result.get("environment") or {}
+    return (env.get("device") or result["config"].get("device")) == "cpu"
+
+
+def device_label(result: dict[str, Any]) -> str:
+    env = result.get("environment") or {}
+    return env.get("device_name") or env.get("cpu") or env.get("device") or "unknown device"
+
+
+def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float | None, str]:
+    """The device's draw while training, in watts, and where the figure comes from: the mean of
+    the power readings (NVML), else the energy counter over the measured windows (RAPL; the
+    monitor's energy covers those windows only), else the GPU's TDP from the catalog."""
+    energy = result.get("energy") or {}
+    if energy.get("mean_power_w"):
+        return energy["mean_power_w"], "measured"
+    seconds = result.get("window_seconds")
+    if energy.get("energy_j") and energy.get("energy_method") == "counter" and seconds:
+        return energy["energy_j"] / seconds, "measured (energy counter)"
+    if spec is not None and spec.tdp_w and not is_cpu(result):
+        return spec.tdp_w, f"TDP of {spec.name} (catalog)"
+    return None, "unknown (no power reading, no TDP in the catalog)"
+
+
+def measured_elsewhere(listing: pd.DataFrame, result: dict[str, Any]) -> list[MeasuredRun]:
+    """Stored ok results (Store.list()) of the same model, framework, batch and precision measured
+    on another device, newest first."""
+    c = result["config"]
+    if listing.empty:
+        return []
+    same = listing[
+        (listing["status"] == "ok")
+        & (listing["model"] == c["model"])
+        & (listing["framework"] == c["framework"])
+        & (listing["batch_size"] == c["batch_size"])
+        & (listing["precision"] == c["precision"])
+        & (listing["run_id"] != result["run_id"])
+        & listing["throughput_samples_per_s"].notna()
+    ]
+    return [
+        MeasuredRun(r.run_id, str(r.device), float(r.throughput_samples_per_s))
+        for r in same.itertuples()
+        if r.device and r.device != "cpu"
+    ]
+
+
+def _scale_note(count: float) -> str:
+    if count < 1:
+        return f"{count:g} of a GPU (a partition): that share of its rate assumed"
+    return f"{count:g} GPUs: perfect data-parallel scaling assumed (an upper bound)"
+
+
+def _throughput(
+    result: dict[str, Any],
+    catalog: Catalog,
+    instance: Instance,
+    on_gpu: dict[str, MeasuredRun],
+) -> Projection | str:
+    """The projection for one instance, or why there is none."""
+    target = catalog.gpu_of(instance)
+    if instance.gpu_count == 0:
+        if is_cpu(result):
+            return "CPU-only machine: a CPU result cannot be scaled to another CPU by spec ratios"
+        return "CPU-only machine: a GPU result says nothing of a CPU's speed"
+    if target is None:
+        return "no GPU spec in the catalog for this accelerator (TPU, Gaudi, ...)"
+    precision = result["config"]["precision"]
+    if target.name in on_gpu:
+        run = on_gpu[target.name]
+        proj = measured(run.samples_per_s, f"measured on {target.name} (run {run.run_id})")
+    elif is_cpu(result):
+        return "a CPU result cannot be scaled to a GPU by spec ratios"
+    else:
+        source = catalog.gpu_for_device(device_label(result))
+        if source is None:
+            return f"the measured GPU {device_label(result)} is not in the GPU catalog"
+        proj = project(
+            result["throughput_samples_per_s"],
+            source,
+            target,
+            precision,
+            result.get("peak_memory_bytes"),
+            memory_bytes(target, instance),
+        )
+        if proj.status == "no_estimate":
+            return proj.basis
+    return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
+
+
+def _per_epoch(epoch_samples: int, samples_per_s: float | None) -> float | None:
+    return cost.epoch_seconds(epoch_samples, samples_per_s) if samples_per_s else None
+
+
+def _usd(seconds: float | None, usd_per_hour: float | None) -> float | None:
+    if seconds is None or usd_per_hour is None:
+        return None
+    return cost.usd_for_seconds(seconds, usd_per_hour)
+
+
+def _instance_row(
+    result: dict[str, Any],
+    catalog: Catalog,
+    instance: Instance,
+    proj: Projection,
+    options: CompareOptions,
+    local_samples_per_s: float,
+) -> CompareRow:
+    n = result["epoch_samples"]
+    epoch_s = _per_epoch(n, proj.samples_per_s)
+    spot, price = instance.usd_per_hour_spot, instance.usd_per_hour
+    spec = catalog.gpu_of(instance)
+    kwh = None
+    if epoch_s is not None and spec is not None and spec.tdp_w:
+        kwh = cost.kwh_for_seconds(spec.tdp_w * instance.gpu_count, epoch_s)
+    grid = catalog.grid_for(instance.cloud, instance.region)
+    per_spot = run = run_spot = None
+    if epoch_s is not None:
+        run = cost.rented_usd_per_run(epoch_s, price, options.epochs, options.startup_minutes)
+        if spot is not None:
+            per_spot = cost.rented_usd_per_epoch(epoch_s, spot, options.rerun_fraction)
+            run_spot = cost.rented_usd_per_run(
+                epoch_s, spot, options.epochs, options.startup_minutes, options.rerun_fraction
+            )
+    fits_note = "" if proj.status != "does_not_fit" else f"does not fit: {proj.basis}"
+    return CompareRow(
+        instance_type=instance.instance_type,
+        cloud=instance.cloud,
+        gpu_model=instance.gpu_model,
+        gpu_count=instance.gpu_count,
+        status=proj.status,
+        throughput_samples_per_s=proj.samples_per_s,
+        throughput_low=proj.low,
+        throughput_high=proj.high,
+        epoch_seconds=epoch_s,
+        usd_per_hour=price,
+        usd_per_hour_spot=spot,
+        usd_per_epoch=_usd(epoch_s, price),
+        usd_per_epoch_low=_usd(_per_epoch(n, proj.high), price),
+        usd_per_epoch_high=_usd(_per_epoch(n, proj.low), price),
+        usd_per_epoch_spot=per_spot,
+        usd_per_run=run,
+        usd_per_run_spot=run_spot,
+        kwh_per_epoch=kwh,
+        co2_kg_per_epoch=cost.co2_kg(kwh, grid.ci_gco2e_per_kwh) if kwh and grid else None,
+        break_even_days=_break_even_days(
+            options, local_samples_per_s, proj.samples_per_s, price, spot
+        ),
+        fits=proj.fits,
+        memory_needed_bytes=proj.memory_needed_bytes,
+        memory_available_bytes=proj.memory_available_bytes,
+        region=instance.region,
+        historical=instance.historical,
+        price_source=instance.source,
+        price_date=instance.price_date,
+        basis=proj.basis,
+        notes="; ".join(x for x in (fits_note, instance.notes) if x),
+    )
+
+
+def break_even_against(
+    options: CompareOptions,
+    local_samples_per_s: float,
+    remote_samples_per_s: float | None,
+    usd_per_hour: float,
+    usd_per_hour_spot: float | None = None,
+) -> cost.BreakEven | None:
+    """Owning the measured machine (options.owned) against renting an instance for the same
+    work (its spot price when options.spot and it has one); None without owned hardware or a
+    throughput there. Its `days` is a row's break_even_days, its `series()` a chart's data."""
+    owned = options.owned
+    if owned is None or not remote_samples_per_s:
+        return None
+    spot = options.spot and usd_per_hour_spot is not None
+    return cost.break_even(
+        owned.purchase_usd,
+        usd_per_hour_spot if spot and usd_per_hour_spot is not None else usd_per_hour,
+        speedup=local_samples_per_s / remote_samples_per_s,
+        hours_per_day=owned.hours_per_day,
+        power_w=owned.wall_power_w or 0.0,
+        usd_per_kwh=owned.usd_per_kwh,
+    )
+
+
+def _break_even_days(
+    options: CompareOptions,
+    local: float,
+    remote: float | None,
+    price: float,
+    spot: float | None,
+) -> float | None:
+    be = break_even_against(options, local, remote, price, spot)
+    return None if be is None else be.days
+
+
+def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions) -> CompareRow:
+    env = result.get("environment") or {}
+    spec = None if is_cpu(result) else catalog.gpu_for_device(device_label(result))
+    epoch_s = result.get("epoch_seconds") or _per_epoch(
+        result["epoch_samples"], result["throughput_samples_per_s"]
+    )
+    owned, price = options.owned, result.get("price")
+    notes = []
+    if owned is not None:
+        usd_per_hour: float | None = owned.usd_per_hour
+        source = (
+            f"owned: ${owned.purchase_usd:,.0f} over {owned.lifetime_years:g} years at "
+            f"{owned.hours_per_day:g} h/day"
+        )
+        if owned.electricity_usd_per_hour is not None:
+            source += f" + electricity ${owned.usd_per_kwh:g}/kWh"
+        watts, date = owned.wall_power_w, ""
+    else:
+        usd_per_hour = price["usd_per_hour"] if price else None
+        source = price.get("source", "") if price else "no price recorded"
+        date = (price.get("as_of") or "") if price else ""
+        watts, basis = device_power_w(result, spec)
+        if options.local_power_w is not None:
+            watts, basis = options.local_power_w, "given"
+        if watts is not None:
+            notes.append(f"power {watts:.0f} W, {basis}, device only")
+    kwh = cost.kwh_for_seconds(watts, epoch_s) if watts is not None and epoch_s else None
+    grid = options.local_g_co2e_per_kwh
+    usd_per_epoch = _usd(epoch_s, usd_per_hour)
+    throughput = result["throughput_samples_per_s"]
+    return CompareRow(
+        instance_type=env.get("hostname") or "measured machine",
+        cloud="local",
+        gpu_model=device_label(result),
+        gpu_count=0.0 if is_cpu(result) else 1.0,
+        status="measured",
+        throughput_samples_per_s=throughput,
+        throughput_low=throughput,
+        throughput_high=throughput,
+        epoch_seconds=epoch_s,
+        usd_per_hour=usd_per_hour,
+        usd_per_hour_spot=None,
+        usd_per_epoch=usd_per_epoch,
+        usd_per_epoch_low=usd_per_epoch,
+        usd_per_epoch_high=usd_per_epoch,
+        usd_per_epoch_spot=None,
+        usd_per_run=None if usd_per_epoch is None else usd_per_epoch * options.epochs,
+        usd_per_run_spot=None,
+        kwh_per_epoch=kwh,
+        co2_kg_per_epoch=cost.co2_kg(kwh, grid) if kwh is not None and grid is not None else None,
+        break_even_days=None,
+        fits=True,
+        memory_needed_bytes=result.get("peak_memory_bytes"),
+        memory_available_bytes=result.get("memory_total_bytes"),
+        region=options.local_grid_label,
+        local=True,
+        price_source=source,
+        price_date=date,
+        basis=f"measured here (run {result['run_id']})",
+        notes="; ".join(notes),
+    )
+
+
+def _sort_key(spot: bool):  # noqa: ANN202 - a key function
+    def key(row: CompareRow) -> tuple[int, float, float]:
+        usd = row.usd_per_epoch_spot if spot else row.usd_per_epoch
+        return (usd is None, usd or 0.0, -(row.throughput_samples_per_s or 0.0))
+
+    return key
+
+
+def compare(
+    result: dict[str, Any],
+    catalog: Catalog,
+    options: CompareOptions | None = None,
+    measured_runs: Sequence[MeasuredRun] = (),
+) -> Comparison:
+    """Rows for the measured machine and every matching instance, cheapest epoch first."""
+    options = options or CompareOptions()
+    on_gpu: dict[str, MeasuredRun] = {}
+    for run in measured_runs:  # newest first: keep the first per GPU
+        spec = catalog.gpu_for_device(run.device_name)
+        if spec is not None:
+            on_gpu.setdefault(spec.name, run)
+    source_spec = None if is_cpu(result) else catalog.gpu_for_device(device_label(result))
+    if source_spec is not None:
+        on_gpu[source_spec.name] = MeasuredRun(
+            result["run_id"], device_label(result), result["throughput_samples_per_s"]
+        )
+    rows, left_out = [_local_row(result, catalog, options)], []
+    candidates = catalog.select(options.clouds, options.gpu, historical=None, full_only=False)
+    local_tput = result["throughput_samples_per_s"]
+    for instance in candidates:
+        why = _left_out(instance, options)
+        proj = why or _throughput(result, catalog, instance, on_gpu)
+        if isinstance(proj, str):
+            left_out.append((instance.label, proj))
+            continue
+        rows.append(_instance_row(result, catalog, instance, proj, options, local_tput))
+    rows.sort(key=_sort_key(options.spot))
+    notes = _notes(result, source_spec, any(not r.local for r in rows))
+    return Comparison(tuple(rows), _source_text(result, source_spec), notes, tuple(left_out))
+
+
+def throughput_to_beat(
+    catalog: Catalog,
+    options: CompareOptions,
+    epoch_samples: int,
+    usd_per_epoch: float,
+    count: int = 5,
+) -> list[tuple[Instance, float]]:
+    """For a result that cannot be projected (a CPU run): the `count` cheapest GPU instances by
+    $/h among those the options select, each with the samples/s it would need for its epoch to
+    cost less than `usd_per_epoch`."""
+    candidates = [
+        i
+        for i in catalog.select(options.clouds, options.gpu)
+        if i.gpu_count and (options.max_gpus is None or i.gpu_count <= options.max_gpus)
+    ]
+    cheapest = sorted(candidates, key=lambda i: i.usd_per_hour)[:count]
+    return [
+        (i, cost.throughput_to_match(epoch_samples, usd_per_epoch, i.usd_per_hour))
+        for i in cheapest
+    ]
+
+
+def _left_out(instance: Instance, options: CompareOptions) -> str:
+    if not instance.full_instance:
+        return f"price is {instance.price_component} (not a whole machine)"
+    if instance.historical and not options.historical:
+        return "historical price (include with the historical option)"
+    if options.max_gpus is not None and instance.gpu_count > options.max_gpus:
+        return f"more than {options.max_gpus:g} GPU(s)"
+    return ""
+
+
+def _source_text(result: dict[str, Any], spec: GpuSpec | None) -> str:
+    c = result["config"]
+    where = device_label(result)
+    if not is_cpu(result):
+        where += f" (catalog: {spec.name})" if spec else " (not in the GPU catalog)"
+    return (
+        f"{c['model']} | {c['framework']} | {where} | batch {c['batch_size']} | {c['precision']} | "
+        f"{result['throughput_samples_per_s']:,.1f} samples/s | epoch {result['epoch_samples']:,}"
+    )
+
+
+def _notes(result: dict[str, Any], spec: GpuSpec | None, cloud_rows: bool) -> tuple[str, ...]:
+    notes = []
+    if is_cpu(result):
+        notes.append(
+            "This result ran on a CPU. A CPU's speed cannot be scaled to a GPU (or to another "
+            "CPU) by spec ratios, so an instance is shown only where a result of the same "
+            "workload measured on its GPU is stored (epochcost results import FILE)."
+        )
+    elif spec is None:
+        notes.append(
+            f"{device_label(result)} is not in the GPU catalog: no estimates. Add its peak rates "
+            "to your catalog's gpus.csv (with its device name in aliases)."
+        )
+    else:
+        notes.append(
+            "Estimated rows: range from the peak-rate and memory-bandwidth ratios (roofline "
+            "bound), shown value their geometric mean; assumes the GPU limits the run."
+        )
+    if cloud_rows:
+        notes.append(
+            "kWh of cloud rows: GPU TDP x time (host and data-centre overhead not counted)."
+        )
+    return tuple(notes)

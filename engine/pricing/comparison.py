@@ -1,0 +1,101 @@
+"""What a comparison is made of: its options, its rows and the whole (engine/pricing/compare.py builds it).
+
+Rows are frozen dataclasses a table model or a chart shows as they are; `to_row()` gives the
+flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 in kg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.pricing import cost
+
+if TYPE_CHECKING:  # a frame is made on demand; comparing needs no pandas
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    clouds: tuple[str, ...] | None = None  # None: every cloud
+    gpu: str | None = None  # only instances with this GPU (name as in Catalog.find_gpus)
+    spot: bool = False  # sort by the spot price (rows without one go last)
+    historical: bool = False  # include the historical rows of the published studies
+    max_gpus: float | None = 1.0  # leave out bigger instances (None: keep all)
+    epochs: float = 1.0  # for $/run
+    startup_minutes: float = 0.0  # billed per run on rented machines
+    rerun_fraction: float = 0.0  # spot: share of work redone after interruptions
+    owned: cost.OwnedHardware | None = None  # the measured machine as owned hardware
+    local_power_w: float | None = None  # its draw when not owned (default: measured, else TDP)
+    local_g_co2e_per_kwh: float | None = None  # grid of the measured machine
+    local_grid_label: str = ""
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    """A stored result of the same workload measured on another device."""
+
+    run_id: str
+    device_name: str
+    samples_per_s: float
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    instance_type: str
+    cloud: str
+    gpu_model: str
+    gpu_count: float
+    status: str  # measured | estimated | does_not_fit
+    throughput_samples_per_s: float | None
+    throughput_low: float | None
+    throughput_high: float | None
+    epoch_seconds: float | None
+    usd_per_hour: float | None
+    usd_per_hour_spot: float | None
+    usd_per_epoch: float | None
+    usd_per_epoch_low: float | None  # at the high end of the throughput range
+    usd_per_epoch_high: float | None
+    usd_per_epoch_spot: float | None  # with the re-run overhead
+    usd_per_run: float | None  # epochs plus billed start-up
+    usd_per_run_spot: float | None
+    kwh_per_epoch: float | None
+    co2_kg_per_epoch: float | None
+    break_even_days: float | None  # owning the measured machine against renting this one
+    fits: bool | None = None  # the batch in the target's memory (None: not known)
+    memory_needed_bytes: int | None = None
+    memory_available_bytes: int | None = None
+    region: str = ""
+    local: bool = False
+    historical: bool = False
+    price_source: str = ""
+    price_date: str = ""
+    basis: str = ""  # where the throughput comes from
+    notes: str = ""
+
+    @property
+    def estimated(self) -> bool:
+        return self.status == "estimated"
+
+    def to_row(self) -> dict[str, Any]:
+        return {**asdict(self), "estimated": self.estimated}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    rows: tuple[CompareRow, ...]
+    source: str  # what was measured, for a heading
+    notes: tuple[str, ...] = ()
+    left_out: tuple[tuple[str, str], ...] = field(default=())  # (instance, why)
+
+    def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame([r.to_row() for r in self.rows])
+
+    def left_out_counts(self) -> list[tuple[str, int]]:
+        """Why rows were left out, most common first, with how many each."""
+        counts: dict[str, int] = {}
+        for _, why in self.left_out:
+            counts[why] = counts.get(why, 0) + 1
+        return sorted(counts.items(), key=lambda kv: -kv[1])

@@ -1,0 +1,350 @@
+"""Rows of the price and hardware catalog: what each CSV column holds, parsed and checked.
+
+One parser serves the shipped files (assets/) and the user's own files, so a user row is held to
+the same rules as a shipped one. A bad cell raises ConfigError naming the column; the loader turns
+that into a problem with the file's line number and skips the row.
+Units: USD, hours, GiB (instances), GB as marketed (GPUs), GB/s, TFLOPS, watts, gCO2e/kWh.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from engine.core.errors import ConfigError
+
+KINDS = ("instances", "gpus", "grid", "machines")
+PRICE_COMPONENTS = ("instance_total", "vm+gpu_sum", "gpu_only", "vm_only")
+FULL_INSTANCE = ("instance_total", "vm+gpu_sum")
+_BF16_ARCHITECTURES = ("ampere", "ada", "hopper", "blackwell")
+_FLAGS = ("verify", "retired", "fractional", "partial", "not eastus", "says 12")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A machine you can rent, with its hourly price, where that price came from and when."""
+
+    cloud: str
+    instance_type: str
+    usd_per_hour: float
+    region: str = ""
+    gpu_model: str = ""  # the provider's name for the accelerator
+    gpu_spec: str = ""  # the row of the GPU catalog it is (blank: none or unknown)
+    gpu_count: float = 0.0  # 0.25: a quarter of a GPU (a partition)
+    gpu_memory_gib_per_gpu: float | None = None
+    vcpus: float | None = None
+    ram_gib: float | None = None
+    usd_per_hour_spot: float | None = None
+    price_component: str = "instance_total"
+    historical: bool = False
+    price_date: str = ""
+    source: str = ""
+    source_commit: str = ""
+    notes: str = ""
+    origin: str = "shipped"  # shipped | user
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.cloud, self.instance_type, "yes" if self.historical else "no")
+
+    @property
+    def full_instance(self) -> bool:
+        """False for a price that is only part of a machine (a GCP GPU or host VM alone)."""
+        return self.price_component in FULL_INSTANCE
+
+    @property
+    def flagged(self) -> bool:
+        """True when the notes record an oddity the data's SOURCES.md lists (a price to verify,
+        a retired family, a fractional GPU, partial spot data, a corrected count)."""
+        text = self.notes.lower()
+        return any(flag in text for flag in _FLAGS)
+
+    @property
+    def label(self) -> str:
+        return f"{self.cloud} {self.instance_type}" + (" (historical)" if self.historical else "")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """Peak rates and sizes of one GPU as its maker states them (dense, no sparsity)."""
+
+    name: str
+    aliases: tuple[str, ...] = ()  # device names as CUDA / NVML report them
+    vendor: str = ""
+    architecture: str = ""
+    release_date: str = ""
+    memory_gb: float | None = None
+    memory_bandwidth_gbs: float | None = None
+    fp32_tflops: float | None = None
+    fp16_bf16_tensor_tflops_dense: float | None = None
+    tf32_tensor_tflops_dense: float | None = None
+    tdp_w: float | None = None
+    launch_price_usd: float | None = None
+    has_tensor_cores: bool = False
+    cloud_catalog_gpu_name: str = ""
+    sources: str = ""
+    notes: str = ""
+    origin: str = "shipped"
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.name,)
+
+    @property
+    def supports_bf16(self) -> bool:
+        """bf16 arithmetic needs an Ampere or newer NVIDIA GPU (compute capability 8.0+)."""
+        arch = self.architecture.lower()
+        return any(a in arch for a in _BF16_ARCHITECTURES)
+
+
+@dataclass(frozen=True)
+class GridIntensity:
+    """Carbon intensity of the electricity grid of a cloud region, gCO2e per kWh."""
+
+    provider: str
+    region: str
+    ci_gco2e_per_kwh: float
+    region_name: str = ""
+    country: str = ""
+    pue: float | None = None
+    ci_source_dataset: str = ""
+    ci_data_vintage: str = ""
+    origin: str = "shipped"
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.provider, self.region)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A machine the user owns (or may buy): what it cost, how it is used, what power costs."""
+
+    name: str
+    purchase_usd: float
+    gpu_spec: str = ""  # GPU catalog row, for its TDP when the run measured no power
+    lifetime_years: float = 3.0
+    hours_per_day: float = 24.0
+    power_w: float | None = None  # device draw; None: measured or the GPU's TDP
+    rest_of_system_w: float = 0.0  # CPU, board, disks, fans while training
+    usd_per_kwh: float | None = None
+    psu_efficiency: float = 0.9
+    grid: str = ""  # provider:region of the catalog's grid table
+    ci_gco2e_per_kwh: float | None = None  # or the intensity as a number
+    as_of: str = ""
+    source: str = ""
+    notes: str = ""
+    origin: str = "user"
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.name,)
+
+
+# --- cell parsers: blank -> None; bad text -> ConfigError naming the column -----------------
+
+
+def _text(column: str, raw: str) -> str:
+    return raw.strip()
+
+
+def _number(low: float = 0.0, high: float = math.inf, open_low: bool = False) -> Callable:
+    def parse(column: str, raw: str) -> float | None:
+        text = raw.strip()
+        if not text:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            raise ConfigError(column, f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value < low or value > high or (open_low and value == low):
+            bound = f"more than {low:g}" if open_low else f"at least {low:g}"
+            top = f" and at most {high:g}" if math.isfinite(high) else ""
+            raise ConfigError(column, f"{text} must be {bound}{top}")
+        return value
+
+    return parse
+
+
+def _yes_no(column: str, raw: str) -> bool | None:
+    text = raw.strip().lower()
+    if not text:
+        return None
+    if text in ("yes", "true", "1", "y"):
+        return True
+    if text in ("no", "false", "0", "n"):
+        return False
+    raise ConfigError(column, f"{raw.strip()!r} is not yes or no")
+
+
+def _choice(options: tuple[str, ...]) -> Callable:
+    def parse(column: str, raw: str) -> str | None:
+        text = raw.strip()
+        if text and text not in options:
+            raise ConfigError(column, f"{text!r} is not one of {', '.join(options)}")
+        return text or None
+
+    return parse
+
+
+def _aliases(column: str, raw: str) -> tuple[str, ...]:
+    return tuple(a.strip() for a in raw.split(";") if a.strip())
+
+
+def _date_or_blank(column: str, raw: str) -> str:
+    text = raw.strip()
+    if text and not re.match(r"^\d{4}(-\d{2}(-\d{2})?)?$", text):
+        raise ConfigError(column, f"{text!r}: use a date as YYYY-MM-DD (or YYYY-MM, YYYY)")
+    return text
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A file's columns: the parser of each, which are required, and the row type they build."""
+
+    kind: str
+    row_type: type
+    parsers: Mapping[str, Callable[[str, str], Any]]
+    required: tuple[str, ...]
+    user_date_column: str = ""  # checked as a date in user files (shipped dates are free text)
+    key_columns: tuple[str, ...] = field(default=())
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.parsers)
+
+
+_POSITIVE = _number(open_low=True)
+_NONNEG = _number()
+
+SCHEMAS: dict[str, Schema] = {
+    "instances": Schema(
+        "instances",
+        Instance,
+        {
+            "cloud": _text,
+            "region": _text,
+            "instance_type": _text,
+            "gpu_model": _text,
+            "gpu_spec": _text,
+            "gpu_count": _NONNEG,
+            "gpu_memory_gib_per_gpu": _POSITIVE,
+            "vcpus": _POSITIVE,
+            "ram_gib": _POSITIVE,
+            "usd_per_hour": _number(0.0, 100_000.0),
+            "usd_per_hour_spot": _number(0.0, 100_000.0),
+            "price_component": _choice(PRICE_COMPONENTS),
+            "historical": _yes_no,
+            "price_date": _text,
+            "source": _text,
+            "source_commit": _text,
+            "notes": _text,
+        },
+        required=("cloud", "instance_type", "usd_per_hour"),
+        user_date_column="price_date",
+        key_columns=("cloud", "instance_type", "historical"),
+    ),
+    "gpus": Schema(
+        "gpus",
+        GpuSpec,
+        {
+            "name": _text,
+            "aliases": _aliases,
+            "vendor": _text,
+            "form_factor": _text,
+            "architecture": _text,
+            "release_date": _text,
+            "release_year": _text,
+            "memory_gb": _POSITIVE,
+            "memory_bandwidth_gbs": _POSITIVE,
+            "fp32_tflops": _POSITIVE,
+            "fp16_bf16_tensor_tflops_dense": _POSITIVE,
+            "tf32_tensor_tflops_dense": _POSITIVE,
+            "tdp_w": _POSITIVE,
+            "launch_price_usd": _NONNEG,
+            "has_tensor_cores": _yes_no,
+            "cloud_catalog_gpu_name": _text,
+            "sources": _text,
+            "notes": _text,
+        },
+        required=("name",),
+        key_columns=("name",),
+    ),
+    "grid": Schema(
+        "grid",
+        GridIntensity,
+        {
+            "provider": _text,
+            "region": _text,
+            "region_name": _text,
+            "country": _text,
+            "ci_gco2e_per_kwh": _number(0.0, 5000.0),
+            "ci_source_dataset": _text,
+            "ci_data_vintage": _text,
+            "pue": _number(1.0, 5.0),
+        },
+        required=("provider", "ci_gco2e_per_kwh"),
+        key_columns=("provider", "region"),
+    ),
+    "machines": Schema(
+        "machines",
+        Machine,
+        {
+            "name": _text,
+            "gpu_spec": _text,
+            "purchase_usd": _NONNEG,
+            "lifetime_years": _number(0.0, 100.0, open_low=True),
+            "hours_per_day": _number(0.0, 24.0, open_low=True),
+            "power_w": _NONNEG,
+            "rest_of_system_w": _NONNEG,
+            "usd_per_kwh": _number(0.0, 100.0),
+            "psu_efficiency": _number(0.0, 1.0, open_low=True),
+            "grid": _text,
+            "ci_gco2e_per_kwh": _number(0.0, 5000.0),
+            "as_of": _text,
+            "source": _text,
+            "notes": _text,
+        },
+        required=("name", "purchase_usd"),
+        user_date_column="as_of",
+        key_columns=("name",),
+    ),
+}
+
+
+def parse_row(kind: str, raw: Mapping[str, str | None], origin: str) -> Any:
+    """Build the row type of `kind` from CSV text cells; ConfigError(column, why) if one is bad.
+
+    Columns the row type does not keep (release_year, form_factor, ...) are checked and dropped.
+    """
+    schema = SCHEMAS[kind]
+    values: dict[str, Any] = {}
+    for column, parse in schema.parsers.items():
+        value = parse(column, raw.get(column) or "")
+        if column in schema.required and value in (None, ""):
+            raise ConfigError(column, "is required and empty")
+        if value is not None:
+            values[column] = value
+    if origin == "user" and schema.user_date_column:
+        _date_or_blank(schema.user_date_column, raw.get(schema.user_date_column) or "")
+    if kind == "instances" and "gpu_count" not in values:
+        values["gpu_count"] = 1.0 if values.get("gpu_model") or values.get("gpu_spec") else 0.0
+    if kind == "machines" and values.get("grid") and ":" not in values["grid"]:
+        raise ConfigError("grid", f"{values['grid']!r}: give the grid region as provider:region")
+    known = {f.name for f in fields(schema.row_type)}
+    return schema.row_type(**{k: v for k, v in values.items() if k in known}, origin=origin)
+
+
+def row_key(kind: str, raw: Mapping[str, str | None]) -> tuple[str, ...]:
+    """The identity of a raw row (what a user row with the same key replaces)."""
+    schema = SCHEMAS[kind]
+    key = []
+    for column in schema.key_columns:
+        text = (raw.get(column) or "").strip()
+        if column == "historical":
+            text = "yes" if _yes_no(column, text) else "no"
+        key.append(text)
+    return tuple(key)

@@ -1,0 +1,301 @@
+"""Start a worker process, stream its events, cancel it, and report its death as data.
+
+Used by the CLI and by the GUI's EngineThread alike. Every measurement runs in its own process
+(DESIGN.md, Process model).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.accuracy.config import AccuracyConfig
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.core.events import Event, Failed, Finished, Phase, from_json
+from engine.measure.config import RunConfig
+from engine.measure.runner import new_run_id
+
+CANCEL_GRACE_S = 1.5
+STDERR_TAIL_LINES = 200
+# How long a model file may take to load and build (its `building` phase) before the worker is
+# killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
+BUILD_TIMEOUT_S = 300.0
+# A frozen app (the desktop bundle) has no `python -m engine.worker`: its executable starts
+# itself with this flag first and runs engine.worker's main (gui/app.py).
+WORKER_FLAG = "--epochcost-worker"
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How to start a worker: which Python (default: this one, or in the bundle the app's own
+    executable in worker mode) and extra environment."""
+
+    python: str = sys.executable
+    env: dict[str, str] = field(default_factory=dict)
+    verbose: bool = False
+    build_timeout_s: float = BUILD_TIMEOUT_S  # a model file's building phase (s)
+
+    @property
+    def runs_self(self) -> bool:
+        """The worker is this frozen app's own executable (it is no Python interpreter)."""
+        return paths.frozen() and self.python == sys.executable
+
+    def command(self) -> list[str]:
+        if self.runs_self:
+            return [self.python, WORKER_FLAG]
+        return [self.python, "-m", "engine.worker"]
+
+    def environment(self) -> dict[str, str]:
+        """The worker's environment: ours, the spec's, PYTHONPATH to this engine's source and
+        the app's shipped data (a worker under another interpreter reads the same catalogs)."""
+        env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
+        env[paths.ASSETS_ENV] = str(paths.assets())
+        if self.verbose:
+            env["EPOCHCOST_VERBOSE"] = "1"
+        if self.runs_self:
+            return env
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
+        )
+        if paths.frozen():
+            # The bundle's loader points LD_LIBRARY_PATH at its own libraries (and keeps the
+            # user's in LD_LIBRARY_PATH_ORIG): another Python must load its own CUDA and C++.
+            original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+            env.pop("LD_LIBRARY_PATH", None)
+            if original:
+                env["LD_LIBRARY_PATH"] = original
+        return env
+
+
+class Watchdog:
+    """Kills a process when a stage runs past its time limit, and remembers why."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self._proc = proc
+        self._timer: threading.Timer | None = None
+        self.fired: str | None = None  # the reason given to arm(), once it has fired
+
+    @property
+    def armed(self) -> bool:
+        return self._timer is not None
+
+    def arm(self, seconds: float, reason: str) -> None:
+        self.disarm()
+        self._timer = threading.Timer(seconds, self._fire, args=(reason,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _fire(self, reason: str) -> None:
+        if self._proc.poll() is None:
+            self.fired = reason
+            self._proc.kill()
+
+
+def _engine_root() -> str:
+    """The folder holding this `engine` package's source, so the worker runs the same code."""
+    return str(paths.engine_source_root())
+
+
+class WorkerProcess:
+    """One worker. Iterate `events()` to the end; it always ends with finished or failed."""
+
+    def __init__(
+        self,
+        config: RunConfig | AccuracyConfig,
+        spec: WorkerSpec | None = None,
+        run_id: str | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.spec = spec or WorkerSpec()
+        self.run_id = run_id or new_run_id()
+        self._on_stderr = on_stderr
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._cancel_requested = threading.Event()
+        self._lock = threading.Lock()
+        self.proc: subprocess.Popen[str] | None = None
+        self._stderr_thread: threading.Thread | None = None
+        self._watchdog: Watchdog | None = None
+        self._phase = ""  # the last phase the worker reported
+
+    def start(self) -> WorkerProcess:
+        env = self.spec.environment()
+        cmd = [
+            *self.spec.command(),
+            self.config.worker_mode,  # run | accuracy
+            "--config-json",
+            json.dumps(self.config.to_dict()),
+            "--run-id",
+            self.run_id,
+            "--control-stdin",
+        ]
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                env=env,
+            )
+        except OSError as exc:  # a chosen interpreter that is gone or not executable
+            raise ConfigError(
+                "python",
+                f"the worker's Python {self.spec.python} could not be started "
+                f"({exc.strerror or exc})",
+            ) from None
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._watchdog = Watchdog(self.proc)
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def _drain_stderr(self) -> None:
+        assert self.proc and self.proc.stderr
+        for line in self.proc.stderr:
+            line = line.rstrip("\n")
+            self.stderr_tail.append(line)
+            if self._on_stderr:
+                self._on_stderr(line)
+
+    def events(self) -> Iterator[Event]:
+        """Events as the worker writes them; a worker that dies without a verdict -> crashed."""
+        if self.proc is None:
+            self.start()
+        assert self.proc and self.proc.stdout
+        terminal = False
+        for line in self.proc.stdout:
+            if not line.strip():
+                continue
+            try:
+                event = from_json(line)
+            except ValueError:
+                self.stderr_tail.append(line.rstrip("\n"))
+                continue
+            terminal = terminal or isinstance(event, Finished | Failed)
+            self._watch(event, terminal)
+            yield event
+        code = self.proc.wait()
+        if self._watchdog is not None:
+            self._watchdog.disarm()
+        if not terminal:
+            yield self._death_event(code)
+
+    def _watch(self, event: Event, terminal: bool) -> None:
+        """Time a model file's building phase (user code), which the worker cannot stop."""
+        if isinstance(event, Phase):
+            self._phase = event.phase
+        dog, model_file = self._watchdog, self.config.model_file
+        if dog is None or not model_file:
+            return
+        if self._phase == "building" and not terminal and not dog.armed:
+            limit = self.spec.build_timeout_s
+            dog.arm(
+                limit,
+                f"model_file: {Path(model_file).name} did not finish loading and building "
+                f"within {limit:g} s (does it wait for input, download, or loop at import?); "
+                "a model that takes longer to build needs a longer --build-timeout",
+            )
+        elif self._phase != "building" or terminal:
+            dog.disarm()
+
+    def _death_event(self, code: int) -> Failed:
+        if self._watchdog is not None and self._watchdog.fired:
+            return Failed(
+                run_id=self.run_id,
+                kind="config",
+                message=self._watchdog.fired,
+                batch_size=self.config.batch_size,
+                traceback="\n".join(list(self.stderr_tail)[-20:]),
+            )
+        if self._cancel_requested.is_set():
+            return Failed(
+                run_id=self.run_id,
+                kind="cancelled",
+                message="cancelled by the user",
+                batch_size=self.config.batch_size,
+            )
+        how = f"exit code {code}"
+        if code < 0:
+            try:
+                how = f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"signal {-code}"
+        tail = "\n".join(list(self.stderr_tail)[-20:])
+        during = f", during {self._phase}" if self._phase else ""
+        hint = ""
+        if self.config.model_file and self._phase in ("importing", "building"):
+            hint = (
+                f"; while loading {Path(self.config.model_file).name}: does the file exit the "
+                "interpreter (os._exit) or crash Python?"
+            )
+        return Failed(
+            run_id=self.run_id,
+            kind="crashed",
+            batch_size=self.config.batch_size,
+            message=f"the worker process ended without a result ({how}{during}){hint}",
+            traceback=tail,
+        )
+
+    def cancel(self, grace_s: float = CANCEL_GRACE_S) -> None:
+        """Ask the worker to stop between steps; kill it if it has not ended after grace_s."""
+        self._cancel_requested.set()
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        with self._lock:
+            try:
+                assert proc.stdin
+                proc.stdin.write("cancel\n")
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+        timer = threading.Timer(grace_s, self.kill)
+        timer.daemon = True
+        timer.start()
+
+    def kill(self) -> None:
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+    def close(self) -> None:
+        """Make sure the process is gone and reaped (window close, test teardown)."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            self.cancel(grace_s=0.5)
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=2)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if stream:
+                    stream.close()
+            except OSError:
+                pass

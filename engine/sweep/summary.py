@@ -1,0 +1,183 @@
+"""What a sweep found: its points, the max fit, and the verdicts (cheapest batch, knee).
+
+Cheapest: the lowest cost of an epoch. Every point of a sweep runs on the same machine at the
+same price, so it is also the fastest epoch; without a price it is exactly that, and says so.
+Knee: the smallest batch within a tolerance (5%) of the best throughput, since a larger batch
+changes convergence and the user should see what it buys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core.events import json_safe
+from engine.sweep.events import Trial
+
+SCHEMA = "epochcost.sweep/1"
+FULL_RUN_ROLES = ("point", "confirm")
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """The max-fit search's answer. Batch sizes are ones that were run, never guesses."""
+
+    max_fit_batch: int | None = None
+    first_failure_batch: int | None = None
+    recommended_batch: int | None = None
+    limit: int | None = None
+    limit_reason: str | None = None
+    reached_limit: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def points(trials: tuple[Trial, ...] | list[Trial]) -> list[Trial]:
+    """One trial per batch size, ascending: a full run over a probe, a later over an earlier."""
+    best: dict[int, Trial] = {}
+    for trial in trials:
+        if trial.status == "cancelled":
+            continue
+        held = best.get(trial.batch_size)
+        if held is None or _rank(trial) >= _rank(held):
+            best[trial.batch_size] = trial
+    return [best[b] for b in sorted(best)]
+
+
+def _rank(trial: Trial) -> int:
+    return 1 if trial.role in FULL_RUN_ROLES else 0
+
+
+def verdict_points(all_points: list[Trial], ceiling: int | None = None) -> list[Trial]:
+    """Points the verdicts compare: full runs that trained (probes only when there are none),
+    at or below `ceiling` (the recommended batch: above it the margin is gone)."""
+    ok = [p for p in all_points if p.fits and p.value("throughput_samples_per_s")]
+    if ceiling is not None:
+        ok = [p for p in ok if p.batch_size <= ceiling]
+    full = [p for p in ok if p.role in FULL_RUN_ROLES]
+    return full or ok
+
+
+def cheapest(candidates: list[Trial]) -> tuple[int | None, str | None]:
+    """(batch size, basis): the lowest usd_per_epoch, or the shortest epoch without a price."""
+    if not candidates:
+        return None, None
+    priced = [p for p in candidates if p.value("usd_per_epoch") is not None]
+    if len(priced) == len(candidates):
+        best = min(priced, key=lambda p: (p.value("usd_per_epoch"), p.batch_size))
+        return best.batch_size, "usd_per_epoch"
+    best = max(candidates, key=lambda p: (p.value("throughput_samples_per_s"), -p.batch_size))
+    return best.batch_size, "epoch_seconds"
+
+
+def knee(candidates: list[Trial], tolerance: float) -> tuple[int | None, float | None]:
+    """(smallest batch within `tolerance` of the best throughput, that best throughput)."""
+    if not candidates:
+        return None, None
+    best = max(p.value("throughput_samples_per_s") for p in candidates)
+    near = [
+        p.batch_size
+        for p in candidates
+        if p.value("throughput_samples_per_s") >= (1 - tolerance) * best
+    ]
+    return min(near), best
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    group_id: str
+    model: str
+    mode: str
+    status: str  # completed | cancelled | failed
+    trials: tuple[Trial, ...]
+    search: SearchOutcome | None
+    cheapest_batch: int | None
+    cheapest_basis: str | None  # usd_per_epoch | epoch_seconds
+    knee_batch: int | None
+    best_throughput_samples_per_s: float | None
+    knee_tolerance: float
+    seconds: float
+    error: dict[str, Any] | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    plan: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def points(self) -> list[Trial]:
+        return points(self.trials)
+
+    @property
+    def any_fit(self) -> bool:
+        return any(t.fits for t in self.trials)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.search or SearchOutcome()
+        return json_safe(
+            {
+                "schema": SCHEMA,
+                "group_id": self.group_id,
+                "model": self.model,
+                "mode": self.mode,
+                "plan": self.plan,
+                "status": self.status,
+                "error": self.error,
+                "points": [p.to_row() for p in self.points],
+                "max_fit_batch": s.max_fit_batch,
+                "first_failure_batch": s.first_failure_batch,
+                "recommended_batch": s.recommended_batch,
+                "search_limit": s.limit,
+                "search_limit_reason": s.limit_reason,
+                "cheapest_batch": self.cheapest_batch,
+                "cheapest_basis": self.cheapest_basis,
+                "knee_batch": self.knee_batch,
+                "knee_tolerance": self.knee_tolerance,
+                "best_throughput_samples_per_s": self.best_throughput_samples_per_s,
+                "trials": len([t for t in self.trials if t.status != "skipped"]),
+                "trial_log": [t.to_row() for t in self.trials],
+                "seconds": self.seconds,
+                "notes": list(self.notes) + list(s.notes),
+            }
+        )
+
+
+def summarize(
+    *,
+    group_id: str,
+    model: str,
+    mode: str,
+    status: str,
+    trials: list[Trial],
+    search: SearchOutcome | None,
+    knee_tolerance: float,
+    seconds: float,
+    error: dict[str, Any] | None = None,
+    notes: list[str] | None = None,
+    plan: dict[str, Any] | None = None,
+) -> SweepSummary:
+    """The verdicts over the trials run so far (a cancelled sweep keeps what it measured)."""
+    ceiling = search.recommended_batch if search else None
+    candidates = verdict_points(points(trials), ceiling)
+    cheapest_batch, basis = cheapest(candidates)
+    knee_batch, best = knee(candidates, knee_tolerance)
+    notes = list(notes or [])
+    if basis == "epoch_seconds":
+        notes.append("no price given: cheapest = the fastest epoch (--price-per-hour prices it)")
+    if candidates and all(p.role == "probe" for p in candidates):
+        notes.append("verdicts come from the search's short probe runs")
+    if mode == "max-fit" and len(candidates) == 1:
+        notes.append("one full run: sweep the batch sizes to compare them")
+    return SweepSummary(
+        group_id=group_id,
+        model=model,
+        mode=mode,
+        status=status,
+        trials=tuple(trials),
+        search=search,
+        cheapest_batch=cheapest_batch,
+        cheapest_basis=basis,
+        knee_batch=knee_batch,
+        best_throughput_samples_per_s=best,
+        knee_tolerance=knee_tolerance,
+        seconds=seconds,
+        error=error,
+        notes=tuple(notes),
+        plan=dict(plan or {}),
+    )

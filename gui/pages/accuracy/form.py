@@ -1,0 +1,296 @@
+"""The cost-to-accuracy study's own inputs: data set, goal, evaluation, batch sizes, repeats.
+
+Model, framework, device, precision and price come from the configuration panel on the left;
+`plan(base)` joins them with this form into a validated StudyPlan, or raises the engine's
+ConfigError naming the field (the engine's rules, as the CLI applies them). Accuracies and
+the band are typed in percent and points here; the engine takes fractions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.accuracy.config import AccuracyConfig
+from engine.accuracy.study import StudyPlan
+from engine.core.errors import ConfigError
+from engine.workloads import data
+
+FOLDER = "__folder__"  # the data set combo's entry for a CIFAR-10 folder
+ERROR_STYLE = "color: #d04437;"
+
+# Text fields: name -> (default text, whole number?)
+NUMBERS: dict[str, tuple[str, bool]] = {
+    "target_percent": ("80", False),
+    "band_points": ("0.5", False),
+    "patience": ("5", True),
+    "eval_every": ("50", True),
+    "repeats": ("3", True),
+    "max_iterations": (f"{AccuracyConfig.max_iterations}", True),
+    "max_seconds": (f"{AccuracyConfig.max_seconds:g}", False),
+}
+# Where an engine field's error is shown (the rest belong to the panel on the left).
+FIELD_OF = {
+    "target_accuracy": "target_percent",
+    "band": "band_points",
+    "batch_size": "batch_sizes",
+}
+
+
+def parse_batch_sizes(text: str) -> tuple[int, ...]:
+    """ "64, 128 256" -> (64, 128, 256); ConfigError for anything else."""
+    parts = text.replace(",", " ").split()
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        raise ConfigError("batch_sizes", f"{text!r}: give whole numbers, e.g. 64, 128") from None
+
+
+def _number(name: str, text: str, whole: bool) -> int | float:
+    cleaned = text.strip().rstrip("%").replace(",", "").replace("_", "")
+    try:
+        return int(cleaned) if whole else float(cleaned)
+    except ValueError:
+        raise ConfigError(name, "enter a whole number" if whole else "enter a number") from None
+
+
+def _percent(name: str, text: str, unit: str = "%", low: float | None = None) -> float:
+    """A number from 0 to 100 (above 0 unless `low` is 0)."""
+    value = float(_number(name, text, False))
+    if not (value >= low if low is not None else value > 0) or value > 100:
+        above = f"at least {low:g}" if low is not None else "above 0"
+        raise ConfigError(name, f"{value:g} {unit}: give a number {above} and at most 100")
+    return value
+
+
+class AccuracyForm(QWidget):
+    changed = Signal()  # any input changed
+    browse_requested = Signal()  # pick a CIFAR-10 folder
+    download_requested = Signal()  # fetch CIFAR-10 into a folder
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dataset = QComboBox(objectName="dataset")
+        for name in data.builtin_names():
+            self.dataset.addItem(f"{name} (built in)", name)
+        self.dataset.addItem("CIFAR-10 binary folder…", FOLDER)
+        self.folder = QLineEdit(objectName="folder")
+        self.folder.setPlaceholderText("folder with data_batch_1.bin … test_batch.bin")
+        self.browse = QPushButton("Browse…", objectName="browse")
+        self.download = QPushButton("Download…", objectName="download")
+        self.download.setToolTip("Fetch CIFAR-10 (binary, 162 MB) into a folder you choose")
+        self.dataset_info = QLabel(wordWrap=True, objectName="dataset_info")
+
+        self.numbers = {
+            name: QLineEdit(text, objectName=name) for name, (text, _) in NUMBERS.items()
+        }
+        self.to_target = QRadioButton("Target accuracy (%)", objectName="to_target")
+        self.until_stable = QRadioButton("Until it stabilises", objectName="until_stable")
+        self.to_target.setChecked(True)
+        goal = QButtonGroup(self)
+        goal.addButton(self.to_target)
+        goal.addButton(self.until_stable)
+        self.batch_sizes = QLineEdit("64, 128, 256", objectName="batch_sizes")
+        self.include_eval = QCheckBox("Count evaluation time", objectName="include_eval")
+        self.include_eval.setToolTip("Add evaluation time to the time and cost to accuracy")
+        self.numbers["band_points"].setToolTip(
+            "Settled: later accuracies stay within ± this many points of the point's accuracy"
+        )
+        self.numbers["patience"].setToolTip("… for this many evaluations after it")
+
+        self._errors: dict[str, QLabel] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self._data_rows())
+        layout.addLayout(self._goal_rows())
+        layout.addLayout(self._run_rows())
+        self.other_error = self._error_label("other")
+        layout.addWidget(self.other_error)
+
+        self.dataset.currentIndexChanged.connect(self._dataset_changed)
+        self.browse.clicked.connect(self.browse_requested)
+        self.download.clicked.connect(self.download_requested)
+        for edit in (*self.numbers.values(), self.batch_sizes, self.folder):
+            edit.textChanged.connect(self.changed)
+        for button in (self.to_target, self.until_stable):
+            button.toggled.connect(self._goal_changed)
+        self.include_eval.toggled.connect(self.changed)
+        self._dataset_changed()
+        self._goal_changed()
+
+    # Layout ------------------------------------------------------------------------------
+
+    def _error_label(self, name: str) -> QLabel:
+        label = QLabel(wordWrap=True, objectName=f"{name}_error")
+        label.setStyleSheet(ERROR_STYLE)
+        label.hide()
+        self._errors[name] = label
+        return label
+
+    def _cell(self, name: str, *widgets: QWidget) -> QVBoxLayout:
+        row = QHBoxLayout()
+        for w in widgets:
+            row.addWidget(w, 1 if isinstance(w, QLineEdit | QComboBox) else 0)
+        cell = QVBoxLayout()
+        cell.setSpacing(1)
+        cell.addLayout(row)
+        cell.addWidget(self._error_label(name))
+        return cell
+
+    def _data_rows(self) -> QFormLayout:
+        form = QFormLayout()
+        form.addRow("Data set", self._cell("dataset", self.dataset))
+        form.addRow("", self._cell("folder", self.folder, self.browse, self.download))
+        form.addRow("", self.dataset_info)
+        return form
+
+    def _goal_rows(self) -> QGridLayout:
+        grid = QGridLayout()
+        grid.addWidget(QLabel("<b>Goal</b>"), 0, 0, 1, 3)
+        grid.addWidget(self.to_target, 1, 0)
+        grid.addLayout(self._cell("target_percent", self.numbers["target_percent"]), 1, 1, 1, 2)
+        grid.addWidget(self.until_stable, 2, 0, 1, 3)
+        grid.addWidget(QLabel("   within ± points"), 3, 0)
+        grid.addLayout(self._cell("band_points", self.numbers["band_points"]), 3, 1, 1, 2)
+        grid.addWidget(QLabel("   for K evaluations"), 4, 0)
+        grid.addLayout(self._cell("patience", self.numbers["patience"]), 4, 1, 1, 2)
+        return grid
+
+    def _run_rows(self) -> QFormLayout:
+        form = QFormLayout()
+        form.addRow("Evaluate every", self._cell("eval_every", self.numbers["eval_every"]))
+        form.addRow("Batch sizes", self._cell("batch_sizes", self.batch_sizes))
+        form.addRow("Repeats", self._cell("repeats", self.numbers["repeats"]))
+        form.addRow("", self.include_eval)
+        form.addRow("Max. iterations", self._cell("max_iterations", self.numbers["max_iterations"]))
+        form.addRow("Max. time (s)", self._cell("max_seconds", self.numbers["max_seconds"]))
+        self.numbers["eval_every"].setToolTip("Training iterations between two evaluations")
+        self.batch_sizes.setToolTip("One or more, e.g. 64, 128, 256")
+        self.numbers["max_iterations"].setToolTip("Per run: a run that gets here never reached it")
+        self.numbers["max_seconds"].setToolTip("Per run, training and evaluation")
+        return form
+
+    def _dataset_changed(self) -> None:
+        folder = self.dataset.currentData() == FOLDER
+        for w in (self.folder, self.browse, self.download):
+            w.setVisible(folder)
+        self.changed.emit()
+
+    def _goal_changed(self) -> None:
+        stable = self.until_stable.isChecked()
+        self.numbers["target_percent"].setEnabled(not stable)
+        self.numbers["band_points"].setEnabled(stable)
+        self.numbers["patience"].setEnabled(stable)
+        self.changed.emit()
+
+    # Values ------------------------------------------------------------------------------
+
+    @property
+    def dataset_spec(self) -> str:
+        """A built-in name or the folder typed (the engine's `dataset`)."""
+        chosen = self.dataset.currentData()
+        return self.folder.text().strip() if chosen == FOLDER else str(chosen)
+
+    def set_folder(self, folder: str) -> None:
+        self.dataset.setCurrentIndex(self.dataset.findData(FOLDER))
+        self.folder.setText(folder)
+
+    def _fields(self) -> tuple[dict[str, Any], tuple[int, ...], int]:
+        """AccuracyConfig fields of this form, the batch sizes and the repeats; ConfigError
+        (form field names) for text that does not parse."""
+        n = {name: self.numbers[name].text() for name in NUMBERS}
+        stable = self.until_stable.isChecked()
+        if self.dataset.currentData() == FOLDER and not self.dataset_spec:
+            raise ConfigError("folder", "choose the folder that holds CIFAR-10's .bin files")
+        fields: dict[str, Any] = {
+            "dataset": self.dataset_spec,
+            "eval_every": _number("eval_every", n["eval_every"], True),
+            "max_iterations": _number("max_iterations", n["max_iterations"], True),
+            "max_seconds": _number("max_seconds", n["max_seconds"], False),
+            "include_eval_time": self.include_eval.isChecked(),
+            "target_accuracy": None,
+        }
+        # Percent and points are checked here: the engine's messages speak in fractions.
+        if stable:
+            fields["band"] = _percent("band_points", n["band_points"], "points", 0.0) / 100
+            fields["patience"] = _number("patience", n["patience"], True)
+        else:
+            fields["target_accuracy"] = _percent("target_percent", n["target_percent"]) / 100
+        sizes = parse_batch_sizes(self.batch_sizes.text())
+        return fields, sizes, int(_number("repeats", n["repeats"], True))
+
+    def plan(self, base: dict[str, Any]) -> StudyPlan:
+        """The study for `base` (the panel's model, framework, device, precision, price),
+        validated; ConfigError naming a field otherwise."""
+        fields, sizes, repeats = self._fields()
+        config = AccuracyConfig(**base, **fields, batch_size=sizes[0] if sizes else 1)
+        return StudyPlan(config, sizes, repeats).validated()
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        """Each engine or form field's reason beside it; the panel's fields in one line."""
+        mine = {FIELD_OF.get(k, k): v for k, v in errors.items()}
+        if "dataset" in mine and self.dataset.currentData() == FOLDER:
+            mine["folder"] = mine.pop("dataset")
+        other = [
+            f"{k.replace('_', ' ')} (on the left): {v}"
+            for k, v in mine.items()
+            if k not in self._errors
+        ]
+        mine["other"] = "\n".join(other)
+        for name, label in self._errors.items():
+            label.setText(mine.get(name, ""))
+            label.setVisible(bool(mine.get(name)))
+
+    def show_dataset(self, info: data.DataInfo | None) -> None:
+        self.dataset_info.setText(
+            ""
+            if info is None
+            else f"{info.train_samples:,} training and {info.test_samples:,} held-out images, "
+            f"{'x'.join(map(str, info.input_shape))}, {info.classes} classes"
+        )
+
+    # Settings ----------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset.currentData(),
+            "folder": self.folder.text(),
+            "until_stable": self.until_stable.isChecked(),
+            "batch_sizes": self.batch_sizes.text(),
+            "include_eval": self.include_eval.isChecked(),
+            **{name: edit.text() for name, edit in self.numbers.items()},
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        index = self.dataset.findData(state.get("dataset"))
+        if index >= 0:
+            self.dataset.setCurrentIndex(index)
+        for name, edit in (
+            *self.numbers.items(),
+            ("folder", self.folder),
+            ("batch_sizes", self.batch_sizes),
+        ):
+            if isinstance(state.get(name), str):
+                edit.setText(state[name])
+        if state.get("until_stable") is True:
+            self.until_stable.setChecked(True)
+        if isinstance(state.get("include_eval"), bool):
+            self.include_eval.setChecked(state["include_eval"])
+
+    def set_running(self, running: bool) -> None:
+        self.setEnabled(not running)

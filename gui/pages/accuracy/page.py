@@ -1,0 +1,451 @@
+"""The Accuracy tab: what it costs to train a model to an accuracy, per batch size.
+
+The model, framework, device, precision and price are the configuration panel's; the form
+(gui/pages/accuracy/form.py) adds the data set and the goal. A study runs every batch size and
+repeat in its own worker process on a BackgroundJob (gui/pages/accuracy/study.py), each result
+stored under the study id as it ends, and the page shows live learning curves
+(gui/pages/accuracy/curves.py), a table per batch size (gui/pages/accuracy/table.py) and the cost charts
+(gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress and keeps what finished.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.accuracy.repeats import summarise
+from engine.accuracy.study import StudyPlan
+from engine.core.errors import ConfigError
+from engine.core.events import Eval, Failed, Finished, Phase, Started
+from engine.workloads import data
+from gui.common import export, settings
+from gui.common.background import BackgroundJob, JobError
+from gui.common.chart import Chart
+from gui.common.message_bar import MessageBar
+from gui.pages.accuracy import study as accuracy_study
+from gui.pages.accuracy.cost_charts import CostCharts
+from gui.pages.accuracy.curves import LearningCurves
+from gui.pages.accuracy.download import CifarDownload
+from gui.pages.accuracy.form import AccuracyForm
+from gui.pages.accuracy.table import AccuracyTable
+
+if TYPE_CHECKING:
+    from gui.shell.main_window import MainWindow
+
+# The panel's fields a study takes (the rest of the panel is the timed run's window).
+PANEL_FIELDS = ("model", "framework", "device", "precision", "usd_per_hour", "price_source")
+EXPORT_LAYOUT_PX = (900, 560)  # a chart's size in an exported file, as the Run tab's
+STOP_TIMEOUT_S = 10.0  # a worker that ignores cancel is killed after 1.5 s (launcher)
+
+
+class AccuracyPage(QWidget):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.setObjectName("accuracy_page")
+        self.main = window
+        self.panel = window.panel
+        self.prefs = window.prefs
+        self.job: BackgroundJob | None = None
+        self.download = CifarDownload(self)
+        self.plan: StudyPlan | None = None
+        self.results: list[dict[str, Any]] = []
+        self._projections: tuple[dict[int, Any], str] = ({}, "")  # cloud points, note
+        self._runs_started = 0
+        self.plan_ok = False  # the inputs describe a study that can start
+
+        self.message_bar = MessageBar()
+        self.form = AccuracyForm()
+        self.run_button = QPushButton("Run study", objectName="run_study")
+        self.cancel_button = QPushButton("Cancel", objectName="cancel_study")
+        self.progress = QProgressBar(objectName="study_progress")
+        self.progress.setFormat("%v of %m runs")
+        self.progress.hide()  # until a study starts
+        self.status = QLabel(wordWrap=True, objectName="study_status")
+        self.curves = LearningCurves(window.plots.colors)
+        self.costs = CostCharts(window.plots.colors)
+        self.charts: dict[str, Chart] = {**self.curves.charts, **self.costs.charts}
+        self.table_box = AccuracyTable()
+        self.table = self.table_box.model
+        self._build()
+        self._wire()
+        self.form.restore(self.prefs.mapping(settings.ACCURACY_FORM))
+        self.validate()
+
+    # Layout ------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        left = QWidget()
+        column = QVBoxLayout(left)
+        heading = QLabel(
+            "<b>Cost to accuracy</b> of the model, device and price set on the left: each "
+            "batch size trains to the goal, repeated.",
+            wordWrap=True,
+        )
+        column.addWidget(heading)
+        column.addWidget(self.form)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button, 1)
+        buttons.addWidget(self.cancel_button)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.status)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(left)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(160)  # it scrolls; the window may be narrow
+        scroll.setMaximumWidth(440)
+
+        # Two charts a tab, side by side: four in a grid leave each too small to read
+        # beside the form at the window's usual size.
+        self.chart_tabs = QTabWidget(objectName="accuracy_charts")
+        self.chart_tabs.setDocumentMode(True)
+        for title, pair in (("Learning curves", self.curves.charts), ("Cost", self.costs.charts)):
+            tab = QWidget()
+            row = QHBoxLayout(tab)
+            row.setContentsMargins(0, 0, 0, 0)
+            for chart in pair.values():
+                row.addWidget(chart)
+            self.chart_tabs.addTab(tab, title)
+        self.export_button = QToolButton(objectName="export_chart")
+        self.export_button.setText("Export chart…")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        for name, chart in self.charts.items():
+            menu.addAction(
+                f"{chart.plot.titleLabel.text}…", lambda n=name: self.export_chart_dialog(n)
+            )
+        self.export_button.setMenu(menu)
+        self.chart_tabs.setCornerWidget(self.export_button)  # beside the charts it exports
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.chart_tabs)
+        right.addWidget(self.table_box)
+        right.setStretchFactor(0, 4)
+        right.setStretchFactor(1, 1)
+
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(scroll)
+        body.addWidget(right)
+        body.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(body, 1)
+
+    def _wire(self) -> None:
+        self.form.changed.connect(self.validate)
+        self.panel.validity_changed.connect(self.validate)
+        self.main.controller.running_changed.connect(lambda _: self._update_buttons())
+        self.panel.picker.checking_changed.connect(lambda _: self._update_buttons())
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.panel.cancel_requested.connect(self.cancel)  # its Cancel is enabled during a study
+        self.table_box.csv_button.clicked.connect(self.export_csv_dialog)
+        self.form.browse_requested.connect(self.browse_folder)
+        self.form.download_requested.connect(self.download_dialog)
+        self.download.progress.connect(self.status.setText)
+        self.download.finished.connect(self._on_downloaded)
+        self.message_bar.details_requested.connect(
+            lambda text, details: self.main.reporter.show("Study details", text, details)
+        )
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        # View > Theme sets the application palette, then the window re-colours its own
+        # plots; follow once it has (the palette change arrives first).
+        if event.type() == QEvent.Type.PaletteChange:
+            QTimer.singleShot(0, self._follow_theme)
+        super().changeEvent(event)
+
+    def _follow_theme(self) -> None:
+        colors = self.main.plots.colors
+        if colors != self.curves.colors:
+            self.curves.set_colors(colors)
+            self.costs.set_colors(colors)
+            self.costs.show_summaries(summarise(self.results))
+            self.costs.show_runs(self.results, *self._projections)
+
+    # Validation --------------------------------------------------------------------------
+
+    def _base(self) -> dict[str, Any]:
+        """The panel's model, framework, device, precision and price; ConfigError naming a
+        panel field whose text does not parse."""
+        values, errors = self.panel.values()
+        if values.get("model_file"):
+            raise ConfigError(
+                "model",
+                f"{values['model']} is your model file, which brings no data set: a study "
+                "trains a built-in model on real data (choose one on the left)",
+            )
+        for name in PANEL_FIELDS:
+            if name in errors:
+                raise ConfigError(name, errors[name])
+        return {k: values[k] for k in PANEL_FIELDS if k in values}
+
+    def validate(self) -> StudyPlan | None:
+        """The study the inputs describe, or None with each reason shown beside its field."""
+        try:
+            plan: StudyPlan | None = self.form.plan(self._base())
+            errors: dict[str, str] = {}
+        except ConfigError as exc:
+            plan, errors = None, {exc.field: exc.message}
+        self.form.show_errors(errors)
+        try:
+            self.form.show_dataset(data.describe(self.form.dataset_spec))
+        except ConfigError:
+            self.form.show_dataset(None)
+        self.plan_ok = plan is not None
+        self._update_buttons()
+        return plan
+
+    def _update_buttons(self) -> None:
+        running = self.job is not None
+        checking = self.panel.picker.checking  # its worker would share the CPU with the study
+        busy = running or self.main.controller.running or self.download.running or checking
+        self.run_button.setEnabled(self.plan_ok and not busy)
+        self.run_button.setToolTip(
+            "A timed run is going (Run tab)" if self.main.controller.running else ""
+        )
+        self.cancel_button.setEnabled(running)
+
+    # Study -------------------------------------------------------------------------------
+
+    def start(self) -> bool:
+        """Start the study the form describes; False (with a message) when it cannot."""
+        if self.job is not None or self.main.controller.running or self.panel.picker.checking:
+            return False
+        plan = self.validate()
+        if plan is None:
+            self.message_bar.show_message(
+                "The study cannot start: fix the field marked in red.", "error"
+            )
+            return False
+        self.message_bar.dismiss()
+        self.prefs.set(settings.ACCURACY_FORM, self.form.state())
+        self.plan = plan
+        self.results = []
+        self._runs_started = 0
+        self._projections: tuple[dict[int, Any], str] = ({}, "")
+        base = plan.base
+        text = caption(plan, self.panel.device.currentText())
+        self.curves.begin(plan.batch_sizes, plan.repeats, base.target_accuracy, text)
+        self.chart_tabs.setCurrentIndex(0)
+        self.costs.begin(plan.batch_sizes, base.usd_per_hour is not None, text)
+        self.table.clear()
+        self.progress.setRange(0, len(plan.configs()))
+        self.progress.setValue(0)
+        self.progress.show()
+        self.status.setText("Starting the first worker…")
+        cancel = threading.Event()  # checked by the study between runs, passed to workers
+        store = self.main.controller.store
+        spec = self.main.controller.spec_for(base.framework)  # the framework's chosen Python
+        job = BackgroundJob(
+            lambda emit: accuracy_study.run(plan, store, spec, cancel, emit), cancel=cancel.set
+        )
+        job.item.connect(self._on_item)
+        job.done.connect(self._on_done)
+        self.job = job
+        self._set_running(True)
+        job.start()
+        return True
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.status.setText("Cancelling: the run in progress stops, finished runs stay…")
+            self.job.cancel()
+
+    def _set_running(self, running: bool) -> None:
+        self.form.set_running(running)
+        if running or not self.main.controller.running:
+            self.panel.set_running(running)  # the study's settings stay as they started
+        self._update_buttons()
+
+    def _on_item(self, item: Any) -> None:
+        if isinstance(item, Eval):
+            self.curves.add(item)
+            self.status.setText(
+                f"Run {self._runs_started} of {self.progress.maximum()}: batch "
+                f"{item.batch_size}, repeat {item.repeat + 1} · iteration {item.iteration:,} · "
+                f"accuracy {item.accuracy:.1%} · training {item.train_seconds:.1f} s"
+            )
+        elif isinstance(item, Started):
+            self._runs_started += 1
+        elif isinstance(item, Phase) and item.phase != "measuring":
+            self.status.setText(
+                f"Run {self._runs_started} of {self.progress.maximum()}: "
+                f"{item.phase} {item.detail}".strip()
+            )
+        elif isinstance(item, Finished):
+            self.curves.mark_point(item.result)
+        elif isinstance(item, Failed) and item.kind not in ("cancelled", "config"):
+            batch = f"Batch {item.batch_size}: " if item.batch_size else ""
+            self.message_bar.show_message(
+                f"{batch}{item.kind}: {item.message}", "error", item.traceback
+            )
+        elif isinstance(item, accuracy_study.Stored):
+            self._on_stored(item.result)
+
+    def _on_stored(self, result: dict[str, Any]) -> None:
+        self.results.append(result)
+        summaries = summarise(self.results)
+        self.table.set_summaries(summaries)
+        self.costs.show_summaries(summaries)
+        self.costs.show_runs(self.results)
+        self.progress.setValue(len(self.results))
+        self.main.results.refresh()
+
+    def _on_done(self, outcome: Any) -> None:
+        job, self.job = self.job, None
+        if job is not None:
+            job.wait()  # `done` is its last act; it returns right after
+            job.deleteLater()
+        self.curves.end()
+        self._set_running(False)
+        if isinstance(outcome, accuracy_study.StudyDone):
+            self._projections = (outcome.projections, outcome.projection_note)
+            self.costs.show_runs(self.results, *self._projections)
+            level = "info" if not outcome.outcome.failed or outcome.outcome.cancelled else "error"
+            assert self.plan is not None
+            text = accuracy_study.summary_text(self.plan, outcome.outcome)
+            self.message_bar.show_message(text, level)
+        elif isinstance(outcome, accuracy_study.StudyRefused):
+            self.message_bar.show_message(f"The settings were refused: {outcome.message}")
+        elif isinstance(outcome, JobError):
+            self.message_bar.show_message(
+                f"The study stopped: {outcome.message}", "error", outcome.details
+            )
+        self.status.setText(f"Study {self.plan.study_id}" if self.plan else "")
+
+    # Data set ----------------------------------------------------------------------------
+
+    def browse_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "CIFAR-10 binary folder", self._last_folder()
+        )
+        if folder:
+            self.prefs.set(settings.LAST_FOLDER, folder)
+            self.form.set_folder(folder)
+
+    def download_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Download CIFAR-10 into", self._last_folder()
+        )
+        if folder:
+            self.prefs.set(settings.LAST_FOLDER, folder)
+            self.download_to(Path(folder))
+
+    def download_to(self, folder: Path, **source: Any) -> None:
+        """Fetch CIFAR-10 into `folder`; the form takes the folder once it is there."""
+        if self.download.start(folder, **source):
+            self._update_buttons()
+
+    def _on_downloaded(self, folder: Path | None, text: str, level: str, details: str) -> None:
+        self.status.setText("")
+        if folder is not None:
+            self.form.set_folder(str(folder))
+        if text:
+            self.message_bar.show_message(text, level, details)
+        self._update_buttons()
+
+    # Exports -----------------------------------------------------------------------------
+
+    def _last_folder(self) -> str:
+        return self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
+
+    def _ask_save(self, title: str, name: str, filters: str) -> Path | None:
+        chosen, _ = QFileDialog.getSaveFileName(
+            self, title, str(Path(self._last_folder()) / name), filters
+        )
+        if not chosen:
+            return None
+        self.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
+        return Path(chosen)
+
+    def export_chart_dialog(self, name: str) -> None:
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_save(
+            "Export chart",
+            f"epochcost-{name}-{stamp}.png",
+            "PNG image (*.png);;SVG drawing (*.svg)",
+        )
+        if path is not None:
+            self.export_chart(name, path)
+
+    def export_chart(self, name: str, path: Path) -> Path | None:
+        try:
+            out = export.export_chart(self.charts[name].export_item, path, EXPORT_LAYOUT_PX)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    def export_csv_dialog(self) -> None:
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_save("Export table", f"epochcost-accuracy-{stamp}.csv", "CSV (*.csv)")
+        if path is not None:
+            self.export_csv(path)
+
+    def export_csv(self, path: Path) -> Path | None:
+        try:
+            if self.table.frame is None:
+                raise export.ExportError("no study to export yet: run one first")
+            out = export.write_csv(self.table.frame, path)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    # Window ------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None
+
+    def shutdown(self) -> None:
+        """Stop the study and any download, and wait for them (window close)."""
+        if self.job is not None and not self.job.stop(STOP_TIMEOUT_S):
+            self.job.wait()  # the launcher kills a worker that ignores cancel; it ends
+        self.download.stop(STOP_TIMEOUT_S)
+        self.curves.timer.stop()
+        self.prefs.set(settings.ACCURACY_FORM, self.form.state())
+
+
+def caption(plan: StudyPlan, device_label: str) -> str:
+    """The lines under every chart: what trained where, to what, at which price, when."""
+    c = plan.base
+    priced = c.usd_per_hour is not None
+    price = f"${c.usd_per_hour:,.2f}/h ({c.price_source})" if priced else "no price"
+    goal = (
+        f"to {c.target_accuracy:.1%}"
+        if c.target_accuracy is not None
+        else f"until stable (±{c.band * 100:g} pt, {c.patience} evals)"
+    )
+    dataset = Path(c.dataset).name if c.dataset not in data.BUILTIN else c.dataset
+    # Short lines: a chart is half the page wide, and a chart's caption does not wrap.
+    return "<br>".join(
+        (
+            f"{c.model} · {c.framework} · {c.precision} · {plan.repeats} repeat(s)",
+            device_label,
+            f"{dataset} · {goal}",
+            f"{price} · {_dt.date.today().isoformat()} · epochcost",
+        )
+    )

@@ -1,0 +1,306 @@
+"""The Compare page's charts, drawn from engine.pricing.compare's rows: $/epoch by machine (bars),
+cost against epoch time (scatter), and owning against renting over days (break-even).
+
+Each is a gui.common.chart.Chart, so it exports with its title, axis labels and caption. Measured
+figures are solid; estimates are lighter, with their range (the roofline bounds) as whiskers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from engine.pricing.comparison import CompareRow
+from engine.pricing.cost import BreakEven
+from engine.results import report
+from gui.common.chart import Chart
+from gui.common.theme import PlotColors
+
+MAX_BARS = 20  # more bars than this are unreadable; the table has every row
+MAX_LABELS = 8  # machines named on the scatter (the cheapest for their speed)
+ESTIMATE_ALPHA = 80
+
+
+class CompareChart(Chart):
+    """A Chart with a centred line of text for when there is nothing to draw."""
+
+    def __init__(self, name: str, title: str, left_label: str, bottom_label: str) -> None:
+        super().__init__(name, title, left_label)
+        self.plot.setLabel("bottom", bottom_label)
+        self.plot.setDownsampling(auto=False)
+        self.plot.setClipToView(False)
+        self.hint = pg.TextItem("", anchor=(0.5, 0.5))
+        self.hint.setParentItem(self.plot.vb)  # view pixels, not data: survives plot.clear()
+        self.plot.vb.sigResized.connect(self._place_hint)
+        self.setMinimumHeight(220)
+
+    def _place_hint(self, vb: pg.ViewBox) -> None:
+        self.hint.setTextWidth(max(120.0, vb.width() * 0.8))
+        self.hint.setPos(vb.width() / 2, vb.height() / 2)
+
+    def reset(self, hint: str = "") -> None:
+        """Remove everything drawn; show `hint` in the empty plot."""
+        self.plot.clear()
+        self.plot.setLogMode(False, False)
+        self.plot.invertY(False)
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTicks(None)
+        self.hint.setText(hint)
+        self.hint.setVisible(bool(hint))
+
+    def set_colors(self, colors: PlotColors) -> None:
+        super().set_colors(colors)
+        self.hint.setColor(colors.foreground)
+
+
+def _kind(row: CompareRow) -> str:
+    if row.local:
+        return "local"
+    return "estimated" if row.estimated else "measured"
+
+
+def _label(row: CompareRow) -> str:
+    if row.local:
+        return "this machine"
+    name = f"{row.cloud} {row.instance_type}"
+    return name + " (hist.)" if row.historical else name
+
+
+def priced(rows: Sequence[CompareRow], spot: bool) -> list[tuple[CompareRow, float]]:
+    """Rows with a $/epoch (the spot one when `spot`), in the table's order."""
+    out = []
+    for r in rows:
+        usd = r.usd_per_epoch_spot if spot and not r.local else r.usd_per_epoch
+        if usd is not None:
+            out.append((r, usd))
+    return out
+
+
+def _range(row: CompareRow, usd: float) -> tuple[float, float]:
+    """The $/epoch range of an estimate, scaled to the price shown (spot or on-demand)."""
+    if not row.estimated or not row.usd_per_epoch or row.usd_per_epoch_low is None:
+        return usd, usd
+    scale = usd / row.usd_per_epoch
+    return row.usd_per_epoch_low * scale, (row.usd_per_epoch_high or row.usd_per_epoch) * scale
+
+
+def _brush(colors: PlotColors, kind: str) -> pg.QtGui.QBrush:
+    color = pg.mkColor(colors.median if kind == "local" else colors.measured)
+    if kind == "estimated":
+        color.setAlpha(ESTIMATE_ALPHA)
+    return pg.mkBrush(color)
+
+
+def _pen(colors: PlotColors, kind: str) -> pg.QtGui.QPen:
+    return pg.mkPen(colors.median if kind == "local" else colors.measured, width=1.2)
+
+
+BAR_LEGEND = {
+    "measured": "measured",
+    "estimated": "estimated (whiskers: range)",
+    "local": "this machine (measured)",
+}
+SCATTER_LEGEND = {**BAR_LEGEND, "estimated": "estimated"}
+
+
+def draw_bars(
+    chart: CompareChart, rows: Sequence[CompareRow], spot: bool, colors: PlotColors
+) -> int:
+    """Horizontal bars of $/epoch, cheapest at the top; returns how many rows were left out."""
+    shown = priced(rows, spot)
+    left_out = max(0, len(shown) - MAX_BARS)
+    shown = shown[:MAX_BARS]
+    chart.reset("" if shown else "no machine with a price to show")
+    price = "spot where there is one" if spot else "on-demand"
+    chart.plot.setLabel("bottom", f"USD per epoch ({price})")
+    if not shown:
+        return left_out
+    for kind in BAR_LEGEND:
+        ys = [y for y, (r, _) in enumerate(shown) if _kind(r) == kind]
+        if not ys:
+            continue
+        widths = [shown[y][1] for y in ys]
+        bars = pg.BarGraphItem(
+            x0=0,
+            y=ys,
+            height=0.7,
+            width=widths,
+            brush=_brush(colors, kind),
+            pen=_pen(colors, kind),
+            name=BAR_LEGEND[kind],
+        )
+        chart.plot.addItem(bars)
+        if kind == "estimated":
+            low, high = zip(*(_range(shown[y][0], shown[y][1]) for y in ys), strict=True)
+            whiskers = pg.ErrorBarItem(
+                x=np.array(widths),
+                y=np.array(ys, dtype=float),
+                left=np.array(widths) - np.array(low),
+                right=np.array(high) - np.array(widths),
+                beam=0.25,
+                pen=pg.mkPen(colors.foreground, width=1),
+            )
+            chart.plot.addItem(whiskers)
+    # Each machine's figure beside its name: labels at the bars would sit on the whiskers.
+    ticks = [
+        (y, f"{_label(r)}  {'~' if r.estimated else ''}{report.money(usd)}")
+        for y, (r, usd) in enumerate(shown)
+    ]
+    chart.plot.getAxis("left").setTicks([ticks])
+    chart.plot.invertY(True)  # the cheapest on top, as in the table
+    top = max(_range(r, usd)[1] for r, usd in shown)
+    chart.plot.setXRange(0, top * 1.05, padding=0)
+    # room for a few bars even when there are fewer, so one bar is not a wall of colour
+    chart.plot.setYRange(-0.6, max(len(shown), 6) - 0.4, padding=0)
+    # The legend where no bar is: below a short list, else beside the cheapest (shortest) bars.
+    if len(shown) < 6:
+        chart.legend.anchor((1, 1), (1, 1), offset=(-8, -8))
+    else:
+        chart.legend.anchor((1, 0), (1, 0), offset=(-8, 8))
+    return left_out
+
+
+def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
+    """(divisor, unit) that keeps epoch times readable: s, min or h."""
+    longest = max(seconds, default=0.0)
+    if longest >= 3 * 3600:
+        return 3600.0, "h"
+    if longest >= 180:
+        return 60.0, "min"
+    return 1.0, "s"
+
+
+def cheapest_for_speed(points: Sequence[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point beats on both time and cost (the Pareto front),
+    fastest first."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+    front, best = [], math.inf
+    for i in order:
+        if points[i][1] < best:
+            front.append(i)
+            best = points[i][1]
+    return front
+
+
+def log_span(values: Sequence[float]) -> tuple[float, float]:
+    """A range around positive `values` for a log axis, wider when they are few or close."""
+    low, high = min(values), max(values)
+    margin = 1.4 if high / low > 3 else 2.0
+    return low / margin, high * margin
+
+
+def log_ticks(low: float, high: float, text: Callable[[float], str]) -> list[tuple[float, str]]:
+    """Ticks at 1, 2 and 5 times the powers of ten in [low, high] (every digit when that gives
+    fewer than three), placed in log10 units as a log axis of pyqtgraph takes them."""
+    for digits in ((1, 2, 5), range(1, 10)):
+        ticks = []
+        for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+            for m in digits:
+                v = float(f"{m * 10.0**exponent:.6g}")
+                if low <= v <= high:
+                    ticks.append((math.log10(v), text(v)))
+        if len(ticks) >= 3:
+            break
+    return ticks
+
+
+def draw_scatter(
+    chart: CompareChart, rows: Sequence[CompareRow], spot: bool, colors: PlotColors
+) -> None:
+    """Cost against epoch time on log axes; the line joins the cheapest machine for each speed,
+    the bottom-left corner is the answer."""
+    shown = [(r, usd) for r, usd in priced(rows, spot) if r.epoch_seconds]
+    chart.reset("" if shown else "no machine with an epoch time and a price")
+    divisor, unit = time_unit([r.epoch_seconds or 0.0 for r, _ in shown])
+    chart.plot.setLabel("bottom", f"epoch time ({unit}, log scale)")
+    price = "spot where there is one" if spot else "on-demand"
+    chart.plot.setLabel("left", f"USD per epoch ({price}, log scale)")
+    if not shown:
+        return
+    chart.plot.setLogMode(True, True)
+    points = [((r.epoch_seconds or 0.0) / divisor, usd) for r, usd in shown]
+    symbols = {"measured": "o", "estimated": "o", "local": "star"}
+    for kind in SCATTER_LEGEND:
+        mine = [p for p, (r, _) in zip(points, shown, strict=True) if _kind(r) == kind]
+        if not mine:
+            continue
+        x, y = zip(*mine, strict=True)
+        chart.plot.addItem(
+            pg.PlotDataItem(
+                x,
+                y,
+                pen=None,
+                symbol=symbols[kind],
+                symbolSize=14 if kind == "local" else 9,
+                symbolBrush=_brush(colors, kind),
+                symbolPen=_pen(colors, kind),
+                name=SCATTER_LEGEND[kind],
+            )
+        )
+    xs, ys = zip(*points, strict=True)
+    (x0, x1), (y0, y1) = log_span(xs), log_span(ys)
+    chart.plot.getAxis("bottom").setTicks([log_ticks(x0, x1, lambda v: f"{v:g}")])
+    chart.plot.getAxis("left").setTicks([log_ticks(y0, y1, lambda v: f"${v:g}")])
+    chart.plot.setXRange(math.log10(x0), math.log10(x1), padding=0)
+    chart.plot.setYRange(math.log10(y0), math.log10(y1), padding=0)
+    front = cheapest_for_speed(points)
+    if len(front) > 1:
+        fx, fy = zip(*(points[i] for i in front), strict=True)
+        chart.plot.addItem(
+            pg.PlotDataItem(
+                fx,
+                fy,
+                pen=pg.mkPen(colors.limit, width=1, style=Qt.PenStyle.DashLine),
+                name="cheapest for its speed",
+            )
+        )
+    for i in front[:MAX_LABELS]:
+        label = pg.TextItem(_label(shown[i][0]), color=colors.foreground, anchor=(-0.05, 1.0))
+        label.setPos(math.log10(points[i][0]), math.log10(points[i][1]))
+        chart.plot.addItem(label)
+
+
+def draw_break_even(
+    chart: CompareChart, be: BreakEven | None, renting: str, colors: PlotColors, hint: str
+) -> None:
+    """Cumulative money spent owning (purchase, then electricity) and renting the same work."""
+    chart.reset("" if be is not None else hint)
+    chart.legend.anchor((1, 1), (1, 1), offset=(-8, -8))  # the lines leave the bottom right free
+    if be is None:
+        return
+    series = be.series()
+    day = [p["day"] for p in series]
+    chart.plot.addItem(
+        pg.PlotDataItem(
+            day,
+            [p["owned_usd"] for p in series],
+            pen=pg.mkPen(colors.process_memory, width=2.5),
+            name="owning: purchase + electricity",
+        )
+    )
+    chart.plot.addItem(
+        pg.PlotDataItem(
+            day,
+            [p["rented_usd"] for p in series],
+            pen=pg.mkPen(colors.measured, width=2.5),
+            name=f"renting {renting} for the same work",
+        )
+    )
+    days = be.days
+    if days is None:
+        chart.hint.setText("renting stays cheaper: owning never pays off at these figures")
+        chart.hint.show()
+        return
+    line = pg.InfiniteLine(
+        pos=days,
+        angle=90,
+        movable=False,
+        label=f"break-even after {days:,.1f} days",
+        labelOpts={"position": 0.85, "color": colors.limit},
+        pen=pg.mkPen(colors.limit, width=1.5, style=Qt.PenStyle.DashLine),
+    )
+    chart.plot.addItem(line)

@@ -1,0 +1,185 @@
+"""The Compare page's inputs: which machines (cloud, GPU, spot, historical, size), how many
+epochs a run has, and the measured machine as owned hardware (purchase, tariff, use, power,
+grid). `options()` turns them into engine.pricing.compare's CompareOptions, or says what to fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.errors import ConfigError
+from engine.pricing import owning
+from engine.pricing.catalog import Catalog
+from engine.pricing.compare import device_power_w
+from engine.pricing.comparison import CompareOptions
+
+ALL_CLOUDS = "All clouds"
+MAX_GPUS = {"1 GPU": 1.0, "up to 8 GPUs": 8.0, "any size": None}
+ERROR_STYLE = "color: #d04437;"
+# owned field -> (label, width in characters)
+OWNED = {
+    "purchase_usd": ("Purchase $", 7),
+    "usd_per_kwh": ("Tariff $/kWh", 5),
+    "hours_per_day": ("Use h/day", 4),
+    "lifetime_years": ("Lifetime y", 4),
+    "power_w": ("Power W", 5),
+}
+
+
+def _number(text: str, name: str) -> float | None:
+    text = text.strip().lstrip("$").replace(",", "")
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(name, f"{text!r} is not a number") from None
+
+
+def _edit(name: str, chars: int, tip: str = "") -> QLineEdit:
+    edit = QLineEdit(objectName=f"compare_{name}")
+    edit.setMaximumWidth(edit.fontMetrics().horizontalAdvance("0") * (chars + 6))
+    edit.setToolTip(tip)
+    return edit
+
+
+class CompareInputs(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cloud = QComboBox(objectName="compare_cloud")
+        self.cloud.addItem(ALL_CLOUDS)
+        self.gpu = _edit("gpu", 8, "Only machines with this GPU: v100, a100, 4090, ...")
+        self.gpu.setPlaceholderText("any GPU")
+        self.spot = QCheckBox("Spot", objectName="compare_spot")
+        self.spot.setToolTip("Sort and chart by the spot price (machines without one go last)")
+        self.historical = QCheckBox("2016-18 prices", objectName="compare_historical")
+        self.historical.setToolTip("Add the prices the published cost studies used")
+        self.size = QComboBox(objectName="compare_size")
+        self.size.addItems(list(MAX_GPUS))
+        self.size.setToolTip("Bigger machines assume perfect data-parallel scaling")
+        self.epochs = _edit("epochs", 4, "Epochs in a training run, for $/run")
+        self.epochs.setText("1")
+        self.owned: dict[str, QLineEdit] = {n: _edit(n, w) for n, (_, w) in OWNED.items()}
+        self.owned["usd_per_kwh"].setToolTip(
+            "Your electricity tariff: give it to price the measured machine as owned "
+            "(purchase spread over its use, plus power) and to draw the break-even"
+        )
+        self.grid = _edit("grid", 5, "Carbon intensity of your grid (g CO2e per kWh)")
+        self.grid.setPlaceholderText("g/kWh")
+        self.error = QLabel(wordWrap=True, objectName="compare_error")
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.hide()
+
+        machines = QHBoxLayout()
+        machines.setContentsMargins(0, 0, 0, 0)
+        for label, widget in (
+            ("", self.cloud),
+            ("GPU", self.gpu),
+            ("", self.size),
+            ("", self.spot),
+            ("", self.historical),
+            ("Epochs", self.epochs),
+        ):
+            if label:
+                machines.addWidget(QLabel(label))
+            machines.addWidget(widget)
+        machines.addStretch(1)
+        mine = QHBoxLayout()
+        mine.setContentsMargins(0, 0, 0, 0)
+        mine.addWidget(QLabel("<b>This machine owned:</b>"))
+        for name, (label, _) in OWNED.items():
+            mine.addWidget(QLabel(label))
+            mine.addWidget(self.owned[name])
+        mine.addWidget(QLabel("Grid"))
+        mine.addWidget(self.grid)
+        mine.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(machines)
+        layout.addLayout(mine)
+        layout.addWidget(self.error)
+
+        self.cloud.currentIndexChanged.connect(self.changed)
+        self.size.currentIndexChanged.connect(self.changed)
+        for box in (self.spot, self.historical):
+            box.toggled.connect(self.changed)
+        for edit in (self.gpu, self.epochs, self.grid, *self.owned.values()):
+            edit.editingFinished.connect(self.changed)
+
+    def set_clouds(self, clouds: list[str]) -> None:
+        current = self.cloud.currentText()
+        self.cloud.blockSignals(True)
+        self.cloud.clear()
+        self.cloud.addItems([ALL_CLOUDS, *clouds])
+        self.cloud.setCurrentIndex(max(0, self.cloud.findText(current)))
+        self.cloud.blockSignals(False)
+
+    def show_defaults(self, result: dict[str, Any], catalog: Catalog) -> None:
+        """Placeholders that say what an empty owned field stands for with this result."""
+        spec = owning.gpu_of_result(result, catalog, None)
+        defaults = owning.gpu_defaults(spec)
+        purchase = defaults["purchase_usd"]
+        self.owned["purchase_usd"].setPlaceholderText(
+            "required" if purchase is None else f"{purchase:g}"
+        )
+        self.owned["purchase_usd"].setToolTip(
+            "Empty: the launch price of its GPU (catalog)" if purchase else "What it cost"
+        )
+        watts, basis = device_power_w(result, spec)
+        self.owned["power_w"].setPlaceholderText("?" if watts is None else f"{watts:.0f}")
+        self.owned["power_w"].setToolTip(f"Device draw while training. Empty: {basis}")
+        self.owned["usd_per_kwh"].setPlaceholderText("give it")
+        for name in ("hours_per_day", "lifetime_years"):
+            self.owned[name].setPlaceholderText(f"{owning.DEFAULTS[name]:g}")
+
+    def options(
+        self, result: dict[str, Any], catalog: Catalog
+    ) -> tuple[CompareOptions, str | None]:
+        """The options the inputs describe; with a wrong input, the options without it and
+        what to fix."""
+        error = None
+        try:
+            given = {n: _number(e.text(), OWNED[n][0]) for n, e in self.owned.items()}
+            epochs = _number(self.epochs.text(), "Epochs")
+            grid = _number(self.grid.text(), "Grid")
+            for name, value in (("Epochs", epochs), ("Grid", grid)):
+                if value is not None and value < 0:
+                    raise ConfigError(name, f"{value:g} must be 0 or more")
+        except ConfigError as exc:
+            given, epochs, grid, error = {}, None, None, f"{exc.field}: {exc.message}"
+        owned = None
+        if given.get("usd_per_kwh") is not None:
+            try:
+                owned, _ = owning.owned_for_result(result, catalog, None, **given)
+            except ConfigError as exc:
+                label = OWNED.get(exc.field, (exc.field,))[0]
+                error = f"{label}: {exc.message}"
+        cloud = self.cloud.currentText()
+        options = CompareOptions(
+            clouds=None if cloud in ("", ALL_CLOUDS) else (cloud,),
+            gpu=self.gpu.text().strip() or None,
+            spot=self.spot.isChecked(),
+            historical=self.historical.isChecked(),
+            max_gpus=MAX_GPUS[self.size.currentText()],
+            epochs=1.0 if epochs is None else epochs,
+            owned=owned,
+            local_power_w=given.get("power_w") if owned is None else None,
+            local_g_co2e_per_kwh=grid,
+            local_grid_label="" if grid is None else f"{grid:g} g/kWh (given)",
+        )
+        self.error.setText(error or "")
+        self.error.setVisible(error is not None)
+        return options, error

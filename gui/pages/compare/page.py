@@ -1,0 +1,350 @@
+"""The Compare tab: the selected result's epoch priced on every matching cloud machine and on
+the machine it ran on (engine.pricing.compare, the same rows as `epochcost compare`).
+
+It follows the results table: the first selected result is compared. Below the inputs, the
+table (cheapest epoch first, every price with its source and date) and three charts: $/epoch by
+machine, cost against epoch time, and owning against renting over days for a chosen machine.
+The table exports as CSV, each chart as PNG or SVG. Comparing takes a few milliseconds, so it
+runs on the GUI thread, and only while the page is on screen.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.pricing.compare import break_even_against, compare, measured_elsewhere
+from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
+from gui.common import export, settings, theme
+from gui.common.catalog_source import CatalogSource
+from gui.common.message_bar import MessageBar
+from gui.pages.compare import charts as compare_charts
+from gui.pages.compare import text as compare_text
+from gui.pages.compare.charts import CompareChart
+from gui.pages.compare.model import COLUMNS, CompareModel, frame
+from gui.pages.compare.options import CompareInputs
+from gui.pages.run.results_panel import ResultsPanel
+
+NO_SELECTION = (
+    "Select a result in the table below to price its epoch on cloud machines and on the "
+    "machine it ran on."
+)
+OWN_HINT = (
+    "Give your electricity tariff above (and a purchase price where the catalog has no "
+    "launch price) to weigh owning the measured machine against renting this one."
+)
+CHART_TITLES = {
+    "compare_bars": "Cost per epoch by machine",
+    "compare_scatter": "Cost against epoch time",
+    "compare_break_even": "Owning against renting",
+}
+
+
+class ComparePage(QWidget):
+    def __init__(
+        self, results: ResultsPanel, source: CatalogSource, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.results = results
+        self.source = source
+        self.result: dict[str, Any] | None = None
+        self.comparison: Comparison | None = None
+        self.options = CompareOptions()
+        self._stale = True  # the selection changed while the page was hidden
+
+        self.message_bar = MessageBar()
+        self.heading = QLabel(NO_SELECTION, wordWrap=True, objectName="compare_heading")
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.inputs = CompareInputs()
+        self.inputs.hide()
+        self.body: QSplitter | None = None  # the table and charts, built when first needed
+        self.colors = self._palette_colors()
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(4, 4, 4, 0)
+        self._layout.addWidget(self.message_bar)
+        self._layout.addWidget(self.heading)
+        self._layout.addWidget(self.inputs)
+        self._layout.addStretch(1)
+
+        self.results.selection_changed.connect(self._selection_changed)
+        self.inputs.changed.connect(self.update_comparison)
+        self.source.message.connect(self.message_bar.show_message)
+        self.source.reloaded.connect(lambda _: self.update_comparison())
+
+    def _build_body(self) -> QSplitter:
+        """The table and the three charts (a tenth of a second: not at the window's start)."""
+        self.model = CompareModel()
+        self.view = QTableView(objectName="compare_table")
+        self.view.setModel(self.model)
+        self.view.setSortingEnabled(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.notes = QLabel(wordWrap=True, objectName="compare_notes")
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        csv_button = QPushButton("Export table CSV…")
+        chart_button = QPushButton("Export chart…")
+        self.bars = CompareChart("compare_bars", CHART_TITLES["compare_bars"], "", "USD per epoch")
+        self.scatter = CompareChart(
+            "compare_scatter", CHART_TITLES["compare_scatter"], "USD per epoch", "epoch time"
+        )
+        self.break_even = CompareChart(
+            "compare_break_even",
+            CHART_TITLES["compare_break_even"],
+            "cumulative cost (USD)",
+            "days of use",
+        )
+        self.charts = {c.name: c for c in (self.bars, self.scatter, self.break_even)}
+        for chart in self.charts.values():
+            chart.set_colors(self.colors)
+        self.rent = QComboBox(objectName="break_even_instance")
+        self.rent.setToolTip("The machine to rent instead of owning the measured one")
+        break_even_page = QWidget()
+        be_layout = QVBoxLayout(break_even_page)
+        be_layout.setContentsMargins(0, 0, 0, 0)
+        rent_row = QHBoxLayout()
+        rent_row.addWidget(QLabel("Renting instead:"))
+        rent_row.addWidget(self.rent, 1)
+        be_layout.addLayout(rent_row)
+        be_layout.addWidget(self.break_even, 1)
+        self.chart_tabs = QTabWidget(objectName="compare_charts")
+        self.chart_tabs.setDocumentMode(True)
+        self.chart_tabs.addTab(self.bars, "$ per epoch")
+        self.chart_tabs.addTab(self.scatter, "Cost against time")
+        self.chart_tabs.addTab(break_even_page, "Break-even")
+        self.chart_tabs.setCornerWidget(chart_button)
+
+        table_part = QWidget()
+        table_layout = QVBoxLayout(table_part)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addWidget(self.view, 1)
+        notes_row = QHBoxLayout()
+        notes_row.addWidget(self.notes, 1)
+        notes_row.addWidget(csv_button, 0, Qt.AlignmentFlag.AlignTop)
+        table_layout.addLayout(notes_row)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(table_part)
+        body.addWidget(self.chart_tabs)
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 1)
+        self._layout.takeAt(self._layout.count() - 1)  # the stretch that held the heading up
+        self._layout.addWidget(body, 1)
+        self.rent.currentIndexChanged.connect(self._draw_break_even)
+        csv_button.clicked.connect(self.export_csv_dialog)
+        chart_button.clicked.connect(self.export_chart_dialog)
+        return body
+
+    # following the results table ---------------------------------------------------------
+
+    def _selection_changed(self, _ids: list[str]) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.follow_selection()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._stale:
+            self.follow_selection()
+
+    def follow_selection(self) -> None:
+        """Compare the first selected result (the rest of a selection is left aside)."""
+        self._stale = False
+        ids = self.results.selected_run_ids()
+        chosen = self.results.selected_results(limit=1) if ids else []
+        self.set_result(chosen[0] if chosen else None)
+        if len(ids) > 1:
+            self.message_bar.show_message(
+                f"{len(ids)} results selected: comparing the first, {ids[0]}.", "info"
+            )
+
+    def set_result(self, result: dict[str, Any] | None) -> None:
+        self.result = result
+        if result is None:
+            self._show_empty(NO_SELECTION)
+            return
+        if result.get("status") != "ok" or not result.get("throughput_samples_per_s"):
+            self._show_empty(
+                f"Run {result.get('run_id')} ended {result.get('status')}: it has no "
+                "throughput, so there is nothing to price. Select a run that finished."
+            )
+            return
+        cat = self.source.get()
+        self.inputs.set_clouds(cat.clouds)
+        self.inputs.show_defaults(result, cat)
+        self.update_comparison()
+
+    def _show_empty(self, text: str) -> None:
+        self.comparison = None
+        self.heading.setText(text)
+        self.inputs.hide()
+        if self.body is not None:
+            self.body.hide()
+
+    # comparing -----------------------------------------------------------------------------
+
+    def update_comparison(self) -> None:
+        result = self.result
+        if result is None or result.get("status") != "ok":
+            return
+        cat = self.source.get()
+        self.options, _ = self.inputs.options(result, cat)
+        listing = self.results.model.frame
+        runs = [] if listing is None else measured_elsewhere(listing, result)
+        self.comparison = compare(result, cat, self.options, runs)
+        if self.body is None:
+            self.body = self._build_body()
+        self.model.set_frame(frame(self.comparison))
+        # The engine's order (cheapest first, spot when asked); a click on a header re-sorts.
+        column = [c.key for c in COLUMNS].index(
+            "usd_per_epoch_spot" if self.options.spot else "usd_per_epoch"
+        )
+        self.view.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+        keys = [c.key for c in COLUMNS]  # break-even days only mean something when owned
+        self.view.setColumnHidden(keys.index("break_even_days"), self.options.owned is None)
+        self.heading.setText(compare_text.heading(result, self.comparison))
+        text, details = compare_text.notes(result, self.comparison, cat, self.options)
+        self.notes.setText(text)
+        self.notes.setToolTip(details)
+        self.inputs.show()
+        self.body.show()
+        self._fill_rent_choices()
+        self.draw()
+
+    # charts --------------------------------------------------------------------------------
+
+    def draw(self) -> None:
+        c = self.comparison
+        if c is None:
+            return
+        spot = self.options.spot
+        left_out = compare_charts.draw_bars(self.bars, c.rows, spot, self.colors)
+        compare_charts.draw_scatter(self.scatter, c.rows, spot, self.colors)
+        caption = compare_text.caption(c, c.rows, self.options)
+        more = f" · {left_out} more machines in the table" if left_out else ""
+        self.bars.set_caption(caption + more)
+        self.scatter.set_caption(caption)
+        self._draw_break_even()
+
+    def _fill_rent_choices(self) -> None:
+        current = self.rent.currentText()
+        self.rent.blockSignals(True)
+        self.rent.clear()
+        assert self.comparison is not None
+        for n, r in enumerate(self.comparison.rows):
+            if not r.local and r.throughput_samples_per_s and r.usd_per_hour is not None:
+                self.rent.addItem(compare_text.rent_label(r, self.options.spot), n)
+        self.rent.setCurrentIndex(max(0, self.rent.findText(current)))
+        self.rent.blockSignals(False)
+
+    def rented_row(self) -> CompareRow | None:
+        n = self.rent.currentData()
+        return None if self.comparison is None or n is None else self.comparison.rows[n]
+
+    def _draw_break_even(self) -> None:
+        c, row = self.comparison, self.rented_row()
+        if c is None or self.result is None:
+            return
+        be = None
+        if row is not None:
+            local = self.result["throughput_samples_per_s"]
+            be = break_even_against(
+                self.options,
+                local,
+                row.throughput_samples_per_s,
+                row.usd_per_hour or 0.0,
+                row.usd_per_hour_spot,
+            )
+        hint = OWN_HINT
+        if self.options.owned is not None and row is None:
+            hint = "No machine to rent in the table (widen the filters)."
+        name = compare_text.rent_label(row, self.options.spot) if row is not None else ""
+        compare_charts.draw_break_even(self.break_even, be, name, self.colors, hint)
+        shown = [row] if row is not None else []
+        self.break_even.set_caption(compare_text.caption(c, shown, self.options, be))
+
+    # theme and exports ---------------------------------------------------------------------
+
+    def _palette_colors(self) -> theme.PlotColors:
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        return theme.DARK_PLOTS if dark else theme.LIGHT_PLOTS
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the window's theme changed
+            self.colors = self._palette_colors()
+            if self.body is None:
+                return
+            for chart in self.charts.values():
+                chart.set_colors(self.colors)
+            self.draw()
+
+    def export_chart(self, name: str, path: Path) -> Path | None:
+        if self.comparison is None:
+            self.message_bar.show_message("Nothing to export: select a result first.", "error")
+            return None
+        try:
+            out = export.export_chart(self.charts[name].export_item, path)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    def export_csv(self, path: Path) -> Path | None:
+        """The comparison's rows (the columns of `epochcost compare --json`) as CSV."""
+        if self.comparison is None:
+            self.message_bar.show_message("Nothing to export: select a result first.", "error")
+            return None
+        try:
+            out = export.write_csv(self.comparison.to_frame(), path)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    def _ask_path(self, title: str, name: str, filters: str) -> Path | None:
+        prefs = settings.Settings()
+        start = Path(prefs.text(settings.LAST_FOLDER, str(Path.home()))) / name
+        chosen, _ = QFileDialog.getSaveFileName(self, title, str(start), filters)
+        if not chosen:
+            return None
+        prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
+        return Path(chosen)
+
+    def export_chart_dialog(self) -> None:
+        names = list(self.charts)
+        name = names[self.chart_tabs.currentIndex()]
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_path(
+            f"Export {CHART_TITLES[name]}",
+            f"epochcost-{name.replace('_', '-')}-{stamp}.png",
+            "PNG image (*.png);;SVG drawing (*.svg)",
+        )
+        if path is not None:
+            self.export_chart(name, path)
+
+    def export_csv_dialog(self) -> None:
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_path("Export comparison", f"epochcost-compare-{stamp}.csv", "CSV (*.csv)")
+        if path is not None:
+            self.export_csv(path)

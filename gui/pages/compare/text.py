@@ -1,0 +1,106 @@
+"""The words around the Compare tab's table and charts: the heading, the notes under the table
+(with the engine's full notes for a tooltip), chart captions and the machine-to-rent labels."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from engine.pricing.catalog import Catalog
+from engine.pricing.compare import is_cpu, throughput_to_beat
+from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
+from engine.pricing.cost import BreakEven
+from engine.results import report
+
+
+def heading(result: dict[str, Any], c: Comparison) -> str:
+    text = f"<b>Measured:</b> {html.escape(c.source)}"
+    if is_cpu(result):
+        text += (
+            "<br><b>This result ran on a CPU: its speed cannot be projected to GPUs.</b> "
+            "A cloud machine is listed only where the same workload was measured on its "
+            "GPU and imported (File › Open result)."
+        )
+    return text
+
+
+def notes(
+    result: dict[str, Any], c: Comparison, catalog: Catalog, options: CompareOptions
+) -> tuple[str, str]:
+    """(a few lines for under the table, the engine's full notes and what was left out)."""
+    lines = []
+    if any(r.estimated for r in c.rows):
+        lines.append(
+            "<i>Italics, ~</i>: estimated from the GPUs' peak-rate and memory-bandwidth "
+            "ratios (range: the two bounds; assumes the GPU limits the run)."
+        )
+    local = next(r for r in c.rows if r.local)
+    if is_cpu(result) and local.usd_per_epoch:
+        beat = throughput_to_beat(catalog, options, result["epoch_samples"], local.usd_per_epoch)
+        needs = "; ".join(
+            f"{need:,.1f} samples/s on {i.cloud} {i.instance_type} (${i.usd_per_hour:g}/h)"
+            for i, need in beat
+        )
+        if needs:
+            lines.append(
+                f"To cost less than {report.money(local.usd_per_epoch)} an epoch, a GPU "
+                f"machine must reach {needs}."
+            )
+    last = [f"This machine: {local.notes}." if local.notes else ""]
+    if c.left_out:
+        last.append(f"{len(c.left_out)} machines left out (hover here for why).")
+    lines.append(" ".join(x for x in last if x))
+    why = [f"{n} {reason}" for reason, n in c.left_out_counts()]
+    tooltip = "\n".join([*c.notes, *(["Left out:", *why] if why else [])])
+    return "<br>".join(x for x in lines if x), tooltip
+
+
+def price_sources(rows: Sequence[CompareRow], most: int = 3) -> list[str]:
+    """Caption lines naming the prices' sources, each with its dates (a long line would widen
+    the chart beyond its window)."""
+    dates: dict[str, list[str]] = {}
+    for r in rows:
+        source = r.price_source or "no source"
+        if not r.local and ":" in source and "/" in source.split(":")[0]:
+            source = source.split(":")[0]  # a repository's file: the repository says enough
+        listed = dates.setdefault(source, [])
+        if r.price_date and r.price_date not in listed:
+            listed.append(r.price_date)
+    lines = []
+    for source, when in dates.items():
+        text = f"{source} ({', '.join(when)})" if when else source
+        lines.append(textwrap.shorten(text, 140, placeholder=" …"))
+    if len(lines) > most:
+        lines = [*lines[:most], f"and {len(lines) - most} more sources (see the table)"]
+    return [f"prices: {lines[0]}", *lines[1:]] if lines else ["prices: none"]
+
+
+def caption(
+    c: Comparison,
+    rows: Sequence[CompareRow],
+    options: CompareOptions,
+    be: BreakEven | None = None,
+) -> str:
+    """What was measured, where the prices come from (a line a source), owning, the date."""
+    lines = [c.source, *price_sources(rows)]
+    owned = options.owned
+    if be is not None and owned is not None:
+        lines.append(
+            f"owned: ${owned.purchase_usd:,.0f}, {owned.hours_per_day:g} h/day, "
+            f"{owned.wall_power_w or 0:.0f} W at the wall at ${owned.usd_per_kwh:g}/kWh"
+        )
+    lines[-1] += f" · {_dt.date.today().isoformat()} · epochcost"
+    return "<br>".join(html.escape(line) for line in lines)
+
+
+def rent_label(row: CompareRow, spot: bool) -> str:
+    """A machine to rent, with the price the break-even uses (spot when asked and offered)."""
+    hist = " (historical)" if row.historical else ""
+    if spot and row.usd_per_hour_spot is not None:
+        price = f"spot ${row.usd_per_hour_spot:g}/h"
+    else:
+        price = f"${row.usd_per_hour:g}/h"
+    return f"{row.cloud} {row.instance_type}{hist} · {row.gpu_model} · {price}"

@@ -1,0 +1,285 @@
+"""The Plan tab's form as values, and the plan they give (no widgets: tested without a window).
+
+The page reads its widgets into a FormValues and calls make_plan(), which resolves them with the
+engine's own functions, as `epochcost plan` resolves its options (engine/cli/cmd_plan.py), so
+the tab and the command give the same figures. Every mistake comes back as a ConfigError whose
+field is a form field (FIELD_LABELS) and whose message a person can act on.
+
+engine.plan.targets imports pandas (through engine.pricing.compare); it is imported on the first plan,
+not with the window.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from engine.core.errors import ConfigError
+from engine.plan import planner
+from engine.plan import presets as plan_presets
+from engine.plan.planner import Compute, Power, RunsRow, Utilisation
+from engine.plan.presets import Preset
+from engine.pricing.catalog import Catalog
+
+if TYPE_CHECKING:
+    from engine.plan.planner import PlanRow, Target
+    from engine.plan.report import Inputs
+    from engine.plan.targets import PlanOptions
+
+# Form field -> the label the form shows; the engine's ConfigError fields are these names.
+FIELD_LABELS = {
+    "preset": "Preset",
+    "params": "Parameters N",
+    "tokens": "Tokens D",
+    "n_layers": "Layers",
+    "seq_len": "Sequence length",
+    "d_attn": "Attention width",
+    "flops_per_sample": "FLOPs per sample",
+    "samples": "Samples",
+    "epochs": "Epochs",
+    "gpu": "GPU",
+    "instance": "Instance",
+    "count": "GPUs",
+    "precision": "Precision",
+    "mfu": "Stated MFU",
+    "from_result": "Measured MFU",
+    "region": "Region",
+    "pue": "PUE",
+    "usd_per_kwh": "Electricity",
+    "purchase_usd": "Purchase price",
+    "lifetime_years": "Lifetime",
+    "runs_table": "Fully loaded",
+    "runs": "Runs",
+}
+
+GIVEN_RUNS = "given"  # runs_table value: `runs` full-size runs
+# Words of the command line in the engine's texts, and what the form calls the same thing.
+CLI_WORDS = {
+    "no region given (--region) for CO2": "no region chosen for CO2",
+    "(give --usd-per-kwh)": "(give an electricity tariff)",
+    "(give --purchase-usd)": "(give a purchase price)",
+    "; give --mfu": ": choose a stated MFU instead",
+}
+SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+
+
+def form_words(text: str) -> str:
+    """An engine text with its command-line options named as the form names them."""
+    for cli, form in CLI_WORDS.items():
+        text = text.replace(cli, form)
+    return text
+
+
+@dataclass(frozen=True)
+class FormValues:
+    """What the form holds: texts as typed, choices by key. Empty text: not given."""
+
+    mode: str = "transformer"  # "transformer" | "per_sample"
+    preset: str = ""
+    params: str = ""
+    tokens: str = ""
+    n_layers: str = ""
+    seq_len: str = ""
+    d_attn: str = ""
+    attention: str = "causal"  # "causal" | "full"
+    flops_per_sample: str = ""  # empty: the selected result's
+    samples: str = ""  # empty: the selected result's samples per epoch
+    epochs: str = "1"
+    hardware: str = "gpu"  # "gpu" | "instance" | "owned"
+    gpu: str = ""  # catalog GPU name
+    instance: str = ""  # "cloud:instance_type"
+    count: str = ""  # empty: 1, or the instance's GPUs
+    precision: str = ""  # empty: the result's when its MFU is used, else fp16
+    mfu_source: str = "stated"  # "stated" | "result"
+    mfu: str = "0.35"
+    region: str = ""  # "provider:region"; empty: the instance's region
+    pue: str = ""
+    usd_per_kwh: str = ""
+    purchase_usd: str = ""
+    lifetime_years: str = ""
+    runs_table: str = plan_presets.DEFAULT_RUNS_TABLE  # a shipped table, or GIVEN_RUNS
+    runs: str = ""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The data a plan is drawn from, read once by the page."""
+
+    catalog: Catalog
+    presets: dict[str, Preset]
+    runs_tables: dict[str, tuple[RunsRow, ...]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One plan and the comparison across hardware, with the result it used (if any)."""
+
+    inputs: Inputs
+    row: PlanRow
+    target: Target
+    data: dict[str, Any]  # engine.plan.report.single(): figures and assumptions
+    comparison: list[tuple[PlanRow, Target]]
+    left_out: list[tuple[str, str]]
+    result_id: str | None
+
+
+def number(field: str, text: str, whole: bool = False) -> float | None:
+    """The number typed in `field` (1,000 and 110e6 and 7B all read), None when empty."""
+    cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
+    if not cleaned:
+        return None
+    scale = SUFFIXES.get(cleaned[-1].upper(), 1.0) if cleaned[-1].isalpha() else 1.0
+    try:
+        value = float(cleaned[:-1] if scale != 1.0 else cleaned) * scale
+    except ValueError:
+        raise ConfigError(field, f"{text.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ConfigError(field, f"{text.strip()!r} is not a number")
+    if whole and value != int(value):
+        raise ConfigError(field, f"{text.strip()} must be a whole number")
+    return value
+
+
+def required(field: str, text: str, why: str = "give a number") -> float:
+    value = number(field, text)
+    if value is None:
+        raise ConfigError(field, why)
+    return value
+
+
+def whole(field: str, text: str) -> int | None:
+    value = number(field, text, whole=True)
+    return None if value is None else int(value)
+
+
+def uses_result(form: FormValues) -> bool:
+    """Whether the plan takes something from the selected result (its MFU or FLOPs)."""
+    per_sample_from_result = form.mode == "per_sample" and not form.flops_per_sample.strip()
+    return form.mfu_source == "result" or per_sample_from_result
+
+
+def compute(form: FormValues, preset: Preset | None, result: dict[str, Any] | None) -> Compute:
+    """Training FLOPs: 6ND + attention, or FLOPs per sample x samples x epochs."""
+    if form.mode == "per_sample":
+        return _per_sample(form, result)
+    if preset is not None and preset.tokens is None and not form.tokens.strip():
+        raise ConfigError("tokens", f"{preset.name} has no published token count: give it")
+    return planner.transformer(
+        required("params", form.params, "give the parameter count N (110e6 or 110M)"),
+        required("tokens", form.tokens, "give the training tokens D (3.3e9 or 3.3B)"),
+        whole("n_layers", form.n_layers),
+        whole("seq_len", form.seq_len),
+        whole("d_attn", form.d_attn),
+        form.attention != "full",
+    )
+
+
+def _per_sample(form: FormValues, result: dict[str, Any] | None) -> Compute:
+    per_sample = number("flops_per_sample", form.flops_per_sample)
+    samples = number("samples", form.samples)
+    if result is not None and per_sample is None:
+        per_sample = (result.get("flops") or {}).get("per_sample")
+        if per_sample is None:
+            raise ConfigError(
+                "flops_per_sample", f"{result['run_id']} has no FLOP count stored: give it"
+            )
+    if result is not None and samples is None:
+        samples = result.get("epoch_samples")
+    if per_sample is None:
+        raise ConfigError(
+            "flops_per_sample", "give it, or select a result in the table to take its count"
+        )
+    if samples is None:
+        raise ConfigError("samples", "give the samples per epoch")
+    return planner.per_sample(per_sample, samples, required("epochs", form.epochs))
+
+
+def utilisation(
+    form: FormValues, cat: Catalog, result: dict[str, Any] | None
+) -> tuple[Utilisation, Power]:
+    """The MFU (stated, or measured by the result) and the power drawn (the result's, else
+    TDP), as `epochcost plan --mfu / --from-result` take them."""
+    from engine.plan import targets as plan_targets
+
+    power = (plan_targets.power_from_result(result, cat) if result else None) or planner.TDP
+    if form.mfu_source != "result":
+        text = form.mfu.strip()
+        percent = text.endswith("%")  # 35% reads as 0.35
+        mfu = required("mfu", text.removesuffix("%"), "give an MFU (0.35 for 35%)")
+        return planner.assumed(mfu / 100 if percent else mfu), power
+    if result is None:
+        raise ConfigError("from_result", "select a result in the table below to use its MFU")
+    return plan_targets.utilisation_from_result(result, cat), power
+
+
+def options(form: FormValues, u: Utilisation) -> PlanOptions:
+    from engine.plan.targets import PlanOptions
+
+    count = whole("count", form.count)
+    return PlanOptions(
+        count=count,
+        precision=form.precision or (u.precision if u.measured and u.precision else "fp16"),
+        region=form.region or None,
+        pue=number("pue", form.pue),
+        owned=form.hardware == "owned",
+        usd_per_kwh=number("usd_per_kwh", form.usd_per_kwh),
+        purchase_usd=number("purchase_usd", form.purchase_usd),
+        lifetime_years=number("lifetime_years", form.lifetime_years),
+    ).validated()
+
+
+def runs(form: FormValues, tables: dict[str, tuple[RunsRow, ...]]) -> tuple[RunsRow, ...]:
+    if form.runs_table == GIVEN_RUNS:
+        given = required("runs", form.runs, "give the number of full-size runs")
+        rows = plan_presets.full_size_runs(given)
+    elif form.runs_table in tables:
+        rows = tables[form.runs_table]
+    else:
+        raise ConfigError("runs_table", f"{form.runs_table!r} is not a run-count table")
+    planner.runs_multiplier(rows)  # validates
+    return rows
+
+
+def target(form: FormValues, cat: Catalog, opts: PlanOptions, power: Power) -> Target:
+    from engine.plan import targets as plan_targets
+
+    if form.hardware == "instance":
+        cloud, _, kind = form.instance.partition(":")
+        if not kind:
+            raise ConfigError("instance", "choose an instance")
+        instance = plan_targets.find_instance(cat, kind, (cloud,))
+        return plan_targets.target_for_instance(cat, instance, opts, power)
+    spec = cat.gpu(form.gpu)
+    if spec is None:
+        raise ConfigError(
+            "gpu", f"{form.gpu!r} is not in the GPU catalog" if form.gpu else "choose a GPU"
+        )
+    return plan_targets.target_for_gpu(cat, spec, opts, power)
+
+
+def make_plan(form: FormValues, sources: Sources, selected: dict[str, Any] | None) -> Plan:
+    """The plan of `form` on its hardware, and on every catalog GPU at the same count.
+    `selected` is the result selected in the results table (None: none)."""
+    from engine.plan import report as plan_report
+    from engine.plan import targets as plan_targets
+
+    result = selected if uses_result(form) else None
+    transformer = form.mode == "transformer"
+    preset = sources.presets.get(form.preset) if form.preset and transformer else None
+    cat = sources.catalog
+    work = compute(form, preset, result)
+    u, power = utilisation(form, cat, result)
+    opts = options(form, u)
+    rows = runs(form, sources.runs_tables)
+    runs_name = f"{form.runs} full-size runs" if form.runs_table == GIVEN_RUNS else form.runs_table
+    inputs = plan_report.Inputs(work, preset, u, power, rows, runs_name, opts)
+    chosen = target(form, cat, opts, power)
+    row, chosen = plan_targets.plan_on(chosen, work, u, opts.precision, power, rows)
+    # Every GPU at the chosen count; owning priced where a tariff is given, at launch prices
+    # (a purchase price typed for the chosen GPU says nothing of the others).
+    across = replace(opts, count=chosen.count, owned=False, purchase_usd=None)
+    comparison, left_out = plan_targets.compare(cat, work, u, across, power, rows)
+    data = plan_report.single(row, chosen, inputs, cat)
+    run_id = result.get("run_id") if result else None
+    return Plan(inputs, row, chosen, data, comparison, left_out, run_id)

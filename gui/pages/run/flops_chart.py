@@ -1,0 +1,104 @@
+"""The fourth live chart: the FLOP rate a run achieves, step by step, and its model FLOPs
+utilisation (MFU) where the device's peak is known.
+
+Achieved TFLOP/s = FLOPs per step (counted once in the worker, engine/backends) / step time,
+drawn for the running median step (the per-step scatter is the throughput chart's, scaled by
+a constant: drawing it twice would only cost the GUI thread paint time).
+The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense peak
+for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and no
+MFU, never a guessed one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from gui.common.chart import Chart, add_level, add_line, set_level
+from gui.common.theme import PlotColors
+from gui.pages.run.series import RunSeries
+
+TITLE = "Achieved FLOP rate"
+NOT_COUNTED = "FLOPs not counted for this model"
+WAITING = "shown once the FLOPs per step are counted"
+
+
+def title_for(series: RunSeries | None) -> str:
+    """The chart's title: the MFU of the running median where the peak is known."""
+    if series is None or not series.flops_per_step:
+        return TITLE
+    mfu = series.mfu
+    if mfu is not None and series.peak_tflops:
+        return f"{TITLE}: MFU {mfu:.1%} of {series.peak_tflops:g} TFLOP/s"
+    if series.peak_tflops is None and series.peak_source:
+        return f"{TITLE} (peak unknown: no MFU)"
+    return TITLE
+
+
+class FlopsChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("flops", TITLE, "TFLOP/s")
+        self.median = add_line(self, "running median")
+        self.final = add_level(self, "result")
+        self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
+        self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
+        self.plot.vb.sigResized.connect(
+            lambda vb: self.hint.setPos(vb.width() / 2, vb.height() / 2)
+        )
+        self._title = TITLE
+        self._foreground: Any = None
+        self.top: float | None = None  # the y range's top after the last refresh
+
+    def set_colors(self, colors: PlotColors) -> None:
+        super().set_colors(colors)
+        self.median.setPen(pg.mkPen(colors.median, width=2.5))
+        self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
+        self.final.label.setColor(colors.limit)
+        self.hint.setColor(colors.foreground)
+        self._foreground = colors.foreground
+        self.plot.setTitle(self._title, color=colors.foreground)
+
+    def begin(self, caption: str) -> None:
+        self.top = None
+        self.median.setData([], [])
+        self.final.hide()
+        self.hint.setText(WAITING)
+        self.hint.show()
+        self._set_title(TITLE)
+        self.set_caption(caption)
+
+    def counted(self, series: RunSeries, caption: str) -> None:
+        """The worker's Flops event arrived: say what is known before any step is drawn."""
+        if not series.flops_per_step:
+            self.hint.setText(NOT_COUNTED)
+            return
+        self.hint.hide()
+        per_step = f"{series.flops_per_step:.3g} FLOPs per step"
+        self.set_caption(f"{caption}<br>{per_step}; {series.peak_source}")
+
+    def refresh(self, series: RunSeries) -> None:
+        """Redraw from the series; `top` becomes the highest median rate so far."""
+        per_sample = series.tflop_per_sample
+        if per_sample is None or not len(series.median_rate):
+            return
+        rates = series.median_rate.values * per_sample
+        self.median.setData(series.median_t.values, rates)
+        self._set_title(title_for(series))
+        self.top = float(np.nanmax(rates)) * 1.15  # room above the line for the legend
+
+    def end(self, result: dict[str, Any]) -> None:
+        """The result's own figures (the whole window's throughput, not the last median)."""
+        flops = result.get("flops") or {}
+        achieved = flops.get("achieved_tflops")
+        if achieved is None:
+            return
+        mfu = flops.get("mfu")
+        text = f"result {achieved:.3g} TFLOP/s" + (f", MFU {mfu:.1%}" if mfu is not None else "")
+        set_level(self.final, achieved, text)
+
+    def _set_title(self, text: str) -> None:
+        if text != self._title:
+            self._title = text
+            self.plot.setTitle(text, color=self._foreground)

@@ -1,0 +1,307 @@
+"""The four live plots: throughput, memory fill, projected cost per epoch and the achieved
+FLOP rate (gui/pages/run/flops_chart.py), two by two.
+
+Each curve is created once. Events only append numbers to a RunSeries; a 25 Hz timer pushes the
+buffers into the curves with setData, and each plot downsamples and clips to its view, so an
+hour-long run redraws as cheaply as a short one. The x axis of all four is seconds since
+warm-up began (the worker's clock).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from engine.core.events import Event, Flops, Phase, Sample, Started, Step
+from engine.measure.config import RunConfig
+from engine.results import report
+from gui.common.chart import Chart, add_level, add_line, set_level
+from gui.common.plot_ranges import FollowRange
+from gui.common.theme import PlotColors
+from gui.pages.run.flops_chart import FlopsChart
+from gui.pages.run.series import RunSeries
+
+REFRESH_HZ = 25
+BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
+RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
+GIB = float(2**30)
+# Phases worth a line on the time axis (importing and building come before it starts).
+MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
+
+
+def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closed outline of a band: along `high`, then back along `low` (thinned)."""
+    if len(t) > BAND_POINTS:
+        keep = np.linspace(0, len(t) - 1, BAND_POINTS).round().astype(int)
+        t, low, high = t[keep], low[keep], high[keep]
+    return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
+
+
+class LivePlots(QWidget):
+    updated = Signal()  # after a redraw; the status line reads the new figures then
+
+    def __init__(self, colors: PlotColors, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.throughput = Chart("throughput", "Throughput", "samples per second")
+        self.memory = Chart("memory", "Memory fill", "memory (GiB)")
+        self.cost = Chart("cost", "Projected cost per epoch", "USD per epoch")
+        self.flops = FlopsChart()
+        self.charts: dict[str, Chart] = {
+            c.name: c for c in (self.throughput, self.memory, self.cost, self.flops)
+        }
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for i, chart in enumerate(self.charts.values()):
+            layout.addWidget(chart, i // 2, i % 2)
+        # One time axis: zooming or panning one plot moves the others with it. The
+        # throughput plot's range leads (gui/common/plot_ranges.py says why ranges move in jumps).
+        for chart in (self.memory, self.cost, self.flops):
+            chart.plot.setXLink(self.throughput.plot)
+        self._ranges = {name: FollowRange(chart.plot) for name, chart in self.charts.items()}
+        self._reset_ranges()
+
+        self._warm = add_line(self.throughput, "warm-up steps")
+        self._measured = add_line(self.throughput, "measured steps")
+        self._median = add_line(self.throughput, "running median")
+        self._final_rate = add_level(self.throughput, "result")
+        self._process = add_line(self.memory, "this run")
+        self._device = add_line(self.memory, "in use on the device (all processes)")
+        self._total = add_level(self.memory, "device total")
+        self._peak = pg.ScatterPlotItem(size=11, symbol="o")
+        self._peak_label = pg.TextItem(anchor=(0, 1))
+        self.memory.plot.addItem(self._peak)
+        self.memory.plot.addItem(self._peak_label)
+        # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
+        # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
+        self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
+        self.cost.plot.addItem(self._band)
+        self._mid = add_line(self.cost, "projected (median step)")
+        # A wide translucent line stands for the band in the legend.
+        self._band_key = pg.PlotDataItem()
+        self.cost.legend.addItem(self._band_key, "95 % interval of the median")
+        self._final_cost = add_level(self.cost, "result")
+        # Shown in the empty cost plot until the first measured steps give a projection.
+        self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
+        self._cost_hint.setParentItem(self.cost.plot.vb)  # view pixels, not data: stays put
+        self.cost.plot.vb.sigResized.connect(
+            lambda vb: self._cost_hint.setPos(vb.width() / 2, vb.height() / 2)
+        )
+        self._marks: list[tuple[Chart, pg.InfiniteLine]] = []
+        self._overlays: list[tuple[Chart, pg.InfiniteLine]] = []
+        self._overlay_results: list[dict[str, Any]] = []
+
+        self.series: RunSeries | None = None
+        self.caption = ""
+        self.config: RunConfig | None = None
+        self.run_id: str | None = None
+        self._dirty = False
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000 // REFRESH_HZ)
+        self.timer.timeout.connect(self.refresh)
+        self.set_colors(colors)
+
+    @property
+    def cost_in_usd(self) -> bool:
+        return self.config is None or self.config.usd_per_hour is not None
+
+    def set_colors(self, colors: PlotColors) -> None:
+        self.colors = colors
+        for chart in self.charts.values():
+            chart.set_colors(colors)
+        self._warm.setPen(pg.mkPen(colors.warmup, width=1))
+        self._measured.setPen(pg.mkPen(colors.measured, width=1))
+        self._median.setPen(pg.mkPen(colors.median, width=2.5))
+        self._process.setPen(pg.mkPen(colors.process_memory, width=2))
+        self._device.setPen(pg.mkPen(colors.device_memory, width=1.5, style=pg.QtCore.Qt.DashLine))
+        self._peak.setBrush(pg.mkBrush(colors.peak))
+        self._peak.setPen(pg.mkPen(colors.foreground))
+        self._peak_label.setColor(colors.peak)
+        self._cost_hint.setColor(colors.foreground)
+        band = pg.mkColor(colors.median)
+        band.setAlpha(60)
+        self._band.setBrush(pg.mkBrush(band))
+        self._band_key.setPen(pg.mkPen(band, width=10))
+        self._mid.setPen(pg.mkPen(colors.median, width=2.5))
+        for line in (self._final_rate, self._total, self._final_cost):
+            line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
+            line.label.setColor(colors.limit)
+        for _, mark in self._marks:
+            mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
+            mark.label.setColor(colors.phase)
+        self.set_overlays(self._overlay_results)
+
+    def begin_run(self, config: RunConfig, caption: str) -> None:
+        """Clear the curves and start drawing a new run."""
+        self.config = config
+        self.run_id = None
+        self.series = RunSeries(
+            config.batch_size, config.resolved_epoch_samples, config.usd_per_hour
+        )
+        for item in (self._warm, self._measured, self._median, self._process, self._device):
+            item.setData([], [])
+        self._mid.setData([], [])
+        self._band.setData([], [])
+        for chart, mark in self._marks:
+            chart.plot.removeItem(mark)
+        self._marks.clear()
+        for item in (self._final_rate, self._final_cost, self._total):
+            item.hide()
+        self._peak.setData([], [])
+        self._peak_label.setText("")
+        self._cost_hint.show()
+        if self.cost_in_usd:
+            self.cost.plot.setTitle("Projected cost per epoch")
+            self.cost.plot.setLabel("left", "USD per epoch")
+        else:
+            self.cost.plot.setTitle("Projected epoch time (no price given)")
+            self.cost.plot.setLabel("left", "seconds per epoch")
+        for chart in self.charts.values():
+            chart.set_caption(caption)
+        self.caption = caption
+        self.flops.begin(caption)
+        self._reset_ranges()
+        self.set_colors(self.colors)
+        self.timer.start()
+
+    def _reset_ranges(self) -> None:
+        for follow in self._ranges.values():
+            follow.reset()
+
+    def on_event(self, event: Event) -> None:
+        if self.series is None:
+            return
+        if isinstance(event, Started):
+            self.run_id = event.run_id
+            self.set_overlays(self._overlay_results)  # drop this run's own row, if selected
+            return
+        if isinstance(event, Step):
+            self.series.add_step(event)
+        elif isinstance(event, Sample):
+            self.series.add_sample(event)
+        elif isinstance(event, Flops):
+            self.series.set_flops(event)
+            self.flops.counted(self.series, self.caption)
+        elif isinstance(event, Phase) and event.phase in MARKED_PHASES:
+            self._mark(self.series.latest_t, MARKED_PHASES[event.phase])
+        else:
+            return
+        self._dirty = True
+
+    def _mark(self, t: float, name: str) -> None:
+        # Not on the cost plot: it only begins once measuring does.
+        for chart in (self.throughput, self.memory):
+            line = pg.InfiniteLine(
+                pos=t, angle=90, movable=False, label=name, labelOpts={"position": 0.92}
+            )
+            line.setPen(pg.mkPen(self.colors.phase, style=pg.QtCore.Qt.DotLine))
+            line.label.setColor(self.colors.phase)
+            chart.plot.addItem(line, ignoreBounds=True)
+            self._marks.append((chart, line))
+
+    def refresh(self) -> None:
+        """Push the buffers into the curves (the timer calls this; cheap when nothing changed)."""
+        s = self.series
+        if s is None or not self._dirty:
+            return
+        self._dirty = False
+        projected = s.update_projection()
+        self.flops.refresh(s)
+        if projected:
+            self._follow_y()
+        self._ranges["throughput"].follow_x(s.latest_t)
+        self._warm.setData(s.warm_t.values, s.warm_rate.values)
+        self._measured.setData(s.meas_t.values, s.meas_rate.values)
+        self._median.setData(s.median_t.values, s.median_rate.values)
+        self._process.setData(s.mem_t.values, s.mem_process.values / GIB)
+        self._device.setData(s.mem_t.values, s.mem_device.values / GIB)
+        self._band.setData(*band_outline(s.proj_t.values, s.proj_low.values, s.proj_high.values))
+        self._mid.setData(s.proj_t.values, s.proj_mid.values)
+        self._cost_hint.setVisible(len(s.proj_t) == 0)
+        if s.memory_total_bytes:
+            total = f"device total {report.size(s.memory_total_bytes)}"
+            set_level(self._total, s.memory_total_bytes / GIB, total)
+            self._ranges["memory"].follow_y(s.memory_total_bytes / GIB)
+        if s.peak_memory is not None:
+            self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
+        self.updated.emit()
+
+    def _follow_y(self, final: bool = False) -> None:
+        s = self.series
+        assert s is not None
+        if len(s.meas_rate):
+            # Single steps can be many times the typical rate (timer granularity on tiny
+            # steps): scale to the bulk of the recent ones so the median stays readable.
+            rates = np.concatenate([s.warm_rate.values[-RECENT:], s.meas_rate.values[-RECENT:]])
+            self._ranges["throughput"].follow_y(float(np.nanpercentile(rates, 98)), final)
+        if len(s.proj_t):
+            # The first few steps' interval can be huge; it may run off the top.
+            high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
+            self._ranges["cost"].follow_y(high, final)
+        if self.flops.top:
+            self._ranges["flops"].follow_y(self.flops.top, final)
+
+    def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
+        self._peak.setData([t], [peak_bytes / GIB])
+        fill = f" ({peak_bytes / total:.1%} of the device)" if total else ""
+        self._peak_label.setText(f"peak {report.size(peak_bytes)}{fill}")
+        self._peak_label.setPos(t, peak_bytes / GIB)
+        (x0, x1), _ = self.memory.plot.viewRange()
+        self._peak_label.setAnchor((1, 1) if t > (x0 + x1) / 2 else (0, 1))  # keep it in view
+
+    def end_run(self, result: dict[str, Any] | None) -> None:
+        """Stop the timer after a last redraw; with a result, draw its final figures."""
+        self._dirty = True
+        self.refresh()
+        self.timer.stop()
+        if self.series is not None:  # fit the finished run, for a look and for export
+            self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
+            self._follow_y(final=True)
+        if not result or result.get("status") != "ok":
+            return
+        rate = result["throughput_samples_per_s"]
+        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s")
+        self.flops.end(result)
+        final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
+        if final is not None:
+            text = report.money(final) if self.cost_in_usd else report.duration(final)
+            set_level(self._final_cost, final, f"result {text} per epoch")
+        s = self.series
+        peak = result.get("peak_memory_bytes")
+        if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
+            # The worker's own peak (ru_maxrss, the framework's counter) beats the sampler's.
+            self._show_peak(s.latest_t, peak, result.get("memory_total_bytes"))
+
+    def set_overlays(self, results: list[dict[str, Any]]) -> None:
+        """Reference lines for stored results, to compare with the run on screen."""
+        for chart, line in self._overlays:
+            chart.plot.removeItem(line)
+        self._overlays.clear()
+        self._overlay_results = list(results)
+        shown = [r for r in self._overlay_results if r.get("run_id") != self.run_id]
+        for i, r in enumerate(shown):
+            c = r.get("config") or {}
+            label = f"{c.get('model')} b{c.get('batch_size')} {r.get('run_id', '')[:15]}"
+            color = self.colors.overlay[i % len(self.colors.overlay)]
+            cost_key = "usd_per_epoch" if self.cost_in_usd else "epoch_seconds"
+            for chart, value in (
+                (self.throughput, r.get("throughput_samples_per_s")),
+                (self.memory, (r.get("peak_memory_bytes") or np.nan) / GIB),
+                (self.cost, r.get(cost_key)),
+                (self.flops, (r.get("flops") or {}).get("achieved_tflops")),
+            ):
+                if value is None or not np.isfinite(value):
+                    continue
+                line = pg.InfiniteLine(
+                    pos=value,
+                    angle=0,
+                    movable=False,
+                    label=label,
+                    labelOpts={"position": 0.6, "color": color},
+                    pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.DashDotLine),
+                )
+                chart.plot.addItem(line)
+                self._overlays.append((chart, line))

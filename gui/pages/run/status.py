@@ -1,0 +1,148 @@
+"""The run's status line: the phase strip, elapsed time with the current figures, and the
+progress of the phase's step window (warm-up, then measuring)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
+
+from engine.core.events import Event, Failed, Finished, Phase, Step
+from engine.results import report
+from gui.pages.run.series import RunSeries
+
+PHASES = (
+    ("importing", "importing"),
+    ("building", "building"),
+    ("warmup", "warm-up"),
+    ("measuring", "measuring"),
+    ("finishing", "done"),
+)
+PHASE_NAMES = dict(PHASES)
+
+
+class RunStatus(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.phase_labels = {name: QLabel(text) for name, text in PHASES}
+        self.text = QLabel("Ready: choose a model and press Run (Ctrl+R)", objectName="status_text")
+        # The line may be long; it gives way rather than widen the window.
+        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.progress = QProgressBar(objectName="window_progress")
+        self.progress.setFixedWidth(200)
+        self.progress.setToolTip("Steps of the current phase; measuring stops early once stable")
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        for i, label in enumerate(self.phase_labels.values()):
+            if i:
+                layout.addWidget(QLabel("›"))
+            layout.addWidget(label)
+        layout.addSpacing(12)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.progress)
+        self.phase = ""
+        self._t0: float | None = None
+        self._steps = 0
+        self._series: RunSeries | None = None
+        self._clock = QTimer(self)
+        self._clock.setInterval(250)
+        self._clock.timeout.connect(self._tick)
+        self._highlight("")
+
+    def begin(self, series: RunSeries | None) -> None:
+        self._t0 = time.monotonic()
+        self._series = series
+        self.phase = "starting"
+        self._highlight("")
+        self.progress.reset()
+        self.progress.show()
+        self._clock.start()
+        self.show_figures()
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, Phase):
+            self.phase = event.phase
+            self._highlight(event.phase)
+            self._steps = 0
+            expected = event.expected_steps or 0
+            self.progress.setRange(0, expected)
+            self.progress.setValue(0)
+            if event.phase == "measuring":
+                self.progress.setFormat("measuring %v/%m")
+            elif event.phase == "warmup":
+                self.progress.setFormat("warm-up %v/%m")
+            else:
+                self.progress.setFormat(event.phase)
+        elif isinstance(event, Step):
+            # Counted here, drawn by the clock: QProgressBar repaints at once on every new
+            # value, which a fast model's hundreds of steps a second would pay for.
+            self._steps += 1
+
+    def _tick(self) -> None:
+        if self.progress.maximum() > 0:
+            self.progress.setValue(min(self._steps, self.progress.maximum()))
+        self.show_figures()
+
+    def show_figures(self) -> None:
+        """Phase, elapsed time and the current figures in one line."""
+        if self._t0 is None:
+            return
+        parts = [
+            PHASE_NAMES.get(self.phase, self.phase),
+            report.duration(time.monotonic() - self._t0),
+        ]
+        s = self._series
+        p = s.projection if s else None
+        if p is not None and s is not None:
+            parts.append(f"{p.throughput_samples_per_s:,.1f} samples/s (median of {p.steps} steps)")
+            if p.usd_per_epoch is not None:
+                low, mid, high = p.usd_per_epoch
+                parts.append(
+                    f"{report.money(mid)} per epoch ({report.money(low)} to {report.money(high)})"
+                )
+            else:
+                parts.append(f"{report.duration(p.epoch_s[1])} per epoch")
+        if s is not None and s.peak_memory is not None:
+            parts.append(f"peak memory {report.size(s.peak_memory[1])}")
+        self.text.setText(" · ".join(parts))
+        self.text.setToolTip(self.text.text())  # the whole line, when the window is narrow
+
+    def end(self, event: Finished | Failed, result: dict[str, Any] | None) -> None:
+        self._clock.stop()
+        self._t0 = None
+        if isinstance(event, Finished) and result is not None:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+            self.progress.setFormat(
+                f"{result.get('steps_measured', 0)} steps ({result.get('stop_reason')})"
+            )
+            self._highlight("finishing")
+            self.text.setText(finished_text(result))
+        else:
+            self.progress.hide()
+            self._highlight("")
+            self.text.setText(f"Run {event.kind if isinstance(event, Failed) else 'ended'}")
+
+    def _highlight(self, current: str) -> None:
+        for name, label in self.phase_labels.items():
+            label.setEnabled(name == current)
+            font = label.font()
+            font.setBold(name == current)
+            label.setFont(font)
+
+
+def finished_text(result: dict[str, Any]) -> str:
+    parts = [
+        f"Finished: {result['throughput_samples_per_s']:,.1f} samples/s",
+        f"epoch {report.duration(result.get('epoch_seconds'))}",
+    ]
+    if result.get("usd_per_epoch") is not None:
+        parts.append(f"{report.money(result['usd_per_epoch'])} per epoch")
+    fill = result.get("memory_fill")
+    if fill is not None:
+        parts.append(f"memory {report.size(result.get('peak_memory_bytes'))} ({fill:.1%})")
+    return " · ".join(parts)

@@ -1,0 +1,207 @@
+"""The sweep's own inputs: which batch sizes, or the max-fit search and its settings.
+
+The run itself (model, framework, device, precision, price) comes from the configuration panel
+on the left; this form adds what a sweep needs on top. Every change re-validates the form into
+a SweepPlan (the CLI's own rules, engine/sweep/plan.py) and shows each field's reason beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.errors import ConfigError
+from engine.sweep.batches import parse_batch_sizes
+from engine.sweep.plan import SweepPlan
+
+ERROR_STYLE = "color: #d04437;"
+MIB = 2**20
+MAX_MEMORY_LIMIT_MIB = 2**30  # RunConfig allows up to 2**50 bytes
+MAX_MARGIN_PERCENT = 90  # SweepPlan's margin is at most 0.9
+
+# field -> (label, default text, tooltip)
+FIELDS = {
+    "batch_sizes": (
+        "Batch sizes",
+        "",
+        "16,32,64 · 16:256 (doubling) · 16:128:16 (steps of 16). Empty: find the largest "
+        "batch that fits, then measure powers of two up to it.",
+    ),
+    "start": ("Start at", "16", "The first batch of the search (and of the powers of two)"),
+    "multiple": ("Multiple of", "8", "The search's resolution: it tries multiples of this"),
+    "margin": ("Margin (%)", "10", "Recommended batch = the largest that fits, less this"),
+    "max_batch": ("Max. batch", "", "Never try a larger batch (empty: no maximum)"),
+    "memory_limit_mb": (
+        "Memory limit (MiB)",
+        "",
+        "On the CPU a trial that uses more is out of memory, as on a GPU of this size. "
+        "Empty: a search runs under 80% of the memory available.",
+    ),
+}
+SEARCH_FIELDS = ("start", "multiple", "margin", "max_batch")
+
+
+@dataclass(frozen=True)
+class SweepInputs:
+    """The form, checked: what to measure, and the CPU memory limit in bytes (None: none)."""
+
+    plan: SweepPlan
+    memory_limit_bytes: int | None
+
+
+def _whole(text: str) -> int:
+    return int(text.strip().replace(",", "").replace("_", ""))
+
+
+def read_inputs(
+    texts: dict[str, str], max_fit: bool, cpu: bool
+) -> tuple[SweepInputs | None, dict[str, str]]:
+    """(inputs, {}) when valid, else (None, {field: reason}). `cpu`: the limit applies."""
+    errors: dict[str, str] = {}
+    values: dict[str, int | float | None] = {}
+    for name in ("start", "multiple", "max_batch", "memory_limit_mb"):
+        text = texts.get(name, "").strip()
+        if not text and name in ("max_batch", "memory_limit_mb"):
+            values[name] = None
+            continue
+        try:
+            values[name] = _whole(text)
+        except ValueError:
+            errors[name] = f"{text!r} is not a whole number" if text else "enter a whole number"
+    try:
+        margin = float(texts.get("margin", "").strip().rstrip("%"))
+    except ValueError:
+        errors["margin"] = "enter a percentage, e.g. 10"
+    else:
+        if not 0 <= margin <= MAX_MARGIN_PERCENT:
+            errors["margin"] = f"{margin:g} is out of range (allowed 0 to {MAX_MARGIN_PERCENT})"
+        values["margin"] = margin / 100
+    limit = values.get("memory_limit_mb")
+    if cpu and isinstance(limit, int) and not 1 <= limit <= MAX_MEMORY_LIMIT_MIB:
+        errors["memory_limit_mb"] = f"{limit} is out of range (allowed 1 to {MAX_MEMORY_LIMIT_MIB})"
+    sizes: tuple[int, ...] = ()
+    if not max_fit and texts.get("batch_sizes", "").strip():
+        try:
+            sizes = parse_batch_sizes(texts["batch_sizes"])
+        except ConfigError as exc:
+            errors["batch_sizes"] = exc.message
+    if errors:
+        return None, errors
+    try:
+        plan = SweepPlan(
+            batch_sizes=sizes,
+            max_fit=max_fit,
+            start=values["start"],  # type: ignore[arg-type]
+            multiple=values["multiple"],  # type: ignore[arg-type]
+            margin=values["margin"],  # type: ignore[arg-type]
+            max_batch=values["max_batch"],  # type: ignore[arg-type]
+        ).validated()
+    except ConfigError as exc:
+        return None, {exc.field: exc.message}
+    memory = limit * MIB if cpu and isinstance(limit, int) else None
+    return SweepInputs(plan, memory), {}
+
+
+class SweepForm(QWidget):
+    """Sweep inputs with a reason beside each wrong field; `inputs` is None while any is."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.inputs: SweepInputs | None = None
+        self.errors: dict[str, str] = {}
+        self.cpu = True
+        self.sweep_sizes = QRadioButton("Sweep batch sizes", objectName="sweep_sizes")
+        self.max_fit = QRadioButton("Find max batch", objectName="find_max_batch")
+        self.max_fit.setToolTip("The largest batch that trains, and a recommended one below it")
+        self.sweep_sizes.setChecked(True)
+        self.edits: dict[str, QLineEdit] = {}
+        self._error_labels: dict[str, QLabel] = {}
+        cells: dict[str, QVBoxLayout] = {}
+        for name, (_, default, tip) in FIELDS.items():
+            edit = QLineEdit(default, objectName=name)
+            edit.setToolTip(tip)
+            self.edits[name] = edit
+            cells[name] = self._cell(name, edit)
+        self.edits["batch_sizes"].setPlaceholderText("powers of two up to the largest that fits")
+        self.edits["max_batch"].setPlaceholderText("none")
+        self.edits["memory_limit_mb"].setPlaceholderText("80% of free memory")
+
+        modes = QHBoxLayout()
+        modes.addWidget(self.sweep_sizes)
+        modes.addWidget(self.max_fit)
+        modes.addStretch(1)
+        left, right = QFormLayout(), QFormLayout()
+        left.addRow("", modes)
+        left.addRow(FIELDS["batch_sizes"][0], cells["batch_sizes"])
+        left.addRow(FIELDS["memory_limit_mb"][0], cells["memory_limit_mb"])
+        search = QHBoxLayout()
+        for name in SEARCH_FIELDS:
+            search.addWidget(QLabel(FIELDS[name][0]))
+            search.addLayout(cells[name], 1)
+        right.addRow("Search:", search)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(left)
+        layout.addLayout(right)
+
+        for edit in self.edits.values():
+            edit.textChanged.connect(self.validate)
+        self.max_fit.toggled.connect(self.validate)
+        self.validate()
+
+    def _cell(self, name: str, edit: QLineEdit) -> QVBoxLayout:
+        error = QLabel(wordWrap=True, objectName=f"{name}_error")
+        error.setStyleSheet(ERROR_STYLE)
+        error.hide()
+        cell = QVBoxLayout()
+        cell.setSpacing(1)
+        cell.addWidget(edit)
+        cell.addWidget(error)
+        self._error_labels[name] = error
+        return cell
+
+    def set_cpu(self, cpu: bool) -> None:
+        """Whether the chosen device is a CPU, where the memory limit applies."""
+        self.cpu = cpu
+        self.validate()
+
+    def validate(self) -> bool:
+        max_fit = self.max_fit.isChecked()
+        searches = max_fit or not self.edits["batch_sizes"].text().strip()
+        self.edits["batch_sizes"].setEnabled(not max_fit)
+        for name in SEARCH_FIELDS:
+            self.edits[name].setEnabled(searches)
+        self.edits["memory_limit_mb"].setEnabled(self.cpu)
+        self.edits["memory_limit_mb"].setPlaceholderText(
+            ("80% of free memory" if searches else "none") if self.cpu else "CPU only"
+        )
+        texts = {name: edit.text() for name, edit in self.edits.items()}
+        self.inputs, self.errors = read_inputs(texts, max_fit, self.cpu)
+        for name, label in self._error_labels.items():
+            label.setText(self.errors.get(name, ""))
+            label.setVisible(name in self.errors)
+        self.changed.emit()
+        return self.inputs is not None
+
+    def describe_errors(self) -> str:
+        """The form's mistakes in one sentence, for the message bar."""
+        return "; ".join(f"{FIELDS[k][0]}: {v}" for k, v in self.errors.items())
+
+    def set_running(self, running: bool) -> None:
+        for w in (self.sweep_sizes, self.max_fit, *self.edits.values()):
+            w.setEnabled(not running)
+        if not running:
+            self.validate()  # re-applies which fields apply to the mode and the device

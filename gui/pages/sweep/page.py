@@ -1,0 +1,443 @@
+"""The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes.
+
+The run settings come from the configuration panel on the left; the page adds the batch sizes
+(or the max-fit search) and runs engine.sweep.runner.Sweep on a BackgroundJob. Points appear as trials
+end, and so do the verdicts (engine.sweep.summary: cheapest batch, knee, max fit, recommended).
+Each trial's result is stored with the sweep's group id and the results table below refreshes.
+Cancel keeps the finished points. A sweep and a single run never measure at the same time: on
+one machine they would share the device (or the CPU cores) and spoil each other's timings.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.errors import ConfigError
+from engine.core.events import Phase, Step
+from engine.measure.config import RunConfig
+from engine.results import report
+from engine.sweep.events import (
+    SearchFinished,
+    SweepEvent,
+    SweepFinished,
+    Trial,
+    TrialFinished,
+    TrialProgress,
+    TrialStarted,
+)
+from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
+from gui.common import export, settings
+from gui.common.background import BackgroundJob, Emit, JobError
+from gui.common.message_bar import MessageBar
+from gui.pages.sweep.chart import SweepChart
+from gui.pages.sweep.form import SweepForm
+from gui.pages.sweep.table import PointsTable
+from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verdict_text
+
+if TYPE_CHECKING:
+    from engine.sweep.runner import Sweep
+    from gui.shell.main_window import MainWindow
+
+STEP_EVERY_S = 0.25  # the running trial's step count reaches the GUI at most this often
+SHUTDOWN_WAIT_S = 5.0
+READY = "Ready: set the batch sizes (or Find max batch) and press Start sweep"
+
+
+def follow(sweep: Sweep, emit: Emit) -> SweepSummary:
+    """Run the sweep (on the job's thread), emitting its events but only some of the running
+    trial's steps; return its summary."""
+    last_step = 0.0
+    for event in sweep.events():
+        if isinstance(event, TrialProgress):
+            if isinstance(event.event, Step):
+                now = time.monotonic()
+                if now - last_step < STEP_EVERY_S:
+                    continue
+                last_step = now
+            elif not isinstance(event.event, Phase):
+                continue
+        emit(event)
+        if isinstance(event, SweepFinished):
+            return event.summary
+    return sweep.summary()
+
+
+class SweepPage(QWidget):
+    running_changed = Signal(bool)  # False only once the job's thread (and worker) has ended
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.setObjectName("sweep_page")
+        self.main = window
+        self.job: BackgroundJob | None = None
+        self.config: RunConfig | None = None
+        self.trials: list[Trial] = []
+        self.summary: SweepSummary | None = None
+        self._search: SearchOutcome | None = None
+        self._outcome: Any = None
+        self._group_id = ""
+        self._plan: dict[str, Any] = {}
+        self._t0 = 0.0
+        self._current = ""
+
+        self.form = SweepForm()
+        self.start_button = QPushButton("Start sweep", objectName="start_sweep")
+        self.cancel_button = QPushButton("Cancel", objectName="cancel_sweep")
+        self.chart_button = QPushButton("Export chart…")
+        self.csv_button = QPushButton("Export CSV…")
+        self.message_bar = MessageBar()
+        self.status = QLabel(READY, objectName="sweep_status")
+        self.verdicts = QLabel(objectName="sweep_verdicts", wordWrap=True)
+        self.verdicts.setTextFormat(Qt.TextFormat.RichText)
+        # The line may be long; it gives way rather than widen the window (the verdicts wrap).
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.chart = SweepChart()
+        self.chart.set_colors(window.plots.colors)
+        self.table = PointsTable()
+        self.model = self.table.points
+        self._layout()
+
+        self.clock = QTimer(self)
+        self.clock.setInterval(1000)
+        self.clock.timeout.connect(self._show_status)
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.chart_button.clicked.connect(self.export_chart_dialog)
+        self.csv_button.clicked.connect(self.export_csv_dialog)
+        self.form.changed.connect(self._update_buttons)
+        window.controller.running_changed.connect(self._update_buttons)
+        window.panel.buttons_changed.connect(self._update_buttons)
+        window.panel.device.currentIndexChanged.connect(lambda _: self.form.set_cpu(self._on_cpu()))
+        window.panel.cancel_requested.connect(self.cancel)  # its Cancel stops a sweep too
+        self.form.set_cpu(self._on_cpu())
+        self._set_exports_enabled(False)
+
+    def _layout(self) -> None:
+        buttons = QVBoxLayout()
+        for button in (self.start_button, self.cancel_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        inputs = QHBoxLayout()
+        inputs.addWidget(self.form, 1)
+        inputs.addLayout(buttons)
+        exports = QHBoxLayout()
+        exports.addWidget(self.status, 1)
+        exports.addWidget(self.chart_button)
+        exports.addWidget(self.csv_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.chart)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message_bar)
+        layout.addLayout(inputs)
+        layout.addLayout(exports)
+        layout.addWidget(self.verdicts)
+        layout.addWidget(split, 1)
+
+    # ---- state -----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None
+
+    def _on_cpu(self) -> bool:
+        """Whether the panel's device is the CPU (where the memory limit applies)."""
+        panel = self.main.panel
+        wanted = panel.device.currentData()
+        device = next((d for d in panel.devices if d.id == wanted), None)
+        if device is None and panel.devices:
+            device = panel.devices[0]
+        return device is None or device.kind == "cpu"
+
+    def _update_buttons(self) -> None:
+        run_going = self.main.controller.running
+        checking = self.main.panel.picker.checking
+        ready = self.form.inputs is not None and self.main.panel.config is not None
+        self.start_button.setEnabled(ready and not self.running and not run_going and not checking)
+        self.start_button.setToolTip(
+            "A run is going on the Run tab: both would share the device"
+            if run_going
+            else "A model file is being checked"
+            if checking
+            else ""
+            if self.main.panel.config is not None
+            else "Fix the run settings on the left first"
+        )
+        self.cancel_button.setEnabled(self.running)
+
+    def _set_exports_enabled(self, enabled: bool) -> None:
+        self.chart_button.setEnabled(enabled)
+        self.csv_button.setEnabled(enabled)
+
+    # ---- start, cancel, stop ---------------------------------------------------------------
+
+    def start(self) -> bool:
+        """Start a sweep with the panel's run settings; False, with a message, if it cannot."""
+        if self.running:
+            return False
+        sweep = self._new_sweep()
+        if sweep is None:
+            return False
+        self._begin(sweep)
+        job = BackgroundJob(lambda emit: follow(sweep, emit), cancel=sweep.cancel)
+        job.item.connect(self._on_event)
+        job.done.connect(self._on_done)
+        job.finished.connect(self._on_job_finished)
+        self.job = job
+        job.start()
+        self._set_running(True)
+        return True
+
+    def _new_sweep(self) -> Sweep | None:
+        if self.main.controller.running:
+            self._tell("A run is going on the Run tab; start the sweep once it has ended.")
+            return None
+        if self.main.panel.picker.checking:
+            self._tell("A model file is being checked; start the sweep once the check has ended.")
+            return None
+        config = self.main.panel.config
+        if config is None:
+            wrong = ", ".join(self.main.panel.errors) or "the run settings"
+            self._tell(f"Fix the run settings on the left first ({wrong}).")
+            return None
+        if not self.form.validate():
+            self._tell(self.form.describe_errors())
+            return None
+        inputs = self.form.inputs
+        assert inputs is not None
+        # Here, not at the top: engine.sweep.runner imports the store's pandas, which the window
+        # loads after its first paint (gui/common/lazy_store.py).
+        from engine.sweep.runner import Sweep
+
+        try:
+            config = config.with_changes(memory_limit_bytes=inputs.memory_limit_bytes)
+            # Each trial's worker starts as a single run's would: the framework's chosen Python.
+            spec = self.main.controller.spec_for(config.framework)
+            return Sweep(config, inputs.plan, store=self.main.controller.store(), spec=spec)
+        except ConfigError as exc:
+            self._tell(str(exc))
+        except (sqlite3.Error, OSError) as exc:
+            self._tell(f"The results database could not be opened: {exc}")
+        return None
+
+    def _begin(self, sweep: Sweep) -> None:
+        self.message_bar.dismiss()
+        self.config = sweep.config
+        self.trials, self.summary, self._search, self._outcome = [], None, None, None
+        self._group_id, self._plan = sweep.group_id, sweep.plan.to_dict()
+        self._t0, self._current = time.monotonic(), "starting"
+        self.chart.reset(sweep.plan.batch_sizes or (sweep.plan.start,))
+        self.chart.set_priced(sweep.config.usd_per_hour is not None)
+        self.chart.set_caption(caption(sweep.config, self.main.panel.device.currentText()))
+        self.model.clear()
+        self.verdicts.clear()
+        self._set_exports_enabled(False)
+
+    def cancel(self) -> None:
+        """Stop the sweep; the finished points stay (measured, stored and on the chart)."""
+        if self.job is not None and not self.job.cancelled:
+            self.job.cancel()
+            self._current = "cancelling"
+            self.cancel_button.setEnabled(False)
+            self._show_status()
+
+    def shutdown(self) -> None:
+        """Stop the sweep and wait for its thread and worker (the window is closing)."""
+        job = self.job
+        if job is None:
+            return
+        if not job.stop(SHUTDOWN_WAIT_S):
+            job.wait()  # the sweep kills its worker after a grace period; never terminate
+        self._on_job_finished(job)
+
+    def _set_running(self, running: bool) -> None:
+        self.form.set_running(running)
+        self.main.panel.set_running(running)  # no single run while the sweep measures
+        if running:
+            self.clock.start()
+        else:
+            self.clock.stop()
+        self._update_buttons()
+        self._show_status()
+        self.running_changed.emit(running)
+
+    # ---- events ----------------------------------------------------------------------------
+
+    def _on_event(self, event: SweepEvent) -> None:
+        if event.group_id != self._group_id:
+            return  # a late event of an earlier sweep
+        if isinstance(event, TrialStarted):
+            self._current = f"trial {event.index}: batch {event.batch_size} ({event.role})"
+            self.chart.show_running(event.batch_size)
+        elif isinstance(event, TrialProgress):
+            self._on_progress(event)
+        elif isinstance(event, TrialFinished) and event.trial is not None:
+            self._on_trial(event.trial)
+        elif isinstance(event, SearchFinished):
+            self._search = SearchOutcome(
+                max_fit_batch=event.max_fit_batch, recommended_batch=event.recommended_batch
+            )
+            self._show_points(self._summarize())
+        elif isinstance(event, SweepFinished):
+            self.summary = event.summary
+            self._show_points(event.summary)
+        self._show_status()
+
+    def _on_progress(self, event: TrialProgress) -> None:
+        head = self._current.split(" · ")[0]
+        if isinstance(event.event, Phase):
+            self._current = f"{head} · {event.event.phase}"
+        elif isinstance(event.event, Step):
+            kind = "measuring" if event.event.measured else "warm-up"
+            self._current = f"{head} · {kind} step {event.event.index + 1}"
+
+    def _on_trial(self, trial: Trial) -> None:
+        self.trials.append(trial)
+        self.chart.show_running(None)
+        self._current = "starting the next trial"
+        self._show_points(self._summarize())
+        if trial.result is not None:  # stored by the sweep before it said the trial ended
+            self.main.results.refresh()
+
+    def _summarize(self) -> SweepSummary:
+        """The verdicts over the trials so far, by the engine's own rules."""
+        assert self.config is not None
+        return summarize(
+            group_id=self._group_id,
+            model=self.config.model,
+            mode=self._plan.get("mode", "sizes"),
+            status="running",
+            trials=self.trials,
+            search=self._search,
+            knee_tolerance=self._plan.get("knee_tolerance", 0.05),
+            seconds=time.monotonic() - self._t0,
+            plan=self._plan,
+        )
+
+    def _show_points(self, summary: SweepSummary) -> None:
+        search = summary.search or SearchOutcome()
+        self.chart.show_points(summary.points)
+        self.chart.show_verdicts(
+            summary.cheapest_batch,
+            summary.knee_batch,
+            search.max_fit_batch,
+            search.recommended_batch,
+        )
+        self.model.set_points(summary.points, verdict_marks(summary))
+        self.verdicts.setText(verdict_text(summary))
+        self._set_exports_enabled(bool(summary.points))
+
+    def _on_done(self, outcome: Any) -> None:
+        self._outcome = outcome
+
+    def _on_job_finished(self, job: BackgroundJob | None = None) -> None:
+        job = job if isinstance(job, BackgroundJob) else self.sender()
+        if job is not self.job or not isinstance(job, BackgroundJob):
+            return  # already handled by shutdown()
+        job.wait()  # `finished` comes from the thread just before it returns
+        self.job = None
+        job.deleteLater()
+        self._current = ""
+        self.chart.show_running(None)
+        self._set_running(False)
+        self._report(self._outcome)
+
+    def _report(self, outcome: Any) -> None:
+        if isinstance(outcome, JobError):
+            self._tell(f"The sweep stopped on an error: {outcome.message}", details=outcome.details)
+            return
+        if not isinstance(outcome, SweepSummary):
+            return  # the window is closing
+        kept = len([p for p in outcome.points if p.status != "skipped"])
+        if outcome.status == "cancelled":
+            points = count(kept, "finished point")
+            self._tell(f"Sweep cancelled; kept {points}.", level="info")
+        elif outcome.error is not None:
+            self._tell(f"The sweep stopped: {outcome.error.get('message')}")
+        elif not outcome.any_fit:
+            self._tell("No batch size trained: every one tried was out of memory or failed.")
+        self.verdicts.setText(verdict_text(outcome) + notes_text(outcome))
+
+    def _tell(self, text: str, level: str = "error", details: str = "") -> None:
+        self.message_bar.show_message(text, level, details)
+
+    def _show_status(self) -> None:
+        if self.running:
+            elapsed = report.duration(time.monotonic() - self._t0)
+            done = count(len([t for t in self.trials if t.status != "skipped"]), "trial")
+            self.status.setText(f"{self._current} · {done} done · {elapsed} elapsed")
+        elif self.summary is not None:
+            s = self.summary
+            done = count(len([t for t in s.trials if t.status != "skipped"]), "trial")
+            self.status.setText(f"Sweep {s.status}: {done} in {report.duration(s.seconds)}")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            # The window picks the plot colours for the new palette right after setting it.
+            QTimer.singleShot(0, self, lambda: self.chart.set_colors(self.main.plots.colors))
+
+    # ---- exports ---------------------------------------------------------------------------
+
+    def _ask_path(self, title: str, name: str, filters: str) -> Path | None:
+        folder = self.main.prefs.text(settings.LAST_FOLDER, str(Path.home()))
+        chosen, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
+        if not chosen:
+            return None
+        self.main.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
+        return Path(chosen)
+
+    def export_chart_dialog(self) -> None:
+        name = f"epochcost-sweep-{_dt.date.today().isoformat()}.png"
+        path = self._ask_path("Export sweep chart", name, "PNG image (*.png);;SVG drawing (*.svg)")
+        if path is not None:
+            self.export_chart(path)
+
+    def export_csv_dialog(self) -> None:
+        name = f"epochcost-sweep-{_dt.date.today().isoformat()}.csv"
+        path = self._ask_path("Export sweep points", name, "CSV (*.csv)")
+        if path is not None:
+            self.export_csv(path)
+
+    def export_chart(self, path: Path) -> Path | None:
+        return self._export(lambda: export.export_chart(self.chart.export_item, path))
+
+    def export_csv(self, path: Path) -> Path | None:
+        """The points as CSV: one row per batch size, raw numbers, and the verdict column."""
+
+        def write() -> Path:
+            frame = self.model.frame
+            if frame is None:
+                raise export.ExportError("no points yet")
+            verdicts = [self.model.marks.get(int(b), "") for b in frame["batch_size"]]
+            return export.write_csv(frame.assign(verdict=verdicts), path)
+
+        return self._export(write)
+
+    def _export(self, write: Callable[[], Path]) -> Path | None:
+        try:
+            out = write()
+        except export.ExportError as exc:
+            self._tell(f"Export failed: {exc}")
+            return None
+        self._tell(f"Saved {out}", level="info")
+        return out

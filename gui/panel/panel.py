@@ -1,0 +1,351 @@
+"""The configuration panel: model, framework, device, batch, precision, window, price.
+
+The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py: added
+through a check in a worker, remembered across restarts).
+
+Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules,
+and shows each field's reason beside it; Run stays disabled while anything is invalid. The panel
+emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Collection
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.errors import ConfigError
+from engine.measure.config import PRECISIONS, RunConfig
+from engine.measure.devices import Device
+from engine.process.launcher import WorkerSpec
+from engine.workloads import registry
+from gui.common import settings
+from gui.panel.model_picker import ModelPicker
+from gui.panel.price_widget import PriceWidget
+
+# The Python package each framework imports as (looked up, never imported, in the GUI).
+FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
+
+# Form rows typed as text: field -> (label, whole number?, optional?)
+NUMBER_FIELDS = {
+    "batch_size": ("Batch size", True, False),
+    "warmup_steps": ("Warm-up steps", True, False),
+    "min_steps": ("Min. measured steps", True, False),
+    "max_steps": ("Max. measured steps", True, False),
+    "max_seconds": ("Max. window (s)", False, False),
+    "epoch_samples": ("Samples per epoch", True, True),
+}
+
+ERROR_STYLE = "color: #d04437;"
+
+
+def installed_frameworks(
+    workload: registry.Workload, configured: Collection[str] = ()
+) -> list[str]:
+    """Frameworks this workload supports that are installed here (found, not imported) or
+    given an interpreter of their own in File > Settings."""
+    return [f for f in workload.frameworks if _usable(f, configured)]
+
+
+def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, str]]:
+    """(config, {}) when valid, else (None, {field: reason}) for every field found wrong.
+
+    RunConfig.validated() stops at the first bad field; that field is set back to its default
+    and the check repeated, so each wrong field gets its own reason.
+    """
+    defaults = RunConfig().to_dict()
+    values = dict(values)
+    errors: dict[str, str] = {}
+    for _ in range(len(dataclass_fields(RunConfig)) + 1):
+        try:
+            config = RunConfig(**values).validated()
+        except ConfigError as exc:
+            if exc.field in errors or exc.field not in defaults:
+                errors.setdefault(exc.field, exc.message)
+                return None, errors
+            errors[exc.field] = exc.message
+            values[exc.field] = defaults[exc.field]
+            continue
+        return (None, errors) if errors else (config, {})
+    return None, errors
+
+
+def _parse_number(text: str, whole: bool) -> int | float:
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    return int(cleaned) if whole else float(cleaned)
+
+
+class ConfigPanel(QWidget):
+    run_requested = Signal(object)  # RunConfig
+    cancel_requested = Signal()
+    validity_changed = Signal(bool)
+    # After each update of Run and Cancel (validation, running, a model file check): the Run
+    # menu's Start and Cancel, and the Sweep and Accuracy tabs' start buttons, follow it.
+    buttons_changed = Signal()
+
+    def __init__(
+        self,
+        devices: list[Device],
+        parent: QWidget | None = None,
+        interpreters: dict[str, str] | None = None,
+        prefs: settings.Settings | None = None,
+        spec_for: Callable[[str], WorkerSpec] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.devices = devices
+        self.interpreters = dict(interpreters or {})  # framework -> its own Python
+        self.config: RunConfig | None = None
+        self.errors: dict[str, str] = {}
+        self._error_labels: dict[str, QLabel] = {}
+        self._running = False
+
+        self.picker = ModelPicker(prefs, spec_for)
+        self.model = self.picker.combo
+        self.model_info = QLabel(wordWrap=True, objectName="model_info")
+        self.framework = QComboBox(objectName="framework")
+        self.device = QComboBox(objectName="device")
+        # A long CPU or GPU name must not widen the whole panel (and so the window's smallest
+        # width): the box elides it, and its tooltip and the open list show it whole.
+        self.device.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.device.setMinimumContentsLength(24)
+        for d in devices:
+            self.device.addItem(d.label, d.id)
+            self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)
+        self.precision = QComboBox(objectName="precision")
+        self.precision.addItems(list(PRECISIONS))
+        defaults = RunConfig()
+        self.numbers: dict[str, QLineEdit] = {}
+        for name in NUMBER_FIELDS:
+            value = getattr(defaults, name)
+            self.numbers[name] = QLineEdit("" if value is None else f"{value:g}", objectName=name)
+        self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
+        self.price = PriceWidget()
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._row(form, "Model", self.picker, "model")
+        form.addRow("", self.model_info)
+        self._row(form, "Framework", self.framework, "framework")
+        self._row(form, "Device", self.device, "device")
+        self._row(form, "Batch size", self.numbers["batch_size"], "batch_size")
+        self._row(form, "Precision", self.precision, "precision")
+        window = QFormLayout()
+        for name in ("warmup_steps", "min_steps", "max_steps", "max_seconds", "epoch_samples"):
+            self._row(window, NUMBER_FIELDS[name][0], self.numbers[name], name)
+        price_form = QFormLayout()
+        self._row(price_form, "Price", self.price, "usd_per_hour")
+
+        self.run_button = QPushButton("Run", objectName="run_button")
+        self.run_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", objectName="cancel_button")
+        self.cancel_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button, 1)
+        buttons.addWidget(self.cancel_button)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(_group("Measurement window", window))
+        layout.addWidget(_group("Cost", price_form))
+        self.other_error = QLabel(wordWrap=True, objectName="other_error")
+        self.other_error.setStyleSheet(ERROR_STYLE)
+        self.other_error.hide()
+        layout.addWidget(self.other_error)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+        self.model.currentIndexChanged.connect(self._model_changed)
+        self.picker.files_changed.connect(self._model_changed)
+        self.picker.checking_changed.connect(lambda _: self._update_buttons())
+        for combo in (self.framework, self.device, self.precision):
+            combo.currentIndexChanged.connect(self.validate)
+        for edit in self.numbers.values():
+            edit.textChanged.connect(self.validate)
+        self.price.changed.connect(self.validate)
+        self.device.currentIndexChanged.connect(self._device_changed)
+        self._device_changed()
+        self.run_button.clicked.connect(self.request_run)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.model.setCurrentIndex(max(0, self.model.findData(defaults.model)))
+        self._model_changed()
+
+    def _row(self, form: QFormLayout, label: str, field: QWidget, name: str) -> None:
+        error = QLabel(wordWrap=True, objectName=f"{name}_error")
+        error.setStyleSheet(ERROR_STYLE)
+        error.hide()
+        cell = QVBoxLayout()
+        cell.setSpacing(1)
+        cell.addWidget(field)
+        cell.addWidget(error)
+        form.addRow(label, cell)
+        self._error_labels[name] = error
+
+    def _device_changed(self) -> None:
+        """Owning is priced from the chosen device's GPU (its launch price and TDP)."""
+        index = self.device.currentIndex()
+        self.price.set_device(self.devices[index] if 0 <= index < len(self.devices) else None)
+
+    def _model_changed(self) -> None:
+        entry = self.picker.current_file()
+        if entry is not None:
+            self.model_info.setText(entry.describe())
+            epoch = entry.epoch_samples
+            offered = [f for f in [entry.framework] if _usable(f, self.interpreters)]
+        else:
+            workload = registry.get(self.model.currentData() or RunConfig().model)
+            self.model_info.setText(
+                f"{workload.description}. One epoch: {workload.epoch_samples:,} "
+                f"{workload.epoch_unit}."
+            )
+            epoch = workload.epoch_samples
+            offered = installed_frameworks(workload, self.interpreters)
+        self.numbers["epoch_samples"].setPlaceholderText(f"{epoch:,}" if epoch else "")
+        current = self.framework.currentText()
+        self.framework.blockSignals(True)
+        self.framework.clear()
+        self.framework.addItems(offered)
+        self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
+        self.framework.blockSignals(False)
+        self.validate()
+
+    def set_interpreters(self, interpreters: dict[str, str]) -> None:
+        """Frameworks with an interpreter of their own are offered even if not installed here."""
+        self.interpreters = dict(interpreters)
+        self._model_changed()
+
+    def values(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """RunConfig fields from the widgets, and the fields whose text does not parse."""
+        entry = self.picker.current_file()
+        values: dict[str, Any] = {
+            "model": self.model.currentData() if entry is None else entry.name,
+            "framework": self.framework.currentText(),
+            "device": self.device.currentData() or "auto",
+            "precision": self.precision.currentText(),
+        }
+        if entry is not None:
+            values["model_file"] = entry.path
+        errors: dict[str, str] = {}
+        if not values["framework"]:
+            frameworks = [entry.framework] if entry else registry.get(values["model"]).frameworks
+            errors["framework"] = (
+                f"none of {', '.join(frameworks)} is installed in this environment; "
+                "File > Settings can point a framework at a Python that has it"
+            )
+            values.pop("framework")
+        for name, (_, whole, optional) in NUMBER_FIELDS.items():
+            text = self.numbers[name].text()
+            if optional and not text.strip():
+                values[name] = None
+                continue
+            try:
+                values[name] = _parse_number(text, whole)
+            except ValueError:
+                kind = "a whole number" if whole else "a number"
+                errors[name] = f"enter {kind}" + (" or leave it empty" if optional else "")
+        price, price_error = self.price.fields()
+        values.update(price)
+        if price_error:
+            errors["usd_per_hour"] = price_error
+        return values, errors
+
+    def validate(self) -> bool:
+        values, errors = self.values()
+        for name in errors:
+            values.pop(name, None)
+        config, checked = validate_all(values)
+        if "model_file" in checked:  # the file moved or went: said beside the model box
+            checked["model"] = checked.pop("model_file")
+        self.errors = {**checked, **errors}
+        self.config = None if self.errors else config
+        for name, label in self._error_labels.items():
+            label.setText(self.errors.get(name, ""))
+            label.setVisible(name in self.errors)
+        other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
+        self.other_error.setText("\n".join(other))
+        self.other_error.setVisible(bool(other))
+        self._update_buttons()
+        self.validity_changed.emit(self.config is not None)
+        return self.config is not None
+
+    @property
+    def busy(self) -> bool:
+        """A run, sweep or study is going, or a model file check (whose worker would share
+        the CPU with a measurement): nothing else may start."""
+        return self._running or self.picker.checking
+
+    def request_run(self) -> None:
+        if self.validate() and not self.busy:
+            self.run_requested.emit(self.config)
+
+    def set_running(self, running: bool) -> None:
+        self._running = running
+        for w in (self.picker, self.framework, self.device, self.precision, self.price):
+            w.setEnabled(not running)
+        for edit in self.numbers.values():
+            edit.setEnabled(not running)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.run_button.setEnabled(self.config is not None and not self.busy)
+        self.cancel_button.setEnabled(self._running)
+        self.buttons_changed.emit()
+
+    def state(self) -> dict[str, str]:
+        """The form as typed, for the settings file."""
+        return {
+            "model": self.model.currentData(),
+            "framework": self.framework.currentText(),
+            "device": self.device.currentData() or "",
+            "precision": self.precision.currentText(),
+            **{name: edit.text() for name, edit in self.numbers.items()},
+            **self.price.state(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Put back a saved form; anything no longer offered (a model, a GPU) is skipped."""
+        for combo, key in ((self.model, "model"), (self.device, "device")):
+            value = state.get(key)
+            # Only a name: findData(None) would match the model box's separator.
+            index = combo.findData(value) if isinstance(value, str) and value else -1
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for combo, key in ((self.framework, "framework"), (self.precision, "precision")):
+            index = combo.findText(str(state.get(key)))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for name, edit in self.numbers.items():
+            if isinstance(state.get(name), str):
+                edit.setText(state[name])
+        self.price.restore(state)
+        self.validate()
+
+    def shutdown(self) -> None:
+        """Window close: a model file check still going stops."""
+        self.picker.shutdown()
+
+
+def _usable(framework: str, configured: Collection[str]) -> bool:
+    package = FRAMEWORK_PACKAGES.get(framework, framework)
+    return framework in configured or importlib.util.find_spec(package) is not None
+
+
+def _group(title: str, layout: QFormLayout) -> QGroupBox:
+    box = QGroupBox(title)
+    box.setLayout(layout)
+    return box

@@ -1,0 +1,259 @@
+"""The price field of the configuration panel: what an hour of the chosen device costs.
+
+Rented: a $/hour figure of your own (source "user", quoted today), or a machine picked from the
+catalog (gui/panel/price_picker.py) at its on-demand or spot price, with the catalog's source and date.
+Owned: purchase, lifetime, use, tariff and power (gui/panel/price_owned.py). Either way `fields()` gives
+the RunConfig price fields (usd_per_hour, price_source, price_as_of), so the live cost plot, the
+chart caption and the stored result follow the choice. The panel only uses `changed`,
+`fields()`, `state()` and `restore()` (and `set_device`, so owning starts from its GPU).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.measure.devices import Device
+from engine.pricing.rows import Instance
+from gui.common.catalog_source import CatalogSource
+from gui.panel.price_owned import OwnedForm
+from gui.panel.price_picker import PricePicker, gpu_text
+
+DEFAULT_USD_PER_HOUR = "0.90"
+ON_DEMAND, SPOT = "on-demand", "spot"
+
+
+def iso_date(text: str) -> str | None:
+    """`text` when it is a whole ISO date (YYYY-MM-DD), else None (the catalog's dates are
+    mostly 'undated; inferred >=2025-06': those stay in the source text)."""
+    try:
+        return _dt.date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        return None
+
+
+def instance_source(instance: Instance, spot: bool) -> str:
+    """The price's source as a result records it: which machine, which price, whose figure."""
+    whose = "your quote" if instance.origin == "user" else "catalog"
+    date = "" if iso_date(instance.price_date) else f", {instance.price_date or 'undated'}"
+    historical = " (historical)" if instance.historical else ""
+    kind = SPOT if spot else ON_DEMAND
+    return f"{instance.cloud} {instance.instance_type}{historical} {kind}, {whose}{date}"
+
+
+class PriceWidget(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None, source: CatalogSource | None = None) -> None:
+        super().__init__(parent)
+        self.source = source or CatalogSource(self)
+        self.instance: Instance | None = None  # None: the typed figure
+        self._missing = ""  # a restored machine no longer in the catalog
+
+        self.rented_button = QRadioButton("Rented", objectName="price_rented")
+        self.owned_button = QRadioButton("Owned", objectName="price_owned")
+        self.rented_button.setChecked(True)
+        self.rented_button.setToolTip("A cloud machine or a rate you pay by the hour")
+        self.owned_button.setToolTip(
+            "Hardware you bought: purchase spread over its use, plus power"
+        )
+        modes = QButtonGroup(self)
+        modes.addButton(self.rented_button)
+        modes.addButton(self.owned_button)
+
+        self.edit = QLineEdit(DEFAULT_USD_PER_HOUR)
+        self.edit.setObjectName("usd_per_hour")
+        self.edit.setPlaceholderText("none")
+        self.edit.setToolTip(
+            "What an hour of this machine costs you, in US dollars (an example to replace "
+            "with yours), or pick one from the catalog. Leave it empty to see the projected "
+            "epoch time instead of cost."
+        )
+        self.choose = QPushButton("Catalog…", objectName="price_catalog")
+        self.choose.setToolTip("Pick a cloud machine's price (search by GPU, cloud or price)")
+        self.instance_label = QLabel(wordWrap=True, objectName="price_instance")
+        self.kind = QComboBox(objectName="price_kind")
+        self.kind.addItems([ON_DEMAND, SPOT])
+        self.clear_instance = QToolButton(objectName="price_custom")
+        self.clear_instance.setText("✕")
+        self.clear_instance.setToolTip("Type your own price instead")
+        self.owned = OwnedForm(self.source)
+
+        mode_row = QHBoxLayout()
+        mode_row.addWidget(self.rented_button)
+        mode_row.addWidget(self.owned_button)
+        mode_row.addStretch(1)
+        price_row = QHBoxLayout()
+        price_row.addWidget(QLabel("$"))
+        price_row.addWidget(self.edit, 1)
+        price_row.addWidget(QLabel("per hour"))
+        chosen_row = QHBoxLayout()
+        chosen_row.addWidget(self.choose)
+        chosen_row.addWidget(self.kind)
+        chosen_row.addStretch(1)
+        chosen_row.addWidget(self.clear_instance)
+        self.rented = QWidget()
+        rented = QVBoxLayout(self.rented)
+        rented.setContentsMargins(0, 0, 0, 0)
+        rented.setSpacing(2)
+        rented.addLayout(price_row)
+        rented.addWidget(self.instance_label)
+        rented.addLayout(chosen_row)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(mode_row)
+        layout.addWidget(self.rented)
+        layout.addWidget(self.owned)
+
+        self.edit.textChanged.connect(self.changed)
+        self.owned_button.toggled.connect(self._mode_changed)
+        self.choose.clicked.connect(self.pick)
+        self.kind.currentIndexChanged.connect(self._show_instance)
+        self.clear_instance.clicked.connect(lambda: self.set_instance(None))
+        self.owned.changed.connect(self.changed)
+        self.source.reloaded.connect(self._catalog_reloaded)
+        self._mode_changed()
+        self._show_instance()
+
+    # modes ---------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return "owned" if self.owned_button.isChecked() else "rented"
+
+    def _mode_changed(self) -> None:
+        owned = self.owned_button.isChecked()
+        if owned:
+            self.owned.ensure_loaded()
+        self.rented.setVisible(not owned)
+        self.owned.setVisible(owned)
+        self.changed.emit()
+
+    def set_device(self, device: Device | None) -> None:
+        self.owned.set_device(device)
+
+    # rented: a machine from the catalog ----------------------------------------------------
+
+    @property
+    def spot(self) -> bool:
+        return self.kind.currentText() == SPOT
+
+    def pick(self) -> None:
+        picker = PricePicker(self.source, self)
+        if self.instance is not None:
+            picker.select_instance(self.instance)
+        if picker.exec() == QDialog.DialogCode.Accepted and picker.chosen is not None:
+            self.set_instance(*picker.chosen)
+
+    def set_instance(self, instance: Instance | None, spot: bool = False) -> None:
+        """Price the run as `instance` (on-demand or spot); None: the typed figure."""
+        self.instance = instance
+        self._missing = ""
+        self.kind.blockSignals(True)
+        self.kind.setCurrentText(SPOT if spot else ON_DEMAND)
+        self.kind.blockSignals(False)
+        self._show_instance()
+
+    def _show_instance(self) -> None:
+        i = self.instance
+        chosen = i is not None
+        self.edit.setReadOnly(chosen)
+        for w in (self.kind, self.clear_instance):
+            w.setVisible(chosen)
+        if i is None:
+            self.instance_label.setText(self._missing)
+            self.instance_label.setVisible(bool(self._missing))
+        else:
+            price = i.usd_per_hour_spot if self.spot else i.usd_per_hour
+            self.edit.setText("" if price is None else f"{price:g}")
+            region = f" · {i.region}" if i.region else ""
+            date = i.price_date or "undated"
+            whose = "your quote" if i.origin == "user" else "catalog"
+            self.instance_label.setText(
+                f"<b>{i.label}</b> · {gpu_text(i)}{region}<br><small>{whose}, {date}</small>"
+            )
+            self.instance_label.setToolTip(i.source)
+            self.instance_label.show()
+        self.changed.emit()
+
+    def _catalog_reloaded(self, cat: Any) -> None:
+        if self.instance is not None:  # a quote of yours may have been edited
+            same = [r for r in cat.instances if r.key == self.instance.key]
+            if same and same[0] != self.instance:
+                self.set_instance(same[0], self.spot)
+
+    # the four the configuration panel uses -------------------------------------------------
+
+    def fields(self) -> tuple[dict[str, Any], str | None]:
+        """RunConfig fields for the price, and why the input is unusable (None when fine)."""
+        if self.mode == "owned":
+            values, error = self.owned.fields()
+            return {**values, "price_as_of": None}, error
+        i = self.instance
+        if i is not None:
+            price = i.usd_per_hour_spot if self.spot else i.usd_per_hour
+            values = {
+                "usd_per_hour": price,
+                "price_source": instance_source(i, self.spot),
+                "price_as_of": iso_date(i.price_date),
+            }
+            if price is None:
+                return values, f"{i.label} has no spot price in the catalog; choose on-demand"
+            return values, None
+        text = self.edit.text().strip().lstrip("$").replace(",", "")
+        values = {"usd_per_hour": None, "price_source": "user", "price_as_of": None}
+        if not text:
+            return values, None
+        try:
+            values["usd_per_hour"] = float(text)
+        except ValueError:
+            return values, f"{self.edit.text()!r} is not a number of dollars per hour"
+        return values, None
+
+    def state(self) -> dict[str, str]:
+        i = self.instance
+        return {
+            "price_mode": self.mode,
+            "usd_per_hour": "" if i is not None else self.edit.text(),
+            "price_instance": "" if i is None else "|".join(i.key),
+            "price_kind": self.kind.currentText(),
+            **self.owned.state(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        value = state.get("usd_per_hour")
+        key = state.get("price_instance")
+        if isinstance(key, str) and key:
+            found = [r for r in self.source.get().instances if "|".join(r.key) == key]
+            if found:
+                self.set_instance(found[0], state.get("price_kind") == SPOT)
+            else:
+                self.set_instance(None)
+                cloud, _, rest = key.partition("|")
+                self._missing = (
+                    f"{cloud} {rest.split('|')[0]} is no longer in the catalog: type a price "
+                    "or pick another machine"
+                )
+                self.edit.setText("")
+                self._show_instance()
+        elif isinstance(value, str):
+            self.set_instance(None)
+            self.edit.setText(value)
+        self.owned.restore(state)
+        self.owned_button.setChecked(state.get("price_mode") == "owned")
+        self.rented_button.setChecked(state.get("price_mode") != "owned")

@@ -1,0 +1,368 @@
+"""The main window: composes the panels and wires their signals. Behaviour lives in them."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.core.events import Event, Failed, Finished
+from engine.measure.config import RunConfig
+from engine.measure.devices import Device, list_devices
+from engine.process.launcher import WorkerSpec
+from gui.common import export, settings, theme
+from gui.common.lazy_store import open_store
+from gui.common.message_bar import MessageBar
+from gui.pages.accuracy.page import AccuracyPage
+from gui.pages.compare.page import ComparePage
+from gui.pages.plan.page import PlanPage
+from gui.pages.run.controller import RunController
+from gui.pages.run.plots import LivePlots
+from gui.pages.run.results_panel import ResultsPanel
+from gui.pages.run.status import RunStatus
+from gui.pages.sweep.page import SweepPage
+from gui.panel.panel import ConfigPanel
+from gui.shell import about
+from gui.shell.error_path import ErrorReporter, logger
+from gui.shell.menus import CHART_TITLES, build_menus
+from gui.shell.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:
+    from engine.results.store import Store
+
+
+class MainWindow(QMainWindow):
+    _store_imported = Signal()
+
+    def __init__(
+        self,
+        prefs: settings.Settings | None = None,
+        store: Callable[[], Store] = open_store,
+        spec: WorkerSpec | None = None,
+        devices: list[Device] | None = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("epochcost")
+        self.setAcceptDrops(True)
+        self.prefs = prefs or settings.Settings()
+        self.reporter = ErrorReporter(self)
+        self.controller = RunController(store, spec, self)
+        self.controller.interpreters = self.prefs.interpreters()
+        self.panel = ConfigPanel(
+            devices if devices is not None else list_devices(),
+            interpreters=self.controller.interpreters,
+            prefs=self.prefs,
+            spec_for=self.controller.spec_for,
+        )
+        theme_name = self.prefs.text(settings.THEME, "system")
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        self.plots = LivePlots(theme.apply(app, theme_name))
+        self.results = ResultsPanel(store)
+        self.message_bar = MessageBar()
+        self.status = RunStatus()
+        self._result: dict[str, Any] | None = None
+
+        scroll = QScrollArea()
+        scroll.setWidget(self.panel)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(self.panel.sizeHint().width() + 24)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.message_bar)
+        top_layout.addWidget(self.plots, 1)
+        # One tab per question; the configuration on the left and the results table below
+        # serve them all (a tab reads the panel's config and follows the table's selection).
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(top, "Run")
+        self._add_pages()
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.addWidget(self.tabs)
+        self.right.addWidget(self.results)
+        self.right.setStretchFactor(0, 3)
+        self.right.setStretchFactor(1, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(scroll)
+        self.split.addWidget(self.right)
+        self.split.setStretchFactor(1, 1)
+        self.setCentralWidget(self.split)
+        self.statusBar().addWidget(self.status, 1)
+        self.menu_actions = build_menus(self)
+        self.menu_actions.themes.get(theme_name, self.menu_actions.themes["system"]).setChecked(
+            True
+        )
+        self._wire()
+        self._restore()
+        # The table loads once the window has painted (reading the store imports pandas,
+        # see gui/common/lazy_store.py), so the window shows without waiting for it.
+        self._table_loaded = False
+        self.installEventFilter(self)
+        self._store_imported.connect(self._load_table)
+
+    def _add_pages(self) -> None:
+        """The tabs beside Run, one line each; a page is a QWidget of its own module."""
+        self.pages: dict[str, QWidget] = {}
+        self._add_page("Compare", ComparePage(self.results, self.panel.price.source))
+        self._add_page("Sweep", SweepPage(self))
+        self._add_page("Accuracy", AccuracyPage(self))
+        self._add_page("Plan", PlanPage(self.results, self.prefs))
+
+    def _add_page(self, title: str, page: QWidget) -> None:
+        # In a scroll area, so that no page's form sets the window's smallest size: a small
+        # screen scrolls the page instead of pushing the window past the screen's edge.
+        area = QScrollArea()
+        area.setWidget(page)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.tabs.addTab(area, title)
+        self.pages[title] = page
+
+    def show_page(self, title: str) -> QWidget:
+        """Make the tab `title` current and return its page (pages build when first shown)."""
+        page = self.pages[title]
+        self.tabs.setCurrentIndex(list(self.pages).index(title) + 1)  # after Run
+        return page
+
+    def _wire(self) -> None:
+        self.panel.run_requested.connect(self.start_run)
+        self.panel.cancel_requested.connect(self.controller.cancel)
+        self.panel.buttons_changed.connect(self._update_actions)
+        self.controller.running_changed.connect(self._running_changed)
+        self.controller.engine_event.connect(self._on_event)
+        self.controller.result_stored.connect(self._on_result_stored)
+        self.controller.run_failed.connect(self._on_run_failed)
+        self.controller.store_failed.connect(
+            lambda text, details: self.reporter.report("A result was not stored", text, details)
+        )
+        self.plots.updated.connect(self.status.show_figures)
+        self.results.selection_changed.connect(
+            lambda _: self.plots.set_overlays(self.results.selected_results())
+        )
+        self.results.message.connect(self.message_bar.show_message)
+        self.panel.picker.message.connect(self.message_bar.show_message)
+        self.panel.price.source.message.connect(self.message_bar.show_message)
+        self.results.open_requested.connect(self.open_result_dialog)
+        self.results.export_requested.connect(self.export_csv_dialog)
+        self.message_bar.details_requested.connect(
+            lambda text, details: self.reporter.show("Run details", text, details)
+        )
+
+    def _restore(self) -> None:
+        self.panel.restore(self.prefs.mapping(settings.FORM))
+        geometry = self.prefs.blob(settings.GEOMETRY)
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1280, 860)
+        for key, splitter in (
+            (settings.SPLITTER, self.split),
+            (settings.SPLITTER + "_v", self.right),
+        ):
+            state = self.prefs.blob(key)
+            if state is not None:
+                splitter.restoreState(state)
+
+    def start_run(self, config: RunConfig) -> None:
+        if self.controller.running:
+            return
+        self.message_bar.dismiss()
+        self._result = None
+        self.plots.begin_run(config, caption(config, self.panel.device.currentText()))
+        self.status.begin(self.plots.series)
+        self.prefs.set(settings.FORM, self.panel.state())
+        self.controller.start(config)
+
+    def _running_changed(self, running: bool) -> None:
+        self.panel.set_running(running)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        self.menu_actions.run.setEnabled(self.panel.run_button.isEnabled())
+        self.menu_actions.cancel.setEnabled(self.panel.cancel_button.isEnabled())
+
+    def _on_event(self, event: Event) -> None:
+        self.plots.on_event(event)
+        self.status.on_event(event)
+        if isinstance(event, Finished):
+            self._result = event.result
+        if isinstance(event, Finished | Failed):
+            self.plots.end_run(self._result)
+            self.status.end(event, self._result)
+
+    def _on_result_stored(self, result: dict[str, Any]) -> None:
+        self.results.refresh(select=result["run_id"])
+
+    def _on_run_failed(self, failure: Failed, text: str) -> None:
+        logger().warning(
+            "run %s failed (%s): %s\n%s",
+            failure.run_id,
+            failure.kind,
+            failure.message,
+            failure.traceback,
+        )
+        self.message_bar.show_message(
+            text, "info" if failure.kind == "cancelled" else "error", failure.traceback
+        )
+
+    def set_theme(self, name: str) -> None:
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        self.plots.set_colors(theme.apply(app, name))
+        self.prefs.set(settings.THEME, name)
+
+    # File menu -----------------------------------------------------------------------------
+
+    def _ask_path(self, title: str, name: str, filters: str, save: bool) -> Path | None:
+        folder = self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
+        start = str(Path(folder) / name)
+        dialog = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
+        chosen, _ = dialog(self, title, start, filters)
+        if not chosen:
+            return None
+        self.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
+        return Path(chosen)
+
+    def open_result_dialog(self) -> None:
+        folder = self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
+        files, _ = QFileDialog.getOpenFileNames(self, "Open result", folder, "Results (*.json)")
+        if files:
+            self.prefs.set(settings.LAST_FOLDER, str(Path(files[0]).parent))
+            self.results.import_files([Path(f) for f in files])
+
+    def export_chart_dialog(self, name: str) -> None:
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_path(
+            f"Export {CHART_TITLES[name]}",
+            f"epochcost-{name}-{stamp}.png",
+            "PNG image (*.png);;SVG drawing (*.svg)",
+            save=True,
+        )
+        if path is not None:
+            self.export_chart(name, path)
+
+    def export_chart(self, name: str, path: Path) -> Path | None:
+        try:
+            out = export.export_chart(self.plots.charts[name].export_item, path)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    def copy_chart(self, name: str) -> None:
+        export.copy_chart(self.plots.charts[name].export_item)
+        self.statusBar().showMessage(f"{CHART_TITLES[name]} chart copied", 3000)
+
+    def export_csv_dialog(self) -> None:
+        stamp = _dt.date.today().isoformat()
+        path = self._ask_path(
+            "Export results", f"epochcost-results-{stamp}.csv", "CSV (*.csv)", save=True
+        )
+        if path is not None:
+            self.export_csv(path)
+
+    def export_csv(self, path: Path) -> Path | None:
+        try:
+            out = self.results.export_csv(path)
+        except export.ExportError as exc:
+            self.message_bar.show_message(f"Export failed: {exc}", "error")
+            return None
+        self.message_bar.show_message(f"Saved {out}", "info")
+        return out
+
+    def show_settings(self) -> SettingsDialog:
+        """File > Settings (window-modal; it applies on OK)."""
+        dialog = SettingsDialog(self.prefs.interpreters(), self)
+        dialog.accepted.connect(lambda: self.set_interpreters(dialog.interpreters()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def set_interpreters(self, chosen: dict[str, str]) -> None:
+        """Each framework's worker Python: kept, offered in the form, used by the next run."""
+        self.prefs.set(settings.INTERPRETERS, chosen)
+        self.controller.interpreters = dict(chosen)
+        self.panel.set_interpreters(chosen)
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About epochcost", about.about_html())
+
+    # Window ------------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        files = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.results.import_files(files)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self and event.type() == QEvent.Type.Paint and not self._table_loaded:
+            self._table_loaded = True
+            self.removeEventFilter(self)
+            # Import the store's pandas on a helper thread, so the window stays responsive
+            # (it takes half a second or more); the table fills when it is there.
+            threading.Thread(target=self._import_store, name="epochcost-store", daemon=True).start()
+        return False
+
+    def _import_store(self) -> None:
+        import engine.results.store  # noqa: F401
+
+        with contextlib.suppress(RuntimeError):  # the window may be gone by now
+            self._store_imported.emit()  # queued to the GUI thread
+
+    def _load_table(self) -> None:
+        if self.results.model.frame is None:  # unless something loaded it already
+            self.results.refresh()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.controller.shutdown()  # stops and reaps the worker before the window goes
+        self.panel.shutdown()  # and a model file check's
+        for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
+            dialog.shutdown()
+        for page in self.pages.values():  # pages with jobs of their own stop them too
+            shutdown = getattr(page, "shutdown", None)
+            if shutdown is not None:
+                shutdown()
+        self.plots.timer.stop()
+        self.prefs.set(settings.FORM, self.panel.state())
+        self.prefs.set(settings.GEOMETRY, self.saveGeometry())
+        self.prefs.set(settings.SPLITTER, self.split.saveState())
+        self.prefs.set(settings.SPLITTER + "_v", self.right.saveState())
+        self.prefs.sync()
+        event.accept()
+
+
+def caption(config: RunConfig, device_label: str) -> str:
+    """The line under every chart: what ran where, at which price, when."""
+    quoted = f", {config.price_as_of}" if config.price_as_of else ""
+    price = (
+        f"${config.usd_per_hour:,.4g}/h ({config.price_source}{quoted})"
+        if config.usd_per_hour is not None
+        else "no price"
+    )
+    return (
+        f"{config.model} · {config.framework} · batch {config.batch_size} · {config.precision} · "
+        f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"
+    )

@@ -1,0 +1,181 @@
+"""File > Settings: the Python interpreter that runs each framework's workers.
+
+Every run starts a worker process; by default it is this app's own Python (in the desktop
+bundle, the app's executable, which carries PyTorch but not TensorFlow). A framework can be
+pointed at another environment (the user's TensorFlow env, a conda env with another CUDA). Each
+choice is checked in the background (engine.process.interpreter: can it import the engine and the
+framework?) and the answer shows under it in plain words; OK waits for the checks to pass.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
+from gui.common.background import BackgroundJob, JobError
+from gui.panel.panel import ERROR_STYLE
+
+LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
+OK_STYLE = "color: #3a8f3a;"
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, interpreters: dict[str, str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(620)
+        self.edits: dict[str, QLineEdit] = {}
+        self.status: dict[str, QLabel] = {}
+        self.verdicts: dict[str, InterpreterCheck | None] = {}
+        self._checked_text: dict[str, str] = {}
+        self._current: dict[str, BackgroundJob] = {}
+        self._jobs: dict[BackgroundJob, str] = {}  # every check still running -> its framework
+
+        intro = QLabel(
+            "Each run trains in a worker process of its own. Choose the Python environment "
+            "that runs each framework's workers; leave it empty for this app's own.",
+            wordWrap=True,
+        )
+        grid = QGridLayout()
+        for row, framework in enumerate(FRAMEWORK_MODULES):
+            edit = QLineEdit(interpreters.get(framework, ""), objectName=f"python_{framework}")
+            edit.setPlaceholderText("this app's own Python")
+            browse = QPushButton("Browse…", objectName=f"browse_{framework}")
+            status = QLabel(wordWrap=True, objectName=f"status_{framework}")
+            grid.addWidget(QLabel(LABELS[framework]), 2 * row, 0)
+            grid.addWidget(edit, 2 * row, 1)
+            grid.addWidget(browse, 2 * row, 2)
+            grid.addWidget(status, 2 * row + 1, 1, 1, 2)
+            self.edits[framework], self.status[framework] = edit, status
+            edit.editingFinished.connect(lambda f=framework: self.check(f))
+            browse.clicked.connect(lambda _=False, f=framework: self._browse(f))
+        group = QGroupBox("Python for the workers")
+        group.setLayout(grid)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(group)
+        layout.addWidget(self.buttons)
+        for framework in FRAMEWORK_MODULES:
+            self.check(framework)
+
+    def interpreters(self) -> dict[str, str]:
+        """The chosen interpreter per framework; frameworks left empty are absent."""
+        return {f: e.text().strip() for f, e in self.edits.items() if e.text().strip()}
+
+    @property
+    def checking(self) -> bool:
+        return bool(self._current)
+
+    def check(self, framework: str) -> None:
+        """Check the framework's field (again, if its text changed) in the background."""
+        text = self.edits[framework].text().strip()
+        if self._checked_text.get(framework) == text:
+            return
+        self._checked_text[framework] = text
+        stale = self._current.pop(framework, None)
+        if stale is not None:
+            stale.cancel()
+        if not text:
+            self.verdicts[framework] = None
+            self._show(framework, _own_python(framework))
+            return
+        self.verdicts[framework] = None
+        self._show(framework, f"Checking {text} …")
+        cancel = threading.Event()
+        job = BackgroundJob(
+            lambda _emit: check_interpreter(text, framework, cancel=cancel),
+            cancel=cancel.set,
+            parent=self,
+        )
+        # A bound slot of this GUI-thread object: the verdict arrives queued on the GUI thread.
+        job.done.connect(self._checked)
+        self._current[framework] = job
+        self._jobs[job] = framework
+        job.start()
+        self._update_ok()
+
+    @Slot(object)
+    def _checked(self, outcome: object) -> None:
+        job = self.sender()
+        if not isinstance(job, BackgroundJob) or job not in self._jobs:
+            return
+        framework = self._jobs.pop(job)
+        job.wait()
+        job.deleteLater()
+        if self._current.get(framework) is not job:
+            return  # the field changed while it ran
+        del self._current[framework]
+        if isinstance(outcome, InterpreterCheck):
+            self.verdicts[framework] = outcome
+            self._show(framework, outcome.message, OK_STYLE if outcome.ok else ERROR_STYLE)
+        else:
+            text = outcome.message if isinstance(outcome, JobError) else str(outcome)
+            self._show(framework, f"The check failed: {text}", ERROR_STYLE)
+        self._update_ok()
+
+    def _show(self, framework: str, text: str, style: str = "") -> None:
+        self.status[framework].setText(text)
+        self.status[framework].setStyleSheet(style)
+        self._update_ok()
+
+    def _update_ok(self) -> None:
+        bad = [f for f, edit in self.edits.items() if edit.text().strip() and not self._passed(f)]
+        button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        button.setEnabled(not bad and not self.checking)
+        button.setToolTip(
+            "" if not bad else f"Fix or clear the Python for {', '.join(LABELS[f] for f in bad)}"
+        )
+
+    def _passed(self, framework: str) -> bool:
+        verdict = self.verdicts.get(framework)
+        return verdict is not None and verdict.ok
+
+    def _browse(self, framework: str) -> None:
+        current = self.edits[framework].text().strip()
+        start = str(Path(current).parent) if current else str(Path.home())
+        chosen, _ = QFileDialog.getOpenFileName(
+            self, f"Python for {LABELS[framework]} workers", start
+        )
+        if chosen:
+            self.edits[framework].setText(chosen)
+            self.check(framework)
+
+    def shutdown(self) -> None:
+        """Stop every check and wait for it (the dialog or the window closes)."""
+        for job in list(self._jobs):
+            job.stop()
+
+    def done(self, result: int) -> None:
+        self.shutdown()
+        super().done(result)
+
+
+def _own_python(framework: str) -> str:
+    module = FRAMEWORK_MODULES[framework]
+    if importlib.util.find_spec(module) is not None:
+        return f"This app's own Python, which has {module}."
+    return (
+        f"This app's own Python has no {module}: choose the Python of an environment that has "
+        f"it to run {LABELS[framework]} models."
+    )
