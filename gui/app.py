@@ -2,7 +2,8 @@
 bundle's executable (build.spec).
 
 Nothing here imports Qt at module level: the bundle's executable is also its own worker
-(`epochcost-gui --epochcost-worker run ...`, engine/process/launcher.py), and a worker must not load Qt.
+(`epochcost-gui --epochcost-worker run ...`, engine/process/launcher.py), and a worker must not
+load Qt.
 """
 
 from __future__ import annotations

@@ -72,7 +72,8 @@ def project(
 
 @dataclass(frozen=True)
 class InstanceCostToAccuracy:
-    """Cost to accuracy on one row of a price comparison (engine.pricing.compare). An estimate when the
+    """Cost to accuracy on one row of a price comparison (engine.pricing.compare). An estimate when
+    the
     row's throughput is; usd_low/usd_high are the mean cost at the ends of its throughput range."""
 
     instance_type: str

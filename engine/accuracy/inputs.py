@@ -1,4 +1,5 @@
-"""What every framework's Trainer feeds its model: the training batches (engine.workloads.data.batches,
+"""What every framework's Trainer feeds its model: the training batches
+(engine.workloads.data.batches,
 inside each timed step) and the held-out split, normalised once before training.
 
 The held-out split is prepared at set-up and placed on the device by the Trainer: evaluation

@@ -10,7 +10,8 @@ The arithmetic (every figure of a PlanRow):
     kwh           = count x power of one GPU (W) x wall_s / 3.6e6 x PUE
     kg_co2        = kwh x grid intensity (g/kWh) / 1000
     *_fully_loaded = the figure x the run-count multiplier (sum of runs x relative size)
-The peak is the dense rate for the precision (engine/measure/utilisation.py); MFU is measured (from a
+The peak is the dense rate for the precision (engine/measure/utilisation.py); MFU is measured (from
+a
 stored result) or assumed, and said which. Scaling over `count` GPUs is taken as perfect: MFU
 measured on one GPU does not see the communication of many, so the time is a lower bound.
 

@@ -1,4 +1,5 @@
-"""Hardware for the planner (engine/plan/planner.py), from the catalog: a GPU (priced on its cheapest
+"""Hardware for the planner (engine/plan/planner.py), from the catalog: a GPU (priced on its
+cheapest
 instances), a named instance, or every GPU with a known peak (the comparison); owned when a
 tariff is given; the grid of a region for CO2; and the utilisation and power of a stored result.
 

@@ -1,4 +1,5 @@
-"""What a comparison is made of: its options, its rows and the whole (engine/pricing/compare.py builds it).
+"""What a comparison is made of: its options, its rows and the whole (engine/pricing/compare.py
+builds it).
 
 Rows are frozen dataclasses a table model or a chart shows as they are; `to_row()` gives the
 flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 in kg.

@@ -9,7 +9,8 @@
      "output_shape", "loss", "framework_version", "check_seconds"}
 
 or a `failed` event (kind config, framework or crashed) with two more keys: "line" (1-based,
-in the user's file, or null) and "code" (that line's text). The client is engine/process/model_check.py.
+in the user's file, or null) and "code" (that line's text). The client is
+engine/process/model_check.py.
 """
 
 from __future__ import annotations

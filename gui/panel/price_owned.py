@@ -1,8 +1,10 @@
 """The "owned" half of the price panel: what an hour of a machine you bought costs.
 
 $/h = purchase / (lifetime years x 365 x hours a day) + (device W + rest W) / PSU efficiency /
-1000 x tariff (engine.pricing.cost.OwnedHardware). The figures start from the catalog's launch price and
-TDP of the selected device's GPU (engine.pricing.owning.gpu_defaults), or from a machine of the user's
+1000 x tariff (engine.pricing.cost.OwnedHardware). The figures start from the catalog's launch
+price and
+TDP of the selected device's GPU (engine.pricing.owning.gpu_defaults), or from a machine of the
+user's
 own catalog; every one can be typed over. The catalog is read the first time the form is used.
 """
 

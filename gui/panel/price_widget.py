@@ -1,8 +1,10 @@
 """The price field of the configuration panel: what an hour of the chosen device costs.
 
 Rented: a $/hour figure of your own (source "user", quoted today), or a machine picked from the
-catalog (gui/panel/price_picker.py) at its on-demand or spot price, with the catalog's source and date.
-Owned: purchase, lifetime, use, tariff and power (gui/panel/price_owned.py). Either way `fields()` gives
+catalog (gui/panel/price_picker.py) at its on-demand or spot price, with the catalog's source and
+date.
+Owned: purchase, lifetime, use, tariff and power (gui/panel/price_owned.py). Either way `fields()`
+gives
 the RunConfig price fields (usd_per_hour, price_source, price_as_of), so the live cost plot, the
 chart caption and the stored result follow the choice. The panel only uses `changed`,
 `fields()`, `state()` and `restore()` (and `set_device`, so owning starts from its GPU).

@@ -1,4 +1,5 @@
-"""The analytic Keras FLOP counter (engine/frameworks/tensorflow/flops.py) against hand counts and the
+"""The analytic Keras FLOP counter (engine/frameworks/tensorflow/flops.py) against hand counts and
+the
 published ResNet-50 figure. Keras runs in a subprocess: the pytest process never imports
 TensorFlow."""
 

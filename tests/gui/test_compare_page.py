@@ -1,4 +1,5 @@
-"""The Compare tab: it follows the results table and shows engine.pricing.compare's rows as they are,
+"""The Compare tab: it follows the results table and shows engine.pricing.compare's rows as they
+are,
 says plainly when there is nothing to compare or a CPU result cannot be projected, and exports
 its table and charts."""
 

@@ -3,7 +3,8 @@ data set, with the PyTorch trainer's input pipeline, optimizers and timing.
 
 tensorflow and keras are imported inside open_trainer (tf_backend.start_runtime); this module is
 loaded only by the worker, which never imports torch beside it. The input pipeline is
-engine.workloads.data.batches (numpy, channels last: Keras's layout) plus the copy into a tensor, inside
+engine.workloads.data.batches (numpy, channels last: Keras's layout) plus the copy into a tensor,
+inside
 every step; the step is one tf.function (forward, gradients, optimizer), as in the timed runs.
 """
 

@@ -4,7 +4,8 @@ The model, framework, device, precision and price are the configuration panel's;
 (gui/pages/accuracy/form.py) adds the data set and the goal. A study runs every batch size and
 repeat in its own worker process on a BackgroundJob (gui/pages/accuracy/study.py), each result
 stored under the study id as it ends, and the page shows live learning curves
-(gui/pages/accuracy/curves.py), a table per batch size (gui/pages/accuracy/table.py) and the cost charts
+(gui/pages/accuracy/curves.py), a table per batch size (gui/pages/accuracy/table.py) and the cost
+charts
 (gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress and keeps what finished.
 """
 

@@ -1,4 +1,5 @@
-"""The comparison table: engine.pricing.compare's rows as they are, one line per machine, with readable
+"""The comparison table: engine.pricing.compare's rows as they are, one line per machine, with
+readable
 cells (estimates marked ~ and shown in italics, the measured machine in bold) and every price's
 source and date. Sorting a column sorts by its raw numbers; missing values go last."""
 

@@ -1,6 +1,7 @@
 """The Plan tab's inputs: what is trained, on what, at which utilisation, where, how many runs.
 
-The form only holds texts and choices (values() -> FormValues); gui/pages/plan/inputs.py turns them into
+The form only holds texts and choices (values() -> FormValues); gui/pages/plan/inputs.py turns them
+into
 a plan and says what is wrong, and mark() frames the field it names. Numbers are typed as text
 (110e6, 110M and 110,000,000 all read) so a mistake gets a sentence, not a spin box that
 refuses keys.

@@ -5,7 +5,8 @@ engine's own functions, as `epochcost plan` resolves its options (engine/cli/cmd
 the tab and the command give the same figures. Every mistake comes back as a ConfigError whose
 field is a form field (FIELD_LABELS) and whose message a person can act on.
 
-engine.plan.targets imports pandas (through engine.pricing.compare); it is imported on the first plan,
+engine.plan.targets imports pandas (through engine.pricing.compare); it is imported on the first
+plan,
 not with the window.
 """
 

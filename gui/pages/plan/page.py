@@ -1,6 +1,7 @@
 """The Plan tab: what a training run of any size would take and cost, from its FLOPs.
 
-The form (gui/pages/plan/form.py) says what is trained, on what, at which MFU; gui/pages/plan/inputs.py makes
+The form (gui/pages/plan/form.py) says what is trained, on what, at which MFU;
+gui/pages/plan/inputs.py makes
 the plan with the engine's functions (the figures of `epochcost plan`); the answer shows every
 figure beside what it rests on, and a chart and a table compare every catalog GPU. Planning is
 arithmetic (a few milliseconds), so it is made again on the GUI thread a moment after each

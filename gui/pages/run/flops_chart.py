@@ -4,7 +4,8 @@ utilisation (MFU) where the device's peak is known.
 Achieved TFLOP/s = FLOPs per step (counted once in the worker, engine/backends) / step time,
 drawn for the running median step (the per-step scatter is the throughput chart's, scaled by
 a constant: drawing it twice would only cost the GUI thread paint time).
-The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense peak
+The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense
+peak
 for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and no
 MFU, never a guessed one.
 """

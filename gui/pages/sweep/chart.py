@@ -1,6 +1,7 @@
 """The sweep chart: throughput and the cost of an epoch against batch size, memory fill below.
 
-One exportable Chart (gui/pages/run/plots.py) of two panels sharing a log2 batch axis (batch sizes double):
+One exportable Chart (gui/pages/run/plots.py) of two panels sharing a log2 batch axis (batch sizes
+double):
 the top panel holds throughput (left axis) and $ per epoch (right axis; the epoch's seconds when
 no price is given), the bottom one each trial's peak memory as a share of the device (or of the
 memory limit). Points are redrawn whenever a trial ends; a batch that did not fit is an x at the

@@ -1,7 +1,8 @@
 """The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes.
 
 The run settings come from the configuration panel on the left; the page adds the batch sizes
-(or the max-fit search) and runs engine.sweep.runner.Sweep on a BackgroundJob. Points appear as trials
+(or the max-fit search) and runs engine.sweep.runner.Sweep on a BackgroundJob. Points appear as
+trials
 end, and so do the verdicts (engine.sweep.summary: cheapest batch, knee, max fit, recommended).
 Each trial's result is stored with the sweep's group id and the results table below refreshes.
 Cancel keeps the finished points. A sweep and a single run never measure at the same time: on
