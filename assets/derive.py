@@ -1,8 +1,9 @@
-"""Derive the shipped catalog (assets/*.csv) from the collected data set (shared/data, SOURCES.md).
+"""Derive the shipped catalog (assets/*.csv) from the collected data set (assets/sources, SOURCES.md).
 
     python assets/derive.py [--source DIR] [--out DIR]
 
-Reads the data set (default: shared/data beside the repository) and writes instances.csv,
+Reads the data set (default: assets/sources, a copy of
+the collected data set) and writes instances.csv,
 gpus.csv and grid.csv (default: next to this file). Every value comes from the source
 CSVs or, for the four historical rows and the GPU device-name aliases, from the tables below,
 each with its source. Nothing is estimated: a blank stays blank. See assets/README.md.
@@ -201,7 +202,7 @@ def instance_rows(prices: list[dict[str, str]], specs: list[dict[str, str]]) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--source", type=Path, default=HERE / "sources")
     parser.add_argument("--out", type=Path, default=HERE)
     args = parser.parse_args()
     src, out = args.source, args.out

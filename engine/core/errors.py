@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-# Failure kinds carried by a `failed` event (DESIGN.md, Events).
+# Failure kinds carried by a `failed` event (docs/architecture.md, "Events").
 FAILURE_KINDS = ("oom", "config", "framework", "crashed", "cancelled")
 
 

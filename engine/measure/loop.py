@@ -1,4 +1,4 @@
-"""The measuring loop every backend shares (DESIGN.md, Measuring).
+"""The measuring loop every backend shares (docs/measuring.md).
 
 Warm-up steps are excluded; each window starts and ends on a device synchronisation, and its
 throughput is samples / wall time between them. Per-step times come from the session's timer

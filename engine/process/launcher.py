@@ -1,7 +1,7 @@
 """Start a worker process, stream its events, cancel it, and report its death as data.
 
 Used by the CLI and by the GUI's EngineThread alike. Every measurement runs in its own process
-(DESIGN.md, Process model).
+(docs/architecture.md, "Processes").
 """
 
 from __future__ import annotations

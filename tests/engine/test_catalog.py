@@ -14,7 +14,7 @@ from engine.core.errors import ConfigError
 from engine.pricing import catalog
 from engine.pricing import user_rows as catalog_user
 
-SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SOURCES = Path(__file__).resolve().parents[2] / "assets" / "sources"
 
 
 def _digest(folder: Path) -> dict[str, str]:
@@ -24,7 +24,7 @@ def _digest(folder: Path) -> dict[str, str]:
 def test_the_shipped_catalog_loads_whole_and_clean():
     cat = catalog.load()
     assert cat.problems == ()
-    # 154 rows of shared/data/cloud_gpu_prices.csv + 4 historical; 41 GPUs; 101 grid regions
+    # 154 rows of assets/sources/cloud_gpu_prices.csv + 4 historical; 41 GPUs; 101 grid regions
     assert len(cat.instances) == 158 and len(cat.gpus) == 41 and len(cat.grid) == 101
     names = {g.name for g in cat.gpus}
     assert all(i.gpu_spec in names for i in cat.instances if i.gpu_spec)
@@ -73,11 +73,10 @@ def test_historical_instances_of_the_published_studies_are_marked_with_their_dat
     assert "Kroutikov" in rows["p2.xlarge"].source
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="the source data set is not beside the repo")
 def test_shipped_files_are_exactly_what_the_derivation_script_writes(tmp_path):
     script = paths.assets() / "derive.py"
     subprocess.run(
-        [sys.executable, str(script), "--source", str(SHARED_DATA), "--out", str(tmp_path)],
+        [sys.executable, str(script), "--source", str(SOURCES), "--out", str(tmp_path)],
         check=True,
         capture_output=True,
     )
