@@ -1,4 +1,5 @@
-"""Events: the only thing that crosses the worker's process boundary (docs/architecture.md, "Events").
+"""Events: the only thing that crosses the worker's process boundary (docs/architecture.md,
+"Events").
 
 Each event is a frozen dataclass with a `type` tag and the `run_id`, serialised as one JSON
 object per line. Floats that are not finite become null (JSON has no NaN or Infinity).

@@ -5,7 +5,8 @@
         ...                        # sweep.cancel() from any thread stops it between trials
                                    # (and the running trial's worker), keeping finished points
 
-"Fits" means "trains": every trial runs full optimizer steps (docs/architecture.md, "Processes"; a failed
+"Fits" means "trains": every trial runs full optimizer steps (docs/architecture.md, "Processes"; a
+failed
 allocation can leave a process unusable, so no trial reuses one). Results are stored as they
 finish, grouped by the sweep's group_id; a batch that did not fit is stored as status "oom".
 """
