@@ -257,10 +257,6 @@ def test_a_result_of_a_file_that_is_not_on_this_machine_still_imports(tmp_path):
 
 
 def test_a_keras_file_is_measured_end_to_end():
-    if not (Path(_engine_root()) / "engine" / "backends" / "tf_backend.py").exists():
-        pytest.skip(
-            "the TensorFlow backend (engine/frameworks/tensorflow/session.py) is not here yet"
-        )
     path = EXAMPLES / "keras_image_classifier.py"
     events = _run(path, framework="tensorflow")
     assert isinstance(events[-1], Finished), events[-1]

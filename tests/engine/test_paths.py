@@ -17,7 +17,7 @@ from engine.process.launcher import WorkerSpec
 ROOT = Path(__file__).resolve().parents[2]
 
 READ_CATALOG = (
-    "import json; from engine import catalog, paths; "
+    "import json; from engine.core import paths; from engine.pricing import catalog; "
     "print(json.dumps([str(paths.assets()), str(paths.engine_source_root()), "
     "len(catalog.load().gpus)]))"
 )
