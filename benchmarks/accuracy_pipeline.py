@@ -19,7 +19,7 @@ import time
 import torch
 
 from engine.accuracy.config import AccuracyConfig
-from engine.frameworks.torch.trainer import TorchTrainer
+from engine.frameworks.torch.session import TorchTrainer
 from engine.workloads import data, registry
 
 

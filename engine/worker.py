@@ -55,7 +55,7 @@ def _watch_control(cancel: threading.Event) -> None:
 def _run(args: argparse.Namespace, events: TextIO) -> int:
     from engine.core.errors import ConfigError
     from engine.core.events import Failed
-    from engine.measure.runner import new_run_id
+    from engine.core.ids import new_run_id
 
     if args.command == "accuracy":
         from engine.accuracy.config import AccuracyConfig as Config

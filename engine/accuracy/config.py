@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
+from engine.core.checks import fraction, int_range, number_range
 from engine.core.errors import ConfigError
-from engine.measure.config import RunConfig, _int_range, _number_range
+from engine.measure.config import DEFAULT_LEARNING_RATE, TrainingConfig
 from engine.workloads import registry
 from engine.workloads.data import DataInfo, describe
 from engine.workloads.registry import Workload
 
-# The timed runs' optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam.
-DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}
-
 
 @dataclass(frozen=True)
-class AccuracyConfig:
+class AccuracyConfig(TrainingConfig):
     """Times in seconds, accuracies and the band as fractions (0.9 is 90%), money in USD."""
 
-    worker_mode: ClassVar[str] = "accuracy"  # the worker's subcommand for this config
+    worker_mode: ClassVar[str] = "accuracy"
 
-    model: str = "resnet18-cifar"
-    framework: str = "torch"
     dataset: str = "patterns10"  # a built-in data set, or a folder of CIFAR-10 binary files
-    batch_size: int = 64
-    device: str = "auto"
-    precision: str = "fp32"
-    optimizer: str = "sgd"
     learning_rate: float | None = None  # None: 0.01 for SGD (momentum 0.9), 0.001 for Adam
-    channels_last: bool = False
-    compile: bool = False
     eval_every: int = 50  # training iterations between two evaluations
     eval_samples: int | None = None  # held-out images per evaluation; None: the whole split
     target_accuracy: float | None = None  # None: train until the accuracy settles
@@ -40,12 +30,6 @@ class AccuracyConfig:
     max_seconds: float = 3600.0  # cap on the run's training and evaluation time
     include_eval_time: bool = False  # count evaluation time in the time (and cost) to accuracy
     repeat: int = 0  # which repeat of a study this is (0-based)
-    seed: int = 0  # model initialisation and shuffling; a study gives each repeat its own
-    threads: int | None = None
-    memory_limit_bytes: int | None = None  # worker-enforced cap on a CPU (engine/measure/memcap.py)
-    usd_per_hour: float | None = None
-    price_source: str = "user"
-    price_as_of: str | None = None
 
     @property
     def model_file(self) -> str | None:
@@ -62,51 +46,32 @@ class AccuracyConfig:
     def until_stable(self) -> bool:
         return self.target_accuracy is None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AccuracyConfig:
         """Build from a dict (JSON), ignoring unknown keys, then validate."""
-        if not isinstance(data, dict):
-            raise ConfigError("config", "must be a JSON object")
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known}).validated()
+        return cls._from_known(data).validated()
 
-    def with_changes(self, **changes: Any) -> AccuracyConfig:
-        return replace(self, **changes).validated()
-
-    def run_config(self) -> RunConfig:
-        """The fields a timed run shares, as a RunConfig (validated by its own rules)."""
-        shared = {f.name for f in fields(RunConfig)} & {f.name for f in fields(self)}
-        return RunConfig(**{k: getattr(self, k) for k in shared})
-
-    def validated(self) -> AccuracyConfig:
-        """Return self if every field is valid, else raise ConfigError naming the field."""
-        self.run_config().validated()
+    def validated(self) -> Self:
+        """Return self if every field is valid, else raise ConfigError naming the field.
+        The seed is the model initialisation and shuffling; a study gives each repeat its own."""
+        self._check_registry_model()
+        self._check_shared()
         if self.learning_rate is not None:
-            _number_range("learning_rate", self.learning_rate, 1e-8, 10.0)
-        _int_range("eval_every", self.eval_every, 1, 10_000_000)
+            number_range("learning_rate", self.learning_rate, 1e-8, 10.0)
+        int_range("eval_every", self.eval_every, 1, 10_000_000)
         if self.eval_samples is not None:
-            _int_range("eval_samples", self.eval_samples, 1, 10**9)
+            int_range("eval_samples", self.eval_samples, 1, 10**9)
         if self.target_accuracy is not None:
-            _fraction("target_accuracy", self.target_accuracy)
-        _number_range("band", self.band, 0.0, 1.0)
-        _int_range("patience", self.patience, 1, 100_000)
-        _int_range("max_iterations", self.max_iterations, 1, 10**9)
-        _number_range("max_seconds", self.max_seconds, 1.0, 7 * 86400)
-        _int_range("repeat", self.repeat, 0, 1000)
+            fraction("target_accuracy", self.target_accuracy)
+        number_range("band", self.band, 0.0, 1.0)
+        int_range("patience", self.patience, 1, 100_000)
+        int_range("max_iterations", self.max_iterations, 1, 10**9)
+        number_range("max_seconds", self.max_seconds, 1.0, 7 * 86400)
+        int_range("repeat", self.repeat, 0, 1000)
         info = describe(self.dataset)
         workload = registry.get(self.model)
         _check_fit(workload, info, self.batch_size)
         return self
-
-
-def _fraction(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(name, f"{value!r} is not a number; give a fraction (0.9 for 90%)")
-    if not 0 < value <= 1:
-        raise ConfigError(name, f"{value:g}: give a fraction above 0 and at most 1 (0.9 for 90%)")
 
 
 def _fits(workload: Workload, info: DataInfo) -> bool:

@@ -19,8 +19,8 @@ from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.stabilisation import StabilisationDetector
 from engine.core.errors import RunFailed
 from engine.core.events import Eval, Event, Phase
-from engine.frameworks.trainer import Trainer
 from engine.measure.monitor import Monitor
+from engine.measure.session import Trainer
 
 STOP_REASONS = ("target", "stable", "max_iterations", "max_seconds")
 

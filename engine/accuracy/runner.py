@@ -1,98 +1,88 @@
 """run(config, cancel) -> events: one training-to-accuracy run, as the worker executes it.
 
-Loads the data set (numpy), imports the framework through its trainer module (so only in the
-worker), trains with the shared loop, and ends with exactly one `finished` or `failed` event.
+The skeleton (engine/measure/pipeline.py) imports the framework, builds the trainer under the
+memory cap and turns failures into events; this module adds what a run to an accuracy does:
+load the data set (numpy), train and evaluate with the shared loop, and build the result.
 """
 
 from __future__ import annotations
 
-import os
-import resource
 import threading
 import time
-import traceback
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from types import ModuleType
+from typing import Any
 
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.loop import LoopOutcome, train_to_accuracy
 from engine.accuracy.result import build_result
-from engine.core.errors import ConfigError, RunFailed, is_out_of_memory, out_of_memory_line
-from engine.core.events import Event, Failed, Finished, Phase, Started
-from engine.frameworks import trainer as trainers
-from engine.measure import environment
-from engine.measure.memcap import MemoryCap
-from engine.measure.monitor import Monitor
-from engine.measure.probes import open_probe
-from engine.measure.runner import new_run_id
+from engine.core.events import Event, Phase
+from engine.measure.monitor import Monitor, MonitorSummary
+from engine.measure.pipeline import Pipeline, run_pipeline
+from engine.measure.session import Trainer
 from engine.workloads import data, registry
+from engine.workloads.data import Dataset
 
 
 def run(
     config: AccuracyConfig, cancel: threading.Event, run_id: str | None = None
 ) -> Iterator[Event]:
     """Train one configuration to accuracy. Failures are events, never exceptions."""
-    t_start = time.perf_counter()
-    run_id = run_id or new_run_id()
-    env = environment.base()
-    yield Started(run_id=run_id, config=config.to_dict(), environment=dict(env))
-    trainer = None
-    monitor = None
-    try:
-        workload = registry.get(config.model)
-        yield Phase(run_id=run_id, phase="importing", detail=config.framework)
-        t0 = time.perf_counter()
-        backend = trainers.load(config.framework)
-        env["framework_import_seconds"] = time.perf_counter() - t0
-        yield Phase(run_id=run_id, phase="building", detail=f"loading data set {config.dataset}")
-        t0 = time.perf_counter()
-        dataset = data.load(config.dataset)
-        env["data_load_seconds"] = time.perf_counter() - t0
-        # The data set in host memory is not counted: on a GPU it is not the device's.
-        cap = MemoryCap(config.memory_limit_bytes) if config.memory_limit_bytes else None
-        if cap is not None:
-            cap.begin(config.batch_size)
-        trainer = yield from backend.open_trainer(config, workload, dataset, run_id)
-        if cap is not None:
-            cap.built()
-        if cancel.is_set():
-            raise RunFailed("cancelled", "cancelled by the user")
-        env.update(trainer.environment())
-        monitor = Monitor(open_probe(trainer.device), run_id).start()
-        if cap is not None:
-            cap.start_counting()
-        setup_seconds = time.perf_counter() - t_start
-        outcome = LoopOutcome()
-        training = train_to_accuracy(trainer, config, run_id, cancel, monitor, outcome)
-        yield from (cap.watch_steps(training) if cap else training)
-        yield Phase(run_id=run_id, phase="finishing")
-        monitor.note_process_memory(_peak_rss_bytes() if trainer.device == "cpu" else None)
-        result = build_result(
-            run_id=run_id,
-            config=config,
-            workload=workload,
-            info=dataset.info,
-            environment=env,
-            parameters=trainer.parameters,
-            outcome=outcome,
-            setup_seconds=setup_seconds,
-            monitor=monitor.summary(),
-            device_memory=trainer.device_memory(),
-            warnings=trainer.warnings() + _warnings(outcome, dataset.info.classes, config),
+    return run_pipeline(AccuracyRun(config), cancel, run_id)
+
+
+class AccuracyRun(Pipeline[AccuracyConfig]):
+    def __init__(self, config: AccuracyConfig) -> None:
+        self.config = config
+        self.t_start = time.perf_counter()
+        self.workload = registry.get(config.model)
+        self.dataset: Dataset | None = None
+        self.setup_seconds = 0.0
+        self.outcome = LoopOutcome()
+
+    def before_build(self, run_id: str, env: dict[str, Any]) -> Generator[Event, None, None]:
+        yield Phase(
+            run_id=run_id, phase="building", detail=f"loading data set {self.config.dataset}"
         )
-        if cap is not None:
-            result.update(cap.memory_fields())  # the cap is this run's device
-        yield from monitor.drain()
-        yield Finished(run_id=run_id, result=result)
-    except (RunFailed, ConfigError) as exc:
-        kind = exc.kind if isinstance(exc, RunFailed) else "config"
-        yield Failed(run_id=run_id, kind=kind, message=str(exc), batch_size=config.batch_size)
-    except Exception as exc:  # a framework error: classify, never raise past the runner
-        yield _failure(run_id, config, exc)
-    finally:
-        if monitor is not None:
-            monitor.stop()
-        if trainer is not None:
-            trainer.close()
+        t0 = time.perf_counter()
+        self.dataset = data.load(self.config.dataset)
+        env["data_load_seconds"] = time.perf_counter() - t0
+
+    def build(self, backend: ModuleType, run_id: str) -> Generator[Event, None, Trainer]:
+        trainer: Trainer = yield from backend.open_trainer(
+            self.config, self.workload, self.dataset, run_id
+        )
+        return trainer
+
+    def train(
+        self, handle: Trainer, run_id: str, cancel: threading.Event, monitor: Monitor
+    ) -> Generator[Event, None, None]:
+        self.setup_seconds = time.perf_counter() - self.t_start
+        yield from train_to_accuracy(handle, self.config, run_id, cancel, monitor, self.outcome)
+
+    def result(
+        self,
+        handle: Trainer,
+        run_id: str,
+        env: dict[str, Any],
+        monitor: MonitorSummary,
+        device_state: dict[str, Any],
+    ) -> dict[str, Any]:
+        assert self.dataset is not None
+        info = self.dataset.info
+        return build_result(
+            run_id=run_id,
+            config=self.config,
+            workload=self.workload,
+            info=info,
+            environment=env,
+            parameters=handle.parameters,
+            outcome=self.outcome,
+            setup_seconds=self.setup_seconds,
+            monitor=monitor,
+            device_memory=handle.device_memory(),
+            warnings=handle.warnings() + _warnings(self.outcome, info.classes, self.config),
+        )
 
 
 def _warnings(outcome: LoopOutcome, classes: int, config: AccuracyConfig) -> list[str]:
@@ -106,23 +96,3 @@ def _warnings(outcome: LoopOutcome, classes: int, config: AccuracyConfig) -> lis
                 "learning; try another learning rate or optimizer"
             )
     return out
-
-
-def _failure(run_id: str, config: AccuracyConfig, exc: BaseException) -> Failed:
-    tb = traceback.format_exc()
-    if is_out_of_memory(exc):
-        message = f"out of memory at batch size {config.batch_size}: {out_of_memory_line(exc)}"
-        kind = "oom"
-    elif isinstance(exc, ImportError):
-        message, kind = f"{config.framework} is not usable here: {exc}", "framework"
-    else:
-        message, kind = f"{type(exc).__name__}: {exc}", "framework"
-    return Failed(
-        run_id=run_id, kind=kind, message=message, traceback=tb, batch_size=config.batch_size
-    )
-
-
-def _peak_rss_bytes() -> int:
-    # ru_maxrss is in KiB on Linux, bytes on macOS.
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if os.uname().sysname == "Darwin" else peak * 1024)

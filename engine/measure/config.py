@@ -1,12 +1,17 @@
-"""RunConfig: what to measure, validated at the edge into ConfigError with an actionable message."""
+"""What to train, validated at the edge into ConfigError with an actionable message.
+
+TrainingConfig is the base both pipelines share: the timed run (RunConfig, here) and the
+cost-to-accuracy run (engine/accuracy/config.py). It holds the model, framework, device and
+numeric set-up, and one Price. Times in seconds, money in USD, memory in bytes.
+"""
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
+from engine.core.checks import choice, int_range, iso_date, number_range
 from engine.core.errors import ConfigError
 from engine.workloads import model_file_source
 
@@ -16,13 +21,61 @@ OPTIMIZERS = ("sgd", "adam")
 _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 
 MAX_BATCH_SIZE = 1 << 20
+MAX_USD_PER_HOUR = 100_000.0
+# The optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam; their learning rates.
+DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    """One timed training run. Times in seconds, money in USD, memory in bytes."""
+class Price:
+    """What an hour of the hardware costs, where that figure comes from, and when it was quoted.
+    Stored flat in a config and a result (usd_per_hour, price_source, price_as_of)."""
 
-    worker_mode: ClassVar[str] = "run"  # the worker's subcommand for this config
+    FIELDS: ClassVar[tuple[str, str, str]] = ("usd_per_hour", "price_source", "price_as_of")
+
+    usd_per_hour: float | None = None  # None: not priced
+    source: str = "user"
+    as_of: str | None = None  # ISO date the price was quoted
+
+    def validated(self) -> Price:
+        if self.usd_per_hour is not None:
+            number_range("usd_per_hour", self.usd_per_hour, 0.0, MAX_USD_PER_HOUR)
+        if not isinstance(self.source, str):
+            raise ConfigError("price_source", "must be text (where the price comes from)")
+        if self.as_of is not None:
+            iso_date("price_as_of", self.as_of)
+        return self
+
+    def fields(self) -> dict[str, Any]:
+        """The flat fields a config and a result store."""
+        return {
+            "usd_per_hour": self.usd_per_hour,
+            "price_source": self.source,
+            "price_as_of": self.as_of,
+        }
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Price:
+        """From flat fields (a config, a result's config, a form's values)."""
+        return cls(
+            values.get("usd_per_hour"),
+            values.get("price_source") or "user",
+            values.get("price_as_of"),
+        )
+
+    def describe(self) -> str:
+        """'$0.9/h (aws p3.2xlarge, 2025-06-01)', or 'no price'."""
+        if self.usd_per_hour is None:
+            return "no price"
+        quoted = f", {self.as_of}" if self.as_of else ""
+        return f"${self.usd_per_hour:,.4g}/h ({self.source}{quoted})"
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """The fields and checks every training run shares; a subclass adds its own."""
+
+    worker_mode: ClassVar[str]  # the worker's subcommand for this config
 
     model: str = "resnet18-cifar"
     framework: str = "torch"
@@ -32,6 +85,85 @@ class RunConfig:
     optimizer: str = "sgd"
     channels_last: bool = False
     compile: bool = False  # torch.compile, or XLA jit_compile in TensorFlow
+    threads: int | None = None  # CPU threads; None: the framework's default
+    memory_limit_bytes: int | None = None  # worker-enforced cap (tests, max-fit on CPU)
+    seed: int = 0
+    usd_per_hour: float | None = None  # the Price, stored flat (see `price`)
+    price_source: str = "user"
+    price_as_of: str | None = None
+
+    @property
+    def resolved_learning_rate(self) -> float:
+        """The learning rate every framework uses: the optimizer's default (a cost-to-accuracy
+        run may set its own)."""
+        return DEFAULT_LEARNING_RATE[self.optimizer]
+
+    @property
+    def price(self) -> Price:
+        return Price.of(self.to_dict())
+
+    def with_price(self, price: Price) -> Self:
+        return self.with_changes(**price.fields())
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def known_fields(cls) -> set[str]:
+        return {f.name for f in fields(cls)}
+
+    @classmethod
+    def _from_known(cls, data: Any) -> Self:
+        if not isinstance(data, dict):
+            raise ConfigError("config", "must be a JSON object")
+        known = cls.known_fields()
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def with_changes(self, **changes: Any) -> Self:
+        return replace(self, **changes).validated()
+
+    def validated(self) -> Self:
+        raise NotImplementedError
+
+    def _check_shared(self) -> None:
+        """The shared fields; the model's name is checked by the subclass (a file or a
+        registry model)."""
+        choice("framework", self.framework, FRAMEWORKS)
+        int_range("batch_size", self.batch_size, 1, MAX_BATCH_SIZE)
+        if not isinstance(self.device, str) or not _DEVICE_RE.match(self.device):
+            raise ConfigError("device", f"{self.device!r}: use auto, cpu, cuda, cuda:N or mps")
+        choice("precision", self.precision, PRECISIONS)
+        choice("optimizer", self.optimizer, OPTIMIZERS)
+        if self.threads is not None:
+            int_range("threads", self.threads, 1, 4096)
+        if self.memory_limit_bytes is not None:
+            int_range("memory_limit_bytes", self.memory_limit_bytes, 1 << 20, 1 << 50)
+        int_range("seed", self.seed, 0, 2**31 - 1)
+        self.price.validated()
+
+    def _check_registry_model(self) -> None:
+        from engine.workloads import registry
+
+        if not isinstance(self.model, str) or not self.model:
+            raise ConfigError("model", "give a model name (see `epochcost models`)")
+        if not registry.exists(self.model):
+            known = ", ".join(registry.names())
+            raise ConfigError("model", f"unknown model {self.model!r}; known: {known}")
+        choice("framework", self.framework, FRAMEWORKS)
+        workload = registry.get(self.model)
+        if self.framework not in workload.frameworks:
+            supported = ", ".join(workload.frameworks)
+            raise ConfigError(
+                "framework", f"{self.model} runs on {supported}, not {self.framework}"
+            )
+
+
+@dataclass(frozen=True)
+class RunConfig(TrainingConfig):
+    """One timed training run."""
+
+    worker_mode: ClassVar[str] = "run"
+
     warmup_steps: int = 10
     min_steps: int = 10
     max_steps: int = 100
@@ -39,78 +171,36 @@ class RunConfig:
     stability_threshold: float = 0.10  # stop when IQR/median of step times falls under this
     epoch_samples: int | None = None  # None: the workload's usual data set
     repeats: int = 1
-    threads: int | None = None  # CPU threads; None: the framework's default
-    usd_per_hour: float | None = None
-    price_source: str = "user"
-    price_as_of: str | None = None  # ISO date the price was quoted
-    memory_limit_bytes: int | None = None  # worker-enforced cap (tests, max-fit on CPU)
-    seed: int = 0
     # Your own model: a Python file (engine/workloads/model_file.py has the contract). When set,
     # `model` is only a label (the file's NAME) and the registry is not consulted.
     model_file: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], check_files: bool = True) -> RunConfig:
         """Build from a dict (JSON), ignoring unknown keys, then validate. check_files=False
         accepts a model file that is not on this machine (an imported result)."""
-        if not isinstance(data, dict):
-            raise ConfigError("config", "must be a JSON object")
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known}).validated(check_files)
+        return cls._from_known(data).validated(check_files)
 
-    def with_changes(self, **changes: Any) -> RunConfig:
-        return replace(self, **changes).validated()
-
-    def validated(self, check_files: bool = True) -> RunConfig:
+    def validated(self, check_files: bool = True) -> Self:
         """Return self if every field is valid, else raise ConfigError naming the field.
         A model file is checked for being there (check_files) but never imported here."""
-        from engine.workloads import registry
-
-        if not isinstance(self.model, str) or not self.model:
+        if self.model_file is None:
+            self._check_registry_model()
+        elif not isinstance(self.model, str) or not self.model:
             raise ConfigError("model", "give a model name (see `epochcost models`)")
-        if self.model_file is not None:
-            if check_files:
-                model_file_source.check_path(self.model_file)
-            elif not isinstance(self.model_file, str) or not self.model_file:
-                raise ConfigError("model_file", "must be the path of a Python file")
-        elif not registry.exists(self.model):
-            known = ", ".join(registry.names())
-            raise ConfigError("model", f"unknown model {self.model!r}; known: {known}")
-        _choice("framework", self.framework, FRAMEWORKS)
-        workload = registry.get(self.model) if self.model_file is None else None
-        if workload is not None and self.framework not in workload.frameworks:
-            supported = ", ".join(workload.frameworks)
-            raise ConfigError(
-                "framework", f"{self.model} runs on {supported}, not {self.framework}"
-            )
-        _int_range("batch_size", self.batch_size, 1, MAX_BATCH_SIZE)
-        if not isinstance(self.device, str) or not _DEVICE_RE.match(self.device):
-            raise ConfigError("device", f"{self.device!r}: use auto, cpu, cuda, cuda:N or mps")
-        _choice("precision", self.precision, PRECISIONS)
-        _choice("optimizer", self.optimizer, OPTIMIZERS)
-        _int_range("warmup_steps", self.warmup_steps, 0, 100_000)
-        _int_range("min_steps", self.min_steps, 3, 1_000_000)
-        _int_range("max_steps", self.max_steps, self.min_steps, 1_000_000)
-        _number_range("max_seconds", self.max_seconds, 0.1, 7 * 86400)
-        _number_range("stability_threshold", self.stability_threshold, 0.0, 10.0)
+        elif check_files:
+            model_file_source.check_path(self.model_file)
+        elif not isinstance(self.model_file, str) or not self.model_file:
+            raise ConfigError("model_file", "must be the path of a Python file")
+        self._check_shared()
+        int_range("warmup_steps", self.warmup_steps, 0, 100_000)
+        int_range("min_steps", self.min_steps, 3, 1_000_000)
+        int_range("max_steps", self.max_steps, self.min_steps, 1_000_000)
+        number_range("max_seconds", self.max_seconds, 0.1, 7 * 86400)
+        number_range("stability_threshold", self.stability_threshold, 0.0, 10.0)
         if self.epoch_samples is not None:
-            _int_range("epoch_samples", self.epoch_samples, 1, 10**13)
-        _int_range("repeats", self.repeats, 1, 1000)
-        if self.threads is not None:
-            _int_range("threads", self.threads, 1, 4096)
-        if self.usd_per_hour is not None:
-            _number_range("usd_per_hour", self.usd_per_hour, 0.0, 100_000.0)
-        if self.price_as_of is not None:
-            try:
-                _dt.date.fromisoformat(str(self.price_as_of)[:10])
-            except ValueError:
-                raise ConfigError("price_as_of", "use a date as YYYY-MM-DD") from None
-        if self.memory_limit_bytes is not None:
-            _int_range("memory_limit_bytes", self.memory_limit_bytes, 1 << 20, 1 << 50)
-        _int_range("seed", self.seed, 0, 2**31 - 1)
+            int_range("epoch_samples", self.epoch_samples, 1, 10**13)
+        int_range("repeats", self.repeats, 1, 1000)
         return self
 
     @property
@@ -125,22 +215,3 @@ class RunConfig:
             declared = model_file_source.declared(self.model_file).epoch_samples
             return declared or model_file_source.DEFAULT_EPOCH_SAMPLES
         return registry.get(self.model).epoch_samples
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ConfigError(name, f"{value!r} is not one of {', '.join(allowed)}")
-
-
-def _int_range(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(name, f"{value!r} is not a whole number (allowed {low} to {high})")
-    if not low <= value <= high:
-        raise ConfigError(name, f"{value} is out of range (allowed {low} to {high})")
-
-
-def _number_range(name: str, value: Any, low: float, high: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise ConfigError(name, f"{value!r} is not a number (allowed {low:g} to {high:g})")
-    if not low <= value <= high:
-        raise ConfigError(name, f"{value:g} is out of range (allowed {low:g} to {high:g})")

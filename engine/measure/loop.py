@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from engine.core.errors import RunFailed
 from engine.core.events import Event, Phase, Step
 from engine.core.stats import relative_iqr
-from engine.frameworks.session import Session
 from engine.measure.config import RunConfig
 from engine.measure.monitor import Monitor
+from engine.measure.session import Session
 
 
 @dataclass

@@ -21,8 +21,8 @@ from engine.accuracy.config import AccuracyConfig
 from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Phase, from_json
+from engine.core.ids import new_run_id
 from engine.measure.config import RunConfig
-from engine.measure.runner import new_run_id
 
 CANCEL_GRACE_S = 1.5
 STDERR_TAIL_LINES = 200

@@ -22,10 +22,10 @@ from typing import Any
 import psutil
 
 from engine.core.events import Failed, Finished, Started
+from engine.core.ids import new_run_id
 from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
-from engine.measure.runner import new_run_id
 from engine.process.launcher import WorkerProcess, WorkerSpec
 from engine.results.store import Store
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.frameworks.session import load
 from engine.measure.config import RunConfig
+from engine.measure.session import load
 from engine.workloads import registry
 
 

@@ -17,7 +17,7 @@ import pytest
 from engine.cli import main
 from engine.core.errors import RunFailed
 from engine.core.events import Finished, Phase, Sample, Started, Step, from_json
-from engine.frameworks.tensorflow import session as tf_backend
+from engine.frameworks.tensorflow import runtime as tf_backend
 from engine.measure.result import validate
 from engine.process.launcher import _engine_root
 from engine.workloads import registry

@@ -1,165 +1,32 @@
-"""TensorFlow backend: Keras 3 models on TensorFlow, trained by one compiled tf.function step.
+"""TensorFlow sessions: a workload's Keras 3 model trained by one compiled tf.function step.
 
-tensorflow and keras are imported inside open_session only; this module is loaded only by the
-worker, which never imports torch beside it. Threads, visible devices and GPU memory growth are
-set before TensorFlow initialises its devices (they cannot change afterwards).
+Two sources of batches over one runtime (engine/frameworks/tensorflow/runtime.py): TfSession
+trains on one fixed synthetic batch (timed runs), TfTrainer on a real data set with evaluation
+(cost to accuracy), with the PyTorch side's input pipeline, optimizers and timing: the numpy
+batch (engine.workloads.data.batches, channels last: Keras's layout) is copied into a tensor
+inside every step. This module is loaded only by the worker.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import warnings
+import time
 from collections.abc import Generator
 from typing import Any
 
-from engine.accuracy.config import DEFAULT_LEARNING_RATE, AccuracyConfig
-from engine.core.errors import RunFailed
+from engine.accuracy import inputs
+from engine.accuracy.config import AccuracyConfig
 from engine.core.events import Event, Phase
-from engine.frameworks.tensorflow.address_space import lift_cap, outside_cap
+from engine.frameworks.tensorflow.runtime import (
+    TENSOR_CAP_NOTE,
+    TfRuntime,
+    TrainingStep,
+    start_runtime,
+)
 from engine.frameworks.timers import WallTimer
 from engine.measure.config import RunConfig
+from engine.workloads.data import Dataset
 from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
-
-_POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
-TENSOR_CAP_NOTE = (
-    "memory cap: TensorFlow ran with oneDNN off and its tensors in a BFC allocator held to the "
-    "cap (so that running out is reported, not a crash); the speed is not that of an uncapped run"
-)
-
-
-def resolve_device(tf: Any, requested: str) -> int | None:
-    """The GPU index to use (TensorFlow's order, as CUDA's), or None for the CPU.
-    A device not here is a config error."""
-    gpus = tf.config.list_physical_devices("GPU")  # lists without initialising the runtime
-    if requested == "auto":
-        return 0 if gpus else None
-    if requested == "cpu":
-        return None
-    if requested == "mps":
-        raise RunFailed(
-            "config", "device: mps is PyTorch's Apple GPU; TensorFlow runs on cpu or cuda here"
-        )
-    if not gpus:
-        raise RunFailed(
-            "config",
-            "device: TensorFlow sees no CUDA GPU here (the CPU build, or no driver); "
-            "use --device cpu, or install tensorflow[and-cuda] (see README)",
-        )
-    index = int(requested.split(":")[1]) if ":" in requested else 0
-    if index >= len(gpus):
-        raise RunFailed("config", f"device: cuda:{index} does not exist ({len(gpus)} GPUs)")
-    return index
-
-
-def _configure_devices(tf: Any, gpu: int | None, threads: int | None) -> None:
-    """Before the runtime starts: threads, only the chosen GPU visible, memory growth on it
-    (TensorFlow otherwise maps nearly all GPU memory, and the peak would say nothing)."""
-    if threads:
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
-    gpus = tf.config.list_physical_devices("GPU")
-    if gpu is None:
-        tf.config.set_visible_devices([], "GPU")
-        return
-    tf.config.set_visible_devices([gpus[gpu]], "GPU")
-    tf.config.experimental.set_memory_growth(gpus[gpu], True)
-
-
-def _cap_tensor_memory(limit_bytes: int) -> None:
-    """The worker's memory cap, for TensorFlow on the CPU: its tensors come from its BFC
-    allocator held to the cap (read when the runtime starts), so that a batch too large fails as
-    ResourceExhaustedError. The runner's address-space cap is lifted: under it TensorFlow
-    crashes (SIGSEGV in Eigen's or oneDNN's own buffers) in whichever allocation fails first."""
-    os.environ["TF_CPU_ALLOCATOR_USE_BFC"] = "true"
-    os.environ["TF_CPU_BFC_MEM_LIMIT_IN_MB"] = str(max(1, limit_bytes >> 20))
-    lift_cap()
-
-
-def _check_precision(tf: Any, gpu: int | None, precision: str) -> None:
-    if precision == "fp16" and gpu is None:
-        raise RunFailed("config", "precision: fp16 needs a GPU; use bf16 or fp32 on the CPU")
-    if precision == "bf16" and gpu is not None:
-        details = tf.config.experimental.get_device_details(
-            tf.config.list_physical_devices("GPU")[gpu]
-        )
-        if details.get("compute_capability", (0, 0)) < (8, 0):
-            raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
-
-
-def _quiet(tf: Any) -> None:
-    """TensorFlow's and Keras's Python-side chatter off (the C++ side is TF_CPP_MIN_LOG_LEVEL,
-    set by the worker); real errors still come as exceptions, and so as `failed` events."""
-    if os.environ.get("EPOCHCOST_VERBOSE"):
-        return
-    tf.get_logger().setLevel(logging.ERROR)
-    logging.getLogger("absl").setLevel(logging.ERROR)
-    for module in ("keras", "tensorflow"):
-        warnings.filterwarnings("ignore", module=module)
-
-
-class TfRuntime:
-    """What a TensorFlow session (timed runs) and trainer (cost to accuracy) share: the started
-    runtime, the device, the tensor cap, and what the result records about them."""
-
-    def __init__(
-        self, tf: Any, keras: Any, config: RunConfig | AccuracyConfig, gpu: int | None
-    ) -> None:
-        self._tf = tf
-        self._keras = keras
-        self._gpu = gpu
-        self._precision = config.precision
-        self._xla = bool(config.compile)
-        self.device = "cpu" if gpu is None else f"cuda:{gpu}"
-        # With one GPU visible it is TensorFlow's GPU:0, whatever its CUDA index.
-        self._tf_device = "/CPU:0" if gpu is None else "/GPU:0"
-        self._tensor_cap = config.memory_limit_bytes if gpu is None else None
-        self._memory_total = gpu_memory_total(self.device) if gpu is not None else None
-
-    def device_memory(self) -> dict[str, Any] | None:
-        if self._gpu is None:
-            return None  # the runner reports the process's peak RSS
-        info = self._tf.config.experimental.get_memory_info("GPU:0")
-        return {
-            # With memory growth on, the allocator's peak is what the model used; NVML's
-            # per-process figure (with the CUDA context) wins in the result when larger.
-            "peak_bytes": int(info["peak"]),
-            "total_bytes": self._memory_total,
-            "source": "tf.config.experimental.get_memory_info",
-        }
-
-    def environment(self) -> dict[str, Any]:
-        tf, build = self._tf, self._tf.sysconfig.get_build_info()
-        env: dict[str, Any] = {
-            "framework": "tensorflow",
-            "framework_version": tf.__version__,
-            "keras_version": self._keras.__version__,
-            "device": self.device,
-            # 0 means TensorFlow's default: one thread per CPU this process may run on.
-            "threads": tf.config.threading.get_intra_op_parallelism_threads()
-            or len(os.sched_getaffinity(0)),
-            "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads() or None,
-            "cuda": build.get("cuda_version"),
-            "cudnn": build.get("cudnn_version"),
-            "xla": self._xla,
-            "precision_policy": _POLICIES[self._precision],
-            "data_format": "channels_last",  # Keras's native layout; --channels-last is moot
-            # oneDNN kernels change CPU speed a lot; None is TensorFlow's default (on, on x86).
-            "onednn_opts": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
-            "tensor_memory_cap_bytes": self._tensor_cap,
-        }
-        if self._gpu is not None:
-            details = tf.config.experimental.get_device_details(
-                tf.config.list_physical_devices("GPU")[self._gpu]  # physical: all GPUs
-            )
-            env["device_name"] = details.get("device_name")
-            capability = details.get("compute_capability")
-            env["device_capability"] = ".".join(map(str, capability)) if capability else None
-            env["device_memory_bytes"] = self._memory_total
-            # Which peak MFU is measured against for fp32 (engine/measure/utilisation.py).
-            env["tf32_matmul"] = bool(tf.config.experimental.is_tensor_float_32_execution_enabled())
-        return env
 
 
 class TfSession(TfRuntime):
@@ -179,7 +46,7 @@ class TfSession(TfRuntime):
                 task,
                 config.optimizer,
                 config.precision,
-                DEFAULT_LEARNING_RATE[config.optimizer],
+                config.resolved_learning_rate,
             )
         self.parameters = keras_models.parameter_count(task.model)
         self._model = task.model
@@ -261,76 +128,115 @@ def _build_task(workload: Workload, config: RunConfig, device: str) -> Any:
     return keras_models.build(workload)
 
 
-class TrainingStep:
-    """One training iteration with the PyTorch side's optimizers and maths: SGD (momentum 0.9,
-    weight decay 5e-4 added to the gradient before momentum, as torch.optim.SGD does; Keras's
-    own weight decay is decoupled) or Adam (torch's epsilon). Under fp16 the loss is scaled
-    and overflowing steps skipped, as torch's GradScaler does. Build it inside the device
-    scope; wrap it in tf.function. Called with (inputs, targets), it returns the loss."""
-
+class TfTrainer(TfRuntime):
     def __init__(
-        self, tf: Any, keras: Any, task: Any, name: str, precision: str, learning_rate: float
+        self,
+        tf: Any,
+        keras: Any,
+        config: AccuracyConfig,
+        workload: Workload,
+        data: Dataset,
+        gpu: int | None,
     ) -> None:
-        self._tf = tf
+        from engine.frameworks.tensorflow import models as keras_models
+
+        super().__init__(tf, keras, config, gpu)
+        self._config = config
+        prepared = inputs.prepare(data, config, channels_first=False)
+        self._batches = prepared.train
+        self._eval_slices = prepared.eval_slices()
+        with tf.device(self._tf_device):
+            task = keras_models.build(workload)
+            training = TrainingStep(
+                tf, keras, task, config.optimizer, config.precision, config.resolved_learning_rate
+            )
+            # The held-out split goes to the device once, before training. A numpy array's
+            # tensor is made in host memory; tf.identity copies it to the device (on the CPU it
+            # hands the same buffer on).
+            self._x_test = tf.identity(self._tensor(prepared.x_test))
+            self._y_test = tf.identity(self._tensor(prepared.y_test))
         self._model = task.model
-        self._loss_fn = task.loss
-        if name == "sgd":
-            optimizer = keras.optimizers.SGD(learning_rate=learning_rate, momentum=0.9)
-        else:
-            optimizer = keras.optimizers.Adam(learning_rate=learning_rate, epsilon=1e-8)
-        self._weight_decay = 5e-4 if name == "sgd" else 0.0
-        if precision == "fp16":
-            optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
-        optimizer.build(task.model.trainable_variables)
-        self.optimizer = optimizer
+        self.parameters = keras_models.parameter_count(task.model)
+        self._last_loss: Any = None
+        self._train_step, self._eval_part = self._functions(training, data.info.input_shape)
 
-    def __call__(self, inputs: Any, targets: Any) -> Any:
-        tf, model, optimizer = self._tf, self._model, self.optimizer
-        variables = model.trainable_variables
-        with tf.GradientTape() as tape:
-            loss = self._loss_fn(targets, model(inputs, training=True))
-            scaled = optimizer.scale_loss(loss)  # the loss itself unless fp16 scales it
-        grads = tape.gradient(scaled, variables)
-        if self._weight_decay:
-            decay = optimizer.scale_loss(self._weight_decay)  # scaled as the gradients are
-            grads = [
-                g if g is None else g + decay * v for g, v in zip(grads, variables, strict=True)
-            ]
-        optimizer.apply(grads, variables)
-        return loss
+    def _functions(self, training: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        """The training step and a held-out forward pass as tf.functions, traced here, at
+        set-up (the graph is built once, like the model): the first step runs a finished graph.
+        Fixed signatures, so nothing traces again. XLA (--compile) compiles at the first call,
+        inside the time to accuracy, as torch.compile does on the PyTorch side."""
+        tf, batch = self._tf, self._config.batch_size
+        step = tf.function(
+            training,
+            input_signature=[
+                tf.TensorSpec((batch, *shape), tf.float32),
+                tf.TensorSpec((batch,), tf.int64),
+            ],
+            jit_compile=True if self._config.compile else None,
+        )
+        evaluate = tf.function(
+            self._eval_fn,
+            input_signature=[
+                tf.TensorSpec((None, *shape), tf.float32),
+                tf.TensorSpec((None,), tf.int64),
+            ],
+        )
+        t0 = time.perf_counter()
+        step.get_concrete_function()  # traces without running: the weights are untouched
+        evaluate.get_concrete_function()
+        self._trace_seconds = time.perf_counter() - t0
+        return step, evaluate
 
+    def _eval_fn(self, images: Any, labels: Any) -> tuple[Any, Any]:
+        """(correct predictions, summed cross-entropy) of one held-out forward pass."""
+        tf = self._tf
+        logits = tf.cast(self._model(images, training=False), tf.float32)
+        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        correct = tf.equal(tf.argmax(logits, axis=1), labels)
+        return tf.reduce_sum(tf.cast(correct, tf.int64)), tf.reduce_sum(losses)
 
-def gpu_memory_total(device: str) -> int | None:
-    """The GPU's memory (bytes) from NVML; TensorFlow has no call for it. None without NVML."""
-    from engine.measure.probes import open_probe
+    def _tensor(self, array: Any) -> Any:
+        """A numpy array as a tensor (a copy). Under the tensor cap TensorFlow crashes (SIGSEGV)
+        when such a copy does not fit its allocator, so an op first takes the same size: that
+        fails as ResourceExhaustedError (out of memory), or frees the room the copy then takes."""
+        tf = self._tf
+        if self._tensor_cap:
+            tf.raw_ops.Empty(shape=array.shape, dtype=tf.as_dtype(array.dtype), init=False)
+        return tf.constant(array)
 
-    probe = open_probe(device)
-    try:
-        return None if probe.name == "cpu" else probe.read().memory_total_bytes
-    finally:
-        probe.close()
+    def step(self) -> None:
+        images, labels = self._batches.next()
+        # The numpy batch becomes the step's input tensors (on a GPU the step copies them
+        # there); the loss is not read, so nothing waits for the device.
+        self._last_loss = self._train_step(self._tensor(images), self._tensor(labels))
 
+    def evaluate(self) -> tuple[float, float]:
+        parts = [self._eval_part(self._x_test[s], self._y_test[s]) for s in self._eval_slices]
+        correct = self._tf.add_n([c for c, _ in parts])
+        loss_sum = self._tf.add_n([loss for _, loss in parts])
+        count = int(self._y_test.shape[0])
+        # .numpy() waits until the device has computed them.
+        return int(correct.numpy()) / count, float(loss_sum.numpy()) / count
 
-def start_runtime(config: RunConfig | AccuracyConfig) -> tuple[Any, Any, int | None]:
-    """Import Keras on TensorFlow and start TensorFlow's runtime as `config` asks (device,
-    threads, memory cap, precision policy, seed); returns (tf, keras, gpu index or None)."""
-    # Keras 3 picks its backend from KERAS_BACKEND at import: a user's "torch" or "jax" there
-    # would load that framework into this process.
-    os.environ["KERAS_BACKEND"] = "tensorflow"
-    import keras
-    import tensorflow as tf  # already imported by the backend's or the trainer's load()
+    def sync(self) -> None:
+        # Waits for every device's queued kernels (a GPU stream); on the CPU each step has
+        # already run when its call returns.
+        self._tf.test.experimental.sync_devices()
 
-    _quiet(tf)
-    gpu = resolve_device(tf, config.device)
-    _check_precision(tf, gpu, config.precision)
-    if gpu is None and config.memory_limit_bytes:
-        _cap_tensor_memory(config.memory_limit_bytes)
-    with outside_cap():  # the runtime's own start is not the model's memory
-        _configure_devices(tf, gpu, config.threads)
-        tf.config.list_logical_devices()  # starts the runtime: devices and thread pools
-    keras.utils.set_random_seed(config.seed)
-    keras.mixed_precision.set_global_policy(_POLICIES[config.precision])
-    return tf, keras, gpu
+    def loss(self) -> float | None:
+        return None if self._last_loss is None else float(self._last_loss.numpy())
+
+    def warnings(self) -> list[str]:
+        return [TENSOR_CAP_NOTE] if self._tensor_cap else []
+
+    def environment(self) -> dict[str, Any]:
+        env = super().environment()
+        env["trace_seconds"] = self._trace_seconds  # part of set-up, not of the time to accuracy
+        return env
+
+    def close(self) -> None:
+        # Drop the held-out split and the last loss so their device memory can go.
+        self._x_test = self._y_test = self._last_loss = None
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
@@ -338,3 +244,16 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
     device = "cpu" if gpu is None else f"cuda:{gpu}"
     yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
     return TfSession(tf, keras, config, workload, gpu)
+
+
+def open_trainer(
+    config: AccuracyConfig, workload: Workload, data: Dataset, run_id: str
+) -> Generator[Event, None, Any]:
+    tf, keras, gpu = start_runtime(config)
+    device = "cpu" if gpu is None else f"cuda:{gpu}"
+    yield Phase(
+        run_id=run_id,
+        phase="building",
+        detail=f"{workload.name} on {device}, data set {data.info.name}",
+    )
+    return TfTrainer(tf, keras, config, workload, data, gpu)

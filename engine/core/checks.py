@@ -1,0 +1,42 @@
+"""Field checks shared by every config: each raises ConfigError naming the field and the range."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from typing import Any
+
+from engine.core.errors import ConfigError
+
+
+def choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(name, f"{value!r} is not one of {', '.join(allowed)}")
+
+
+def int_range(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(name, f"{value!r} is not a whole number (allowed {low} to {high})")
+    if not low <= value <= high:
+        raise ConfigError(name, f"{value} is out of range (allowed {low} to {high})")
+
+
+def number_range(name: str, value: Any, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(name, f"{value!r} is not a number (allowed {low:g} to {high:g})")
+    if not low <= value <= high:
+        raise ConfigError(name, f"{value:g} is out of range (allowed {low:g} to {high:g})")
+
+
+def fraction(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(name, f"{value!r} is not a number; give a fraction (0.9 for 90%)")
+    if not 0 < value <= 1:
+        raise ConfigError(name, f"{value:g}: give a fraction above 0 and at most 1 (0.9 for 90%)")
+
+
+def iso_date(name: str, value: Any) -> None:
+    try:
+        _dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        raise ConfigError(name, "use a date as YYYY-MM-DD") from None

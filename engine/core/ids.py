@@ -1,0 +1,12 @@
+"""Run ids: sortable by time, unique."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import uuid
+
+
+def new_run_id() -> str:
+    """Sortable by time, unique: 20261122T031500-1a2b3c4d."""
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:8]}"

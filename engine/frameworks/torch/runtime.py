@@ -1,0 +1,188 @@
+"""What every PyTorch session shares: the device, the precision, the optimizer, one training
+step's maths, and what the result records about them.
+
+torch is imported by the worker only (engine/measure/session.py loads this framework); the
+modules here receive it as an argument.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from engine.core.errors import RunFailed
+from engine.measure.config import TrainingConfig
+
+
+def resolve_device(torch: Any, requested: str) -> Any:
+    """auto -> CUDA if available, then MPS, then CPU. A device not here is a config error."""
+    mps = getattr(torch.backends, "mps", None)
+    mps_ok = bool(mps and mps.is_available())
+    if requested == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda", torch.cuda.current_device())
+        return torch.device("mps" if mps_ok else "cpu")
+    if requested.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise RunFailed(
+                "config", "device: CUDA is not available here; use --device cpu or auto"
+            )
+        index = int(requested.split(":")[1]) if ":" in requested else 0
+        if index >= torch.cuda.device_count():
+            raise RunFailed(
+                "config", f"device: cuda:{index} does not exist ({torch.cuda.device_count()} GPUs)"
+            )
+        return torch.device("cuda", index)
+    if requested == "mps" and not mps_ok:
+        raise RunFailed("config", "device: MPS is not available here; use --device cpu or auto")
+    return torch.device(requested)
+
+
+def autocast(torch: Any, device: Any, precision: str) -> Any:
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    dtype = torch.float16 if precision == "fp16" else torch.bfloat16
+    return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def check_precision(torch: Any, device: Any, precision: str) -> None:
+    if precision == "fp16" and device.type == "cpu":
+        raise RunFailed("config", "precision: fp16 needs a GPU; use bf16 or fp32 on the CPU")
+    if precision == "bf16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
+
+
+def start(config: TrainingConfig) -> tuple[Any, Any]:
+    """Set threads and the seed, resolve and check the device; returns (torch, device)."""
+    import torch  # already imported by engine.measure.session.load()
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    device = resolve_device(torch, config.device)
+    check_precision(torch, device, config.precision)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+        torch.backends.cudnn.benchmark = True  # training shapes are fixed, so tuning once pays
+    return torch, device
+
+
+class TorchRuntime:
+    """A model on a device with its optimizer: the training step's maths, sync, the loss, the
+    device's memory and the environment. A session adds where its batches come from."""
+
+    def __init__(self, torch: Any, config: TrainingConfig, device: Any) -> None:
+        self._torch = torch
+        self._config = config
+        self._device = device
+        self.device = str(device)
+        self._last_loss: Any = None
+        self._loss_fn: Any = None  # the task's, set by the session with its model
+        self._scaler = torch.amp.GradScaler("cuda") if config.precision == "fp16" else None
+
+    def _take_model(self, model: Any, channels_last: bool) -> Any:
+        """Place the model, build its optimizer (SGD with momentum 0.9 and weight decay 5e-4,
+        or Adam) at the config's learning rate, and the (compiled) forward."""
+        from engine.frameworks.torch import models as torch_models
+
+        torch, config = self._torch, self._config
+        model = model.to(self._device)
+        if channels_last:
+            model = model.to(memory_format=torch.channels_last)
+        model.train()
+        self.parameters = torch_models.parameter_count(model)
+        lr = config.resolved_learning_rate
+        self._optimizer = (
+            torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=5e-4)
+            if config.optimizer == "sgd"
+            else torch.optim.Adam(model.parameters(), lr=lr)
+        )
+        self._model = model
+        self._forward = torch.compile(model) if config.compile else model
+        return model
+
+    def _autocast(self) -> Any:
+        return autocast(self._torch, self._device, self._config.precision)
+
+    def _train_on(self, inputs: Any, targets: Any) -> None:
+        """Forward, backward, optimizer step on one batch; queued on the device."""
+        opt = self._optimizer
+        opt.zero_grad(set_to_none=True)
+        with self._autocast():
+            loss = self._loss_fn(self._forward(inputs), targets)
+        if self._scaler is not None:
+            self._scaler.scale(loss).backward()
+            self._scaler.step(opt)
+            self._scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        self._last_loss = loss.detach()  # a tensor: reading it would synchronise
+
+    def sync(self) -> None:
+        if self._device.type == "cuda":
+            self._torch.cuda.synchronize(self._device)
+        elif self._device.type == "mps":
+            self._torch.mps.synchronize()
+
+    def loss(self) -> float | None:
+        return None if self._last_loss is None else float(self._last_loss.float().item())
+
+    def device_memory(self) -> dict[str, Any] | None:
+        torch = self._torch
+        if self._device.type == "cuda":
+            _, total = torch.cuda.mem_get_info(self._device)
+            return {
+                # Reserved = live tensors + the allocator's cache; the CUDA context is not in it
+                # (the monitor's NVML per-process reading is, and wins when larger).
+                "peak_bytes": int(torch.cuda.max_memory_reserved(self._device)),
+                "total_bytes": int(total),
+                "source": "torch.cuda.max_memory_reserved",
+            }
+        if self._device.type == "mps":
+            return {
+                "peak_bytes": int(torch.mps.driver_allocated_memory()),
+                "total_bytes": int(torch.mps.recommended_max_memory()),
+                "source": "torch.mps.driver_allocated_memory",
+            }
+        return None  # the runner reports the process's peak RSS
+
+    def reset_peak_memory(self) -> None:
+        if self._device.type == "cuda":
+            self._torch.cuda.reset_peak_memory_stats(self._device)
+
+    def environment(self) -> dict[str, Any]:
+        torch = self._torch
+        env: dict[str, Any] = {
+            "framework": "torch",
+            "framework_version": torch.__version__,
+            "device": self.device,
+            "threads": torch.get_num_threads(),
+            "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version()
+            if torch.backends.cudnn.is_available()
+            else None,
+        }
+        try:
+            import torchvision
+
+            env["torchvision_version"] = torchvision.__version__
+        except ImportError:
+            pass
+        if self._device.type == "cuda":
+            props = torch.cuda.get_device_properties(self._device)
+            env["device_name"] = props.name
+            env["device_capability"] = f"{props.major}.{props.minor}"
+            env["device_memory_bytes"] = int(props.total_memory)
+            # Which peak MFU is measured against for fp32 (engine/measure/utilisation.py).
+            env["tf32_matmul"] = torch.get_float32_matmul_precision() != "highest"
+            env["tf32_conv"] = bool(torch.backends.cudnn.allow_tf32)
+        elif self._device.type == "mps":
+            env["device_name"] = "Apple MPS"
+        return env
+
+    def window_warnings(self) -> list[str]:
+        return []
+
+    def warnings(self) -> list[str]:
+        return []

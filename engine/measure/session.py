@@ -1,0 +1,123 @@
+"""What a framework provides, and the one place that loads it (in the worker only).
+
+A framework is a plug-in: engine/frameworks/<name>/session.py has
+- `open_session(config, workload, run_id)`: a generator that yields `phase` events while it
+  imports, builds and places the model, and returns a Session (timed runs: one fixed batch);
+- `open_trainer(config, workload, data, run_id)`: the same for a Trainer (cost to accuracy: a
+  real data set, evaluation on its held-out split).
+The measuring loop (engine/measure/loop.py) and the training-to-accuracy loop
+(engine/accuracy/loop.py) are the same for every framework. Nothing outside the worker imports
+a framework: load() imports it by name, so the parent side (GUI, CLI, sweeps) never does.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, Protocol
+
+# The module each framework's sessions live in, and the framework it imports. Loaded by load()
+# so that its (slow) import is timed apart and happens before the worker's memory cap starts
+# counting. torch._dynamo (with torch): the first optimizer imports it, about 900 modules that
+# are the framework's, not the model's memory.
+_MODULES = {
+    "torch": "engine.frameworks.torch.session",
+    "tensorflow": "engine.frameworks.tensorflow.session",
+}
+_FRAMEWORKS = {"torch": "torch._dynamo", "tensorflow": "tensorflow"}
+
+
+class StepTimer(Protocol):
+    """Per-step times without a device synchronisation in every step."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def completed(self) -> list[float]:
+        """Durations (s) of steps the device has finished, oldest first; never blocks."""
+        ...
+
+    def flush(self) -> list[float]:
+        """After a sync: the durations of every step not yet returned."""
+        ...
+
+
+class Session(Protocol):
+    parameters: int
+    device: str  # resolved: cpu, cuda:N, mps
+    compiles: bool  # the first step traces or compiles (kept out of the window)
+    timer: StepTimer
+
+    def step(self) -> None:
+        """One full training step (forward, backward, optimizer), queued on the device."""
+        ...
+
+    def flops_per_step(self) -> float | None:
+        """FLOPs of one training step (forward + backward), or None when not countable.
+        A session may also set `flops_method` (str): how it counted, kept in the result."""
+        ...
+
+    def sync(self) -> None:
+        """Wait until the device has finished all queued work."""
+        ...
+
+    def loss(self) -> float | None:
+        """The last step's loss (call after sync)."""
+        ...
+
+    def device_memory(self) -> dict[str, Any] | None:
+        """Framework view of device memory: {peak_bytes, total_bytes, source}; None on CPU."""
+        ...
+
+    def reset_peak_memory(self) -> None: ...
+
+    def environment(self) -> dict[str, Any]: ...
+
+    def window_warnings(self) -> list[str]:
+        """Anything that makes the last window suspect (e.g. a re-trace inside it)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Trainer(Protocol):
+    parameters: int
+    device: str  # resolved: cpu, cuda:N, mps
+
+    def step(self) -> None:
+        """One training iteration: the next batch from the data pipeline (shuffle, batch,
+        normalise, to the device), forward, backward, optimizer step; queued on the device."""
+        ...
+
+    def sync(self) -> None:
+        """Wait until the device has finished all queued work."""
+        ...
+
+    def evaluate(self) -> tuple[float, float]:
+        """(accuracy as a fraction, mean cross-entropy) on the held-out split, in eval mode
+        and without gradients; returns when the device is done. Training resumes after it."""
+        ...
+
+    def loss(self) -> float | None:
+        """The last training step's loss (call after sync)."""
+        ...
+
+    def device_memory(self) -> dict[str, Any] | None:
+        """{peak_bytes, total_bytes, source} of the framework's device memory; None on CPU."""
+        ...
+
+    def warnings(self) -> list[str]:
+        """Anything the result should say about how this run trained (e.g. under a cap)."""
+        ...
+
+    def environment(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+def load(framework: str) -> ModuleType:
+    """Import a framework's session module and the framework itself (in the worker only)."""
+    module = importlib.import_module(_MODULES[framework])
+    importlib.import_module(_FRAMEWORKS[framework])
+    return module
