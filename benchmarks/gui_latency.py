@@ -36,7 +36,7 @@ TINY_MEASURE_S = 10.0
 STARTUP_CODE = """
 import sys, time
 from PySide6.QtCore import QEvent, QObject, QTimer
-from gui.app import create_app
+from gui.shell.application import create_app
 app = create_app([])
 from gui.shell.main_window import MainWindow
 w = MainWindow()
@@ -220,7 +220,7 @@ def main() -> int:
             )
         )
         return 0
-    from gui.app import create_app
+    from gui.shell.application import create_app
 
     app = create_app([])
     from gui.shell.main_window import MainWindow

@@ -11,25 +11,6 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QApplication
-
-
-def create_app(argv: list[str] | None = None) -> QApplication:
-    from PySide6.QtCore import QCoreApplication
-    from PySide6.QtWidgets import QApplication
-
-    import engine
-
-    existing = QApplication.instance()
-    if isinstance(existing, QApplication):
-        return existing
-    QCoreApplication.setOrganizationName("epochcost")
-    QCoreApplication.setApplicationName("epochcost")
-    QCoreApplication.setApplicationVersion(engine.__version__)
-    return QApplication(sys.argv[:1] + list(argv or []))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_window(args: list[str]) -> int:
     from PySide6.QtCore import QTimer
+
+    from gui.shell.application import create_app
 
     app = create_app(args)
     # Imported after the QApplication exists: plot widgets need it.

@@ -60,8 +60,8 @@ class Smoke:
     def run(self) -> dict[str, Any]:
         from PySide6.QtCore import QTimer
 
-        from gui.app import create_app
         from gui.common import settings
+        from gui.shell.application import create_app
 
         started = time.monotonic()
         app = create_app([])

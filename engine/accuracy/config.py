@@ -32,12 +32,6 @@ class AccuracyConfig(TrainingConfig):
     repeat: int = 0  # which repeat of a study this is (0-based)
 
     @property
-    def model_file(self) -> str | None:
-        """Always None: a cost-to-accuracy run trains a registry model (the launcher reads this,
-        as it does RunConfig's field, to watch a model file's build)."""
-        return None
-
-    @property
     def resolved_learning_rate(self) -> float:
         """The learning rate every framework uses: the given one, else the optimizer's default."""
         return self.learning_rate or DEFAULT_LEARNING_RATE[self.optimizer]

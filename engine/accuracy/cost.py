@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.accuracy.repeats import BatchSummary, Spread
+from engine.accuracy.repeats import BatchSummary
+from engine.core.stats import Spread
 from engine.pricing import cost
 from engine.pricing.comparison import Comparison
 

@@ -8,31 +8,12 @@ the sample standard deviation, null with fewer than two values.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.accuracy.result import is_accuracy_result
-
-
-@dataclass(frozen=True)
-class Spread:
-    mean: float | None
-    std: float | None
-    n: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "std": self.std, "n": self.n}
-
-
-def spread(values: Sequence[float | None]) -> Spread:
-    """Mean and sample standard deviation of the values that are not None."""
-    known = [v for v in values if v is not None]
-    if not known:
-        return Spread(None, None, 0)
-    std = statistics.stdev(known) if len(known) > 1 else None
-    return Spread(statistics.fmean(known), std, len(known))
+from engine.core.stats import Spread, spread
 
 
 @dataclass(frozen=True)

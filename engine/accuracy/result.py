@@ -23,18 +23,20 @@ price), so `results list/show/export/import` and the comparison treat it like an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.accuracy.config import AccuracyConfig
-from engine.accuracy.loop import LoopOutcome
 from engine.core.errors import ConfigError
 from engine.core.events import Failed, json_safe
 from engine.core.stats import summary
 from engine.measure.monitor import MonitorSummary, summary_dict
-from engine.measure.result import SCHEMA, now, price_of, workload_record
+from engine.measure.result import failure_header, header, workload_record
 from engine.pricing import cost
 from engine.workloads.data import DataInfo, describe
 from engine.workloads.registry import Workload
+
+if TYPE_CHECKING:  # the loop runs in the worker; a result only reads what it measured
+    from engine.accuracy.loop import LoopOutcome
 
 KIND = "accuracy"
 
@@ -143,16 +145,10 @@ def build_result(
     samples = final.iteration * config.batch_size
     throughput = samples / final.train_seconds if samples and final.train_seconds > 0 else None
     epoch_s = cost.epoch_seconds(info.train_samples, throughput) if throughput else None
-    price = price_of(config)
+    price = config.price
     result: dict[str, Any] = {
-        "schema": SCHEMA,
+        **header(run_id, config, environment),
         "kind": KIND,
-        "run_id": run_id,
-        "created_at": now(),
-        "status": "ok",
-        "error": None,
-        "config": config.to_dict(),
-        "environment": environment,
         "workload": workload_record(workload, parameters),
         # Training throughput on the real data, input pipeline included, evaluation excluded.
         "throughput_samples_per_s": throughput,
@@ -166,8 +162,7 @@ def build_result(
         "epoch_seconds": epoch_s,
         **_memory(monitor, device_memory),
         "energy": summary_dict(monitor),
-        "price": price,
-        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"])
+        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price.usd_per_hour)
         if price and epoch_s
         else None,
         "warnings": warnings,
@@ -180,30 +175,15 @@ def failed_result(
     event: Failed, config: AccuracyConfig, environment: dict[str, Any]
 ) -> dict[str, Any]:
     """A stored result for a run that ended without a curve (an OOM point is data)."""
-    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
     try:
         train_samples = describe(config.dataset).train_samples
     except ConfigError:
         train_samples = 0
     return json_safe(
         {
-            "schema": SCHEMA,
+            **failure_header(event, config, environment),
             "kind": KIND,
-            "run_id": event.run_id,
-            "created_at": now(),
-            "status": status,
-            "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
-            "config": config.to_dict(),
-            "environment": environment,
-            "throughput_samples_per_s": None,
-            "step_time_s": summary([]),
             "epoch_samples": train_samples,
-            "epoch_seconds": None,
-            "peak_memory_bytes": None,
-            "memory_total_bytes": None,
-            "memory_fill": None,
-            "price": price_of(config),
-            "usd_per_epoch": None,
             "accuracy": None,
         }
     )

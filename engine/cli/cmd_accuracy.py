@@ -12,11 +12,11 @@ from typing import Any, TextIO
 
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary
-from engine.accuracy.result import price_of
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
 from engine.core.errors import ConfigError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
+from engine.measure.result import price_of
 from engine.process.launcher import WorkerSpec
 from engine.results import report
 from engine.results.store import Store

@@ -1,10 +1,13 @@
-"""Small statistics on step times: median, percentiles, the IQR stop rule."""
+"""Small statistics: percentiles and the IQR stop rule on step times, mean and spread over
+repeats."""
 
 from __future__ import annotations
 
 import math
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -44,3 +47,22 @@ def mean_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value)."""
     mean = statistics.fmean(values)
     return mean, statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+@dataclass(frozen=True)
+class Spread:
+    mean: float | None
+    std: float | None
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "std": self.std, "n": self.n}
+
+
+def spread(values: Sequence[float | None]) -> Spread:
+    """Mean and sample standard deviation of the values that are not None."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return Spread(None, None, 0)
+    std = statistics.stdev(known) if len(known) > 1 else None
+    return Spread(statistics.fmean(known), std, len(known))

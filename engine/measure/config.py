@@ -11,8 +11,9 @@ import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar, Self
 
-from engine.core.checks import choice, int_range, iso_date, number_range
+from engine.core.checks import choice, int_range, number_range
 from engine.core.errors import ConfigError
+from engine.pricing.cost import Price
 from engine.workloads import model_file_source
 
 FRAMEWORKS = ("torch", "tensorflow")
@@ -21,54 +22,8 @@ OPTIMIZERS = ("sgd", "adam")
 _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 
 MAX_BATCH_SIZE = 1 << 20
-MAX_USD_PER_HOUR = 100_000.0
 # The optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam; their learning rates.
 DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}
-
-
-@dataclass(frozen=True)
-class Price:
-    """What an hour of the hardware costs, where that figure comes from, and when it was quoted.
-    Stored flat in a config and a result (usd_per_hour, price_source, price_as_of)."""
-
-    FIELDS: ClassVar[tuple[str, str, str]] = ("usd_per_hour", "price_source", "price_as_of")
-
-    usd_per_hour: float | None = None  # None: not priced
-    source: str = "user"
-    as_of: str | None = None  # ISO date the price was quoted
-
-    def validated(self) -> Price:
-        if self.usd_per_hour is not None:
-            number_range("usd_per_hour", self.usd_per_hour, 0.0, MAX_USD_PER_HOUR)
-        if not isinstance(self.source, str):
-            raise ConfigError("price_source", "must be text (where the price comes from)")
-        if self.as_of is not None:
-            iso_date("price_as_of", self.as_of)
-        return self
-
-    def fields(self) -> dict[str, Any]:
-        """The flat fields a config and a result store."""
-        return {
-            "usd_per_hour": self.usd_per_hour,
-            "price_source": self.source,
-            "price_as_of": self.as_of,
-        }
-
-    @classmethod
-    def of(cls, values: dict[str, Any]) -> Price:
-        """From flat fields (a config, a result's config, a form's values)."""
-        return cls(
-            values.get("usd_per_hour"),
-            values.get("price_source") or "user",
-            values.get("price_as_of"),
-        )
-
-    def describe(self) -> str:
-        """'$0.9/h (aws p3.2xlarge, 2025-06-01)', or 'no price'."""
-        if self.usd_per_hour is None:
-            return "no price"
-        quoted = f", {self.as_of}" if self.as_of else ""
-        return f"${self.usd_per_hour:,.4g}/h ({self.source}{quoted})"
 
 
 @dataclass(frozen=True)
@@ -93,17 +48,25 @@ class TrainingConfig:
     price_as_of: str | None = None
 
     @property
+    def model_file(self) -> str | None:
+        """Your own model's Python file, when a run builds one (RunConfig has the field); the
+        launcher reads it to watch the file's build."""
+        return None
+
+    @property
     def resolved_learning_rate(self) -> float:
         """The learning rate every framework uses: the optimizer's default (a cost-to-accuracy
         run may set its own)."""
         return DEFAULT_LEARNING_RATE[self.optimizer]
 
     @property
-    def price(self) -> Price:
+    def price(self) -> Price | None:
+        """The one price of this run (stored flat in the three fields above); None: unpriced."""
         return Price.of(self.to_dict())
 
-    def with_price(self, price: Price) -> Self:
-        return self.with_changes(**price.fields())
+    def with_price(self, price: Price | None) -> Self:
+        fields = price.fields() if price else {"usd_per_hour": None, "price_as_of": None}
+        return self.with_changes(**fields)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -139,7 +102,8 @@ class TrainingConfig:
         if self.memory_limit_bytes is not None:
             int_range("memory_limit_bytes", self.memory_limit_bytes, 1 << 20, 1 << 50)
         int_range("seed", self.seed, 0, 2**31 - 1)
-        self.price.validated()
+        if self.usd_per_hour is not None:
+            Price(self.usd_per_hour, self.price_source, self.price_as_of).validated()
 
     def _check_registry_model(self) -> None:
         from engine.workloads import registry

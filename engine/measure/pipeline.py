@@ -27,7 +27,6 @@ from engine.measure.memcap import MemoryCap
 from engine.measure.monitor import Monitor, MonitorSummary
 from engine.measure.probes import open_probe
 
-
 C = TypeVar("C", bound=TrainingConfig)
 
 

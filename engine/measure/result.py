@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import statistics
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from engine.core.errors import ConfigError
 from engine.core.events import Failed, json_safe
 from engine.core.stats import summary
 from engine.measure import utilisation
-from engine.measure.config import RunConfig
-from engine.measure.loop import Measurement
+from engine.measure.config import RunConfig, TrainingConfig
 from engine.measure.monitor import MonitorSummary, summary_dict
 from engine.pricing import cost
 from engine.workloads import model_file_source
 from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
+
+if TYPE_CHECKING:  # the loop runs in the worker; a result only reads what it measured
+    from engine.measure.loop import Measurement
 
 SCHEMA = "epochcost.result/1"
 STATUSES = ("ok", "oom", "failed", "cancelled")
@@ -31,23 +32,48 @@ def now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-class Priced(Protocol):
-    """The price fields a run's config carries (RunConfig and AccuracyConfig)."""
-
-    @property
-    def usd_per_hour(self) -> float | None: ...
-    @property
-    def price_source(self) -> str: ...
-    @property
-    def price_as_of(self) -> str | None: ...
-
-
-def price_of(config: Priced) -> dict[str, Any] | None:
+def price_of(config: TrainingConfig) -> dict[str, Any] | None:
     """The price a result was costed at, with its source and date (today when not given)."""
-    if config.usd_per_hour is None:
-        return None
-    as_of = config.price_as_of or _dt.date.today().isoformat()
-    return cost.Price(config.usd_per_hour, config.price_source, as_of).to_dict()
+    price = config.price
+    return price.dated().to_dict() if price else None
+
+
+def header(
+    run_id: str,
+    config: TrainingConfig,
+    environment: dict[str, Any],
+    status: str = "ok",
+    error: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The fields every result starts with, timed or to an accuracy, measured or failed."""
+    return {
+        "schema": SCHEMA,
+        "run_id": run_id,
+        "created_at": now(),
+        "status": status,
+        "error": error,
+        "config": config.to_dict(),
+        "environment": environment,
+        "price": price_of(config),
+    }
+
+
+def failure_header(
+    event: Failed, config: TrainingConfig, environment: dict[str, Any]
+) -> dict[str, Any]:
+    """The header of a run that ended without a measurement (an OOM point is data)."""
+    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
+    error = {"kind": event.kind, "message": event.message, "batch_size": event.batch_size}
+    return {
+        **header(event.run_id, config, environment, status, error),
+        "throughput_samples_per_s": None,
+        "step_time_s": summary([]),
+        "epoch_seconds": None,
+        "peak_memory_bytes": None,
+        "memory_total_bytes": None,
+        "memory_fill": None,
+        "usd_per_epoch": None,
+    }
 
 
 def _memory(
@@ -116,7 +142,7 @@ def build_result(
     step_times = [t for w in windows for t in w.step_times_s]
     epoch_samples = config.epoch_samples or workload.epoch_samples
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
-    price = price_of(config)
+    price = config.price
     window_seconds = sum(w.seconds for w in windows)
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
@@ -124,13 +150,7 @@ def build_result(
         energy["joules_per_sample"] = monitor.energy_j / window_samples
         energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
     result: dict[str, Any] = {
-        "schema": SCHEMA,
-        "run_id": run_id,
-        "created_at": now(),
-        "status": "ok",
-        "error": None,
-        "config": config.to_dict(),
-        "environment": environment,
+        **header(run_id, config, environment),
         "workload": workload_record(workload, parameters),
         "throughput_samples_per_s": throughput,
         "throughput_repeats": throughputs,
@@ -149,8 +169,7 @@ def build_result(
         **_memory(config, monitor, device_memory),
         "energy": energy,
         "device_state": device_state,
-        "price": price,
-        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price["usd_per_hour"]) if price else None,
+        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price.usd_per_hour) if price else None,
         "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
         "warnings": measurement.warnings,
     }
@@ -186,73 +205,10 @@ def _failed_workload(config: RunConfig) -> dict[str, Any]:
 
 def failed_result(event: Failed, config: RunConfig, environment: dict[str, Any]) -> dict[str, Any]:
     """A stored result for a run that ended without a measurement (an OOM point is data)."""
-    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
     return json_safe(
         {
-            "schema": SCHEMA,
-            "run_id": event.run_id,
-            "created_at": now(),
-            "status": status,
-            "error": {"kind": event.kind, "message": event.message, "batch_size": event.batch_size},
-            "config": config.to_dict(),
-            "environment": environment,
+            **failure_header(event, config, environment),
             **_failed_workload(config),
-            "throughput_samples_per_s": None,
-            "step_time_s": summary([]),
             "epoch_samples": config.resolved_epoch_samples,
-            "epoch_seconds": None,
-            "peak_memory_bytes": None,
-            "memory_total_bytes": None,
-            "memory_fill": None,
-            "price": price_of(config),
-            "usd_per_epoch": None,
         }
     )
-
-
-_REQUIRED = {
-    "schema": str,
-    "run_id": str,
-    "status": str,
-    "config": dict,
-    "environment": dict,
-    "epoch_samples": int,
-}
-_NUMBERS = (
-    "throughput_samples_per_s",
-    "epoch_seconds",
-    "peak_memory_bytes",
-    "memory_total_bytes",
-    "memory_fill",
-    "usd_per_epoch",
-)
-
-
-def validate(data: Any, where: str = "result") -> dict[str, Any]:
-    """Check a result read from a file; ConfigError saying what is wrong otherwise."""
-    if not isinstance(data, dict):
-        raise ConfigError(where, "is not a JSON object")
-    if data.get("schema") != SCHEMA:
-        raise ConfigError(where, f"schema is {data.get('schema')!r}, expected {SCHEMA!r}")
-    for key, kind in _REQUIRED.items():
-        if not isinstance(data.get(key), kind):
-            raise ConfigError(where, f"field {key!r} is missing or not a {kind.__name__}")
-    if data["status"] not in STATUSES:
-        raise ConfigError(where, f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
-    for key in _NUMBERS:
-        value = data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise ConfigError(where, f"field {key!r} must be a number or null")
-    if data["status"] == "ok" and not data.get("throughput_samples_per_s"):
-        raise ConfigError(where, "an ok result needs throughput_samples_per_s")
-    price = data.get("price")
-    if price is not None and not (
-        isinstance(price, dict) and isinstance(price.get("usd_per_hour"), int | float)
-    ):
-        raise ConfigError(where, "price must be null or have a numeric usd_per_hour")
-    try:
-        # The model file of a result from elsewhere need not exist here.
-        RunConfig.from_dict(data["config"], check_files=False)
-    except ConfigError as exc:
-        raise ConfigError(where, f"config: {exc}") from None
-    return data

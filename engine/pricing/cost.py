@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, replace
+from typing import Any, ClassVar
 
+from engine.core.checks import iso_date, number_range
 from engine.core.errors import ConfigError
 
 SECONDS_PER_HOUR = 3600.0
+MAX_USD_PER_HOUR = 100_000.0
 
 
 @dataclass(frozen=True)
 class Price:
-    """An hourly price with where it came from and when it was quoted."""
+    """What an hour of the hardware costs, where that figure comes from, and when it was quoted.
+    A config and a result store it flat (Price.FIELDS); a result's `price` is to_dict()."""
+
+    FIELDS: ClassVar[tuple[str, str, str]] = ("usd_per_hour", "price_source", "price_as_of")
 
     usd_per_hour: float
     source: str = "user"
@@ -21,6 +27,40 @@ class Price:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def validated(self) -> Price:
+        number_range("usd_per_hour", self.usd_per_hour, 0.0, MAX_USD_PER_HOUR)
+        if not isinstance(self.source, str):
+            raise ConfigError("price_source", "must be text (where the price comes from)")
+        if self.as_of is not None:
+            iso_date("price_as_of", self.as_of)
+        return self
+
+    def fields(self) -> dict[str, Any]:
+        """The flat fields a config stores."""
+        return {
+            "usd_per_hour": self.usd_per_hour,
+            "price_source": self.source,
+            "price_as_of": self.as_of,
+        }
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Price | None:
+        """From flat fields (a config, a form's values); None when no $/h is given."""
+        if values.get("usd_per_hour") is None:
+            return None
+        return cls(
+            values["usd_per_hour"], values.get("price_source") or "user", values.get("price_as_of")
+        )
+
+    def dated(self) -> Price:
+        """With a date: today's when none was given (a result records when it was priced)."""
+        return self if self.as_of else replace(self, as_of=_dt.date.today().isoformat())
+
+    def describe(self) -> str:
+        """'$0.9/h (aws p3.2xlarge, 2025-06-01)'."""
+        quoted = f", {self.as_of}" if self.as_of else ""
+        return f"${self.usd_per_hour:,.4g}/h ({self.source}{quoted})"
 
 
 def epoch_seconds(epoch_samples: int, throughput_samples_per_s: float) -> float:

@@ -17,12 +17,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.accuracy.config import AccuracyConfig
 from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Phase, from_json
 from engine.core.ids import new_run_id
-from engine.measure.config import RunConfig
+from engine.measure.config import TrainingConfig
 
 CANCEL_GRACE_S = 1.5
 STDERR_TAIL_LINES = 200
@@ -115,7 +114,7 @@ class WorkerProcess:
 
     def __init__(
         self,
-        config: RunConfig | AccuracyConfig,
+        config: TrainingConfig,
         spec: WorkerSpec | None = None,
         run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,

@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.accuracy.repeats import Spread
+    from engine.core.stats import Spread
 
 
 def duration(seconds: float | None) -> str:

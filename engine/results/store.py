@@ -16,7 +16,7 @@ import pandas as pd
 
 from engine.core import paths
 from engine.core.errors import ConfigError
-from engine.measure.result import validate
+from engine.results.schema import validate
 
 SCHEMA_VERSION = 1
 

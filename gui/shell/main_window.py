@@ -30,12 +30,12 @@ from engine.process.launcher import WorkerSpec
 from gui.common import export, settings, theme
 from gui.common.lazy_store import open_store
 from gui.common.message_bar import MessageBar
+from gui.common.results_panel import ResultsPanel
 from gui.pages.accuracy.page import AccuracyPage
 from gui.pages.compare.page import ComparePage
 from gui.pages.plan.page import PlanPage
 from gui.pages.run.controller import RunController
 from gui.pages.run.plots import LivePlots
-from gui.pages.run.results_panel import ResultsPanel
 from gui.pages.run.status import RunStatus
 from gui.pages.sweep.page import SweepPage
 from gui.panel.panel import ConfigPanel
@@ -356,12 +356,7 @@ class MainWindow(QMainWindow):
 
 def caption(config: RunConfig, device_label: str) -> str:
     """The line under every chart: what ran where, at which price, when."""
-    quoted = f", {config.price_as_of}" if config.price_as_of else ""
-    price = (
-        f"${config.usd_per_hour:,.4g}/h ({config.price_source}{quoted})"
-        if config.usd_per_hour is not None
-        else "no price"
-    )
+    price = config.price.describe() if config.price else "no price"
     return (
         f"{config.model} · {config.framework} · batch {config.batch_size} · {config.precision} · "
         f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.measure.config import RunConfig
-from engine.measure.result import SCHEMA, validate
+from engine.measure.result import SCHEMA
+from engine.results.schema import validate
 
 
 def result(

@@ -9,11 +9,12 @@ import pytest
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.cost import project, project_seconds
 from engine.accuracy.loop import CurvePoint, LoopOutcome
-from engine.accuracy.repeats import spread, study_total, summarise
+from engine.accuracy.repeats import study_total, summarise
 from engine.accuracy.result import build_result, failed_result
 from engine.core.events import Failed
+from engine.core.stats import spread
 from engine.measure.monitor import MonitorSummary
-from engine.measure.result import validate
+from engine.results.schema import validate
 from engine.results.store import Store
 from engine.workloads import registry
 from engine.workloads.data import describe

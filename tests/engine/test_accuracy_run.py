@@ -6,8 +6,8 @@ import pytest
 
 from engine.accuracy.config import AccuracyConfig
 from engine.core.events import Eval, Failed, Finished, Phase
-from engine.measure.result import validate
 from engine.process.launcher import WorkerProcess
+from engine.results.schema import validate
 from tests.engine.helpers import run_events
 
 QUICK = AccuracyConfig(

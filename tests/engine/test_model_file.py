@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.core.events import Failed, Finished, Phase
-from engine.measure.result import validate
 from engine.process.launcher import WorkerProcess, WorkerSpec, _engine_root
 from engine.process.model_check import ModelFileCheck, check_model_file
+from engine.results.schema import validate
 from engine.results.store import Store
 from tests.engine.helpers import TINY
 from tests.engine.model_files import (

@@ -12,11 +12,11 @@ import pytest
 
 from engine.core.events import Flops, Step
 from engine.measure import utilisation
-from engine.measure.result import validate
 from engine.pricing import catalog
 from engine.pricing.catalog import Catalog
 from engine.pricing.rows import GpuSpec
 from engine.results import report
+from engine.results.schema import validate
 from tests.engine.helpers import TINY, run_events
 from tests.engine.price_results import result as priced_result
 

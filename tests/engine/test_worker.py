@@ -10,8 +10,9 @@ import psutil
 import pytest
 
 from engine.core.events import Failed, Finished, Phase, Sample, Started, Step
-from engine.measure.result import SCHEMA, validate
+from engine.measure.result import SCHEMA
 from engine.process.launcher import WorkerProcess
+from engine.results.schema import validate
 from tests.engine.helpers import TINY, run_events
 
 RESULT_KEYS = {

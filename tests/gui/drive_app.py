@@ -20,8 +20,8 @@ from PySide6.QtTest import QTest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.core.events import Step  # noqa: E402
-from gui.app import create_app  # noqa: E402
 from gui.shell import about  # noqa: E402
+from gui.shell.application import create_app  # noqa: E402
 
 FORMS = {
     "full": {"batch_size": "64", "warmup_steps": "5", "min_steps": "10", "max_steps": "40"},

@@ -14,8 +14,8 @@ from PySide6.QtGui import QDropEvent
 from engine.core.events import Failed
 from engine.measure.result import failed_result
 from engine.results.store import Store
+from gui.common.results_model import COLUMNS
 from gui.pages.run.controller import describe_failure, largest_batch_that_fitted
-from gui.pages.run.results_model import COLUMNS
 from tests.gui.helpers import tiny_config
 
 

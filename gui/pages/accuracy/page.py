@@ -36,6 +36,7 @@ from engine.accuracy.repeats import summarise
 from engine.accuracy.study import StudyPlan
 from engine.core.errors import ConfigError
 from engine.core.events import Eval, Failed, Finished, Phase, Started
+from engine.pricing.cost import Price
 from engine.workloads import data
 from gui.common import export, settings
 from gui.common.background import BackgroundJob, JobError
@@ -51,8 +52,9 @@ from gui.pages.accuracy.table import AccuracyTable
 if TYPE_CHECKING:
     from gui.shell.main_window import MainWindow
 
-# The panel's fields a study takes (the rest of the panel is the timed run's window).
-PANEL_FIELDS = ("model", "framework", "device", "precision", "usd_per_hour", "price_source")
+# The panel's fields a study takes (the rest of the panel is the timed run's window): the
+# whole Price (its $/h, source and date), as every run takes it.
+PANEL_FIELDS = ("model", "framework", "device", "precision", *Price.FIELDS)
 EXPORT_LAYOUT_PX = (900, 560)  # a chart's size in an exported file, as the Run tab's
 STOP_TIMEOUT_S = 10.0  # a worker that ignores cancel is killed after 1.5 s (launcher)
 

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.accuracy.repeats import BatchSummary, Spread
+from engine.accuracy.repeats import BatchSummary
+from engine.core.stats import Spread
 from engine.results import report
 
 if TYPE_CHECKING:

@@ -36,12 +36,12 @@ from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
 from gui.common import export, settings, theme
 from gui.common.catalog_source import CatalogSource
 from gui.common.message_bar import MessageBar
+from gui.common.results_panel import ResultsPanel
 from gui.pages.compare import charts as compare_charts
 from gui.pages.compare import text as compare_text
 from gui.pages.compare.charts import CompareChart
 from gui.pages.compare.model import COLUMNS, CompareModel, frame
 from gui.pages.compare.options import CompareInputs
-from gui.pages.run.results_panel import ResultsPanel
 
 NO_SELECTION = (
     "Select a result in the table below to price its epoch on cloud machines and on the "

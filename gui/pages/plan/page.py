@@ -40,12 +40,12 @@ from gui.common import export, settings, theme
 from gui.common.message_bar import MessageBar
 
 if TYPE_CHECKING:
+    from gui.common.results_panel import ResultsPanel
     from gui.pages.plan.answer import PlanAnswer
     from gui.pages.plan.chart import PlanChart
     from gui.pages.plan.form import PlanForm
     from gui.pages.plan.inputs import Plan, Sources
     from gui.pages.plan.table import PlanTableModel
-    from gui.pages.run.results_panel import ResultsPanel
 
 DELAY_MS = 150
 FORM_WIDTH_PX = 380

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from gui.common import export
 from gui.common.lazy_store import open_store
-from gui.pages.run.results_model import ResultsTableModel
+from gui.common.results_model import ResultsTableModel
 
 if TYPE_CHECKING:
     from engine.results.store import Store
