@@ -102,8 +102,8 @@ class TrainingConfig:
         if self.memory_limit_bytes is not None:
             int_range("memory_limit_bytes", self.memory_limit_bytes, 1 << 20, 1 << 50)
         int_range("seed", self.seed, 0, 2**31 - 1)
-        if self.usd_per_hour is not None:
-            Price(self.usd_per_hour, self.price_source, self.price_as_of).validated()
+        # The price's own checks; its date is checked even with no $/h (a form's leftover).
+        Price(self.usd_per_hour or 0.0, self.price_source or "user", self.price_as_of).validated()
 
     def _check_registry_model(self) -> None:
         from engine.workloads import registry

@@ -58,9 +58,11 @@ class Price:
         return self if self.as_of else replace(self, as_of=_dt.date.today().isoformat())
 
     def describe(self) -> str:
-        """'$0.9/h (aws p3.2xlarge, 2025-06-01)'."""
+        """'$0.90/h (aws p3.2xlarge, 2025-06-01)': as quoted, to the cent at least."""
         quoted = f", {self.as_of}" if self.as_of else ""
-        return f"${self.usd_per_hour:,.4g}/h ({self.source}{quoted})"
+        amount = f"{self.usd_per_hour:,.4f}".rstrip("0")
+        amount += "0" * max(0, 2 - len(amount.split(".")[1]))
+        return f"${amount}/h ({self.source}{quoted})"
 
 
 def epoch_seconds(epoch_samples: int, throughput_samples_per_s: float) -> float:

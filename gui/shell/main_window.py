@@ -7,7 +7,7 @@ import datetime as _dt
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
@@ -19,28 +19,23 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTabWidget,
-    QVBoxLayout,
-    QWidget,
 )
 
-from engine.core.events import Event, Failed, Finished
-from engine.measure.config import RunConfig
 from engine.measure.devices import Device, list_devices
 from engine.process.launcher import WorkerSpec
-from gui.common import export, settings, theme
+from gui.common import activity, export, settings, theme
+from gui.common.activity import Activity
 from gui.common.lazy_store import open_store
-from gui.common.message_bar import MessageBar
 from gui.common.results_panel import ResultsPanel
 from gui.pages.accuracy.page import AccuracyPage
+from gui.pages.base import Page, PageContext
 from gui.pages.compare.page import ComparePage
 from gui.pages.plan.page import PlanPage
-from gui.pages.run.controller import RunController
-from gui.pages.run.plots import LivePlots
-from gui.pages.run.status import RunStatus
+from gui.pages.run.page import RunPage
 from gui.pages.sweep.page import SweepPage
 from gui.panel.panel import ConfigPanel
 from gui.shell import about
-from gui.shell.error_path import ErrorReporter, logger
+from gui.shell.error_path import ErrorReporter
 from gui.shell.menus import CHART_TITLES, build_menus
 from gui.shell.settings_dialog import SettingsDialog
 
@@ -63,38 +58,43 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.prefs = prefs or settings.Settings()
         self.reporter = ErrorReporter(self)
-        self.controller = RunController(store, spec, self)
-        self.controller.interpreters = self.prefs.interpreters()
+        self.activity = Activity(self)
         self.panel = ConfigPanel(
             devices if devices is not None else list_devices(),
-            interpreters=self.controller.interpreters,
+            interpreters=self.prefs.interpreters(),
             prefs=self.prefs,
-            spec_for=self.controller.spec_for,
+            spec_for=lambda framework: self.controller.spec_for(framework),
         )
         theme_name = self.prefs.text(settings.THEME, "system")
         app = QApplication.instance()
         assert isinstance(app, QApplication)
-        self.plots = LivePlots(theme.apply(app, theme_name))
         self.results = ResultsPanel(store)
-        self.message_bar = MessageBar()
-        self.status = RunStatus()
-        self._result: dict[str, Any] | None = None
+        self.context = PageContext(
+            prefs=self.prefs,
+            panel=self.panel,
+            results=self.results,
+            activity=self.activity,
+            store=store,
+            spec_for=lambda framework: self.controller.spec_for(framework),
+            colors=theme.apply(app, theme_name),
+            show_details=self.reporter.show,
+        )
+        self.run_page = RunPage(self.context, spec)
+        # The Run tab's parts the window shows or routes to (its status line, its messages).
+        self.controller = self.run_page.controller
+        self.plots = self.run_page.plots
+        self.status = self.run_page.status
+        self.message_bar = self.run_page.message_bar
 
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(self.panel.sizeHint().width() + 24)
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.message_bar)
-        top_layout.addWidget(self.plots, 1)
         # One tab per question; the configuration on the left and the results table below
         # serve them all (a tab reads the panel's config and follows the table's selection).
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(top, "Run")
         self._add_pages()
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.tabs)
@@ -120,14 +120,17 @@ class MainWindow(QMainWindow):
         self._store_imported.connect(self._load_table)
 
     def _add_pages(self) -> None:
-        """The tabs beside Run, one line each; a page is a QWidget of its own module."""
-        self.pages: dict[str, QWidget] = {}
-        self._add_page("Compare", ComparePage(self.results, self.panel.price.source))
-        self._add_page("Sweep", SweepPage(self))
-        self._add_page("Accuracy", AccuracyPage(self))
-        self._add_page("Plan", PlanPage(self.results, self.prefs))
+        """One tab per page, Run first; a page is a Page of its own package."""
+        ctx = self.context
+        self.pages: dict[str, Page] = {}
+        self.tabs.addTab(self.run_page, "Run")
+        self.pages["Run"] = self.run_page
+        self._add_page("Compare", ComparePage(ctx, self.panel.price.source))
+        self._add_page("Sweep", SweepPage(ctx))
+        self._add_page("Accuracy", AccuracyPage(ctx))
+        self._add_page("Plan", PlanPage(ctx))
 
-    def _add_page(self, title: str, page: QWidget) -> None:
+    def _add_page(self, title: str, page: Page) -> None:
         # In a scroll area, so that no page's form sets the window's smallest size: a small
         # screen scrolls the page instead of pushing the window past the screen's edge.
         area = QScrollArea()
@@ -137,24 +140,23 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(area, title)
         self.pages[title] = page
 
-    def show_page(self, title: str) -> QWidget:
+    def show_page(self, title: str) -> Page:
         """Make the tab `title` current and return its page (pages build when first shown)."""
-        page = self.pages[title]
-        self.tabs.setCurrentIndex(list(self.pages).index(title) + 1)  # after Run
-        return page
+        self.tabs.setCurrentIndex(list(self.pages).index(title))
+        return self.pages[title]
 
     def _wire(self) -> None:
-        self.panel.run_requested.connect(self.start_run)
+        self.panel.run_requested.connect(self.run_page.start_run)
         self.panel.cancel_requested.connect(self.controller.cancel)
         self.panel.buttons_changed.connect(self._update_actions)
-        self.controller.running_changed.connect(self._running_changed)
-        self.controller.engine_event.connect(self._on_event)
-        self.controller.result_stored.connect(self._on_result_stored)
-        self.controller.run_failed.connect(self._on_run_failed)
+        self.panel.picker.checking_changed.connect(
+            lambda checking: self.activity.set(activity.CHECK, checking)
+        )
+        # While a run, a sweep or a study measures, the panel's settings are in use.
+        self.activity.changed.connect(lambda: self.panel.set_running(self.activity.measuring))
         self.controller.store_failed.connect(
             lambda text, details: self.reporter.report("A result was not stored", text, details)
         )
-        self.plots.updated.connect(self.status.show_figures)
         self.results.selection_changed.connect(
             lambda _: self.plots.set_overlays(self.results.selected_results())
         )
@@ -163,9 +165,6 @@ class MainWindow(QMainWindow):
         self.panel.price.source.message.connect(self.message_bar.show_message)
         self.results.open_requested.connect(self.open_result_dialog)
         self.results.export_requested.connect(self.export_csv_dialog)
-        self.message_bar.details_requested.connect(
-            lambda text, details: self.reporter.show("Run details", text, details)
-        )
 
     def _restore(self) -> None:
         self.panel.restore(self.prefs.mapping(settings.FORM))
@@ -180,52 +179,16 @@ class MainWindow(QMainWindow):
             if state is not None:
                 splitter.restoreState(state)
 
-    def start_run(self, config: RunConfig) -> None:
-        if self.controller.running:
-            return
-        self.message_bar.dismiss()
-        self._result = None
-        self.plots.begin_run(config, caption(config, self.panel.device.currentText()))
-        self.status.begin(self.plots.series)
-        self.prefs.set(settings.FORM, self.panel.state())
-        self.controller.start(config)
-
-    def _running_changed(self, running: bool) -> None:
-        self.panel.set_running(running)
-        self._update_actions()
-
     def _update_actions(self) -> None:
         self.menu_actions.run.setEnabled(self.panel.run_button.isEnabled())
         self.menu_actions.cancel.setEnabled(self.panel.cancel_button.isEnabled())
 
-    def _on_event(self, event: Event) -> None:
-        self.plots.on_event(event)
-        self.status.on_event(event)
-        if isinstance(event, Finished):
-            self._result = event.result
-        if isinstance(event, Finished | Failed):
-            self.plots.end_run(self._result)
-            self.status.end(event, self._result)
-
-    def _on_result_stored(self, result: dict[str, Any]) -> None:
-        self.results.refresh(select=result["run_id"])
-
-    def _on_run_failed(self, failure: Failed, text: str) -> None:
-        logger().warning(
-            "run %s failed (%s): %s\n%s",
-            failure.run_id,
-            failure.kind,
-            failure.message,
-            failure.traceback,
-        )
-        self.message_bar.show_message(
-            text, "info" if failure.kind == "cancelled" else "error", failure.traceback
-        )
-
     def set_theme(self, name: str) -> None:
         app = QApplication.instance()
         assert isinstance(app, QApplication)
-        self.plots.set_colors(theme.apply(app, name))
+        self.context.colors = theme.apply(app, name)
+        for page in self.pages.values():
+            page.set_colors(self.context.colors)
         self.prefs.set(settings.THEME, name)
 
     # File menu -----------------------------------------------------------------------------
@@ -248,27 +211,14 @@ class MainWindow(QMainWindow):
             self.results.import_files([Path(f) for f in files])
 
     def export_chart_dialog(self, name: str) -> None:
-        stamp = _dt.date.today().isoformat()
-        path = self._ask_path(
-            f"Export {CHART_TITLES[name]}",
-            f"epochcost-{name}-{stamp}.png",
-            "PNG image (*.png);;SVG drawing (*.svg)",
-            save=True,
-        )
-        if path is not None:
-            self.export_chart(name, path)
+        """File > Export chart: one of the Run tab's charts."""
+        self.run_page.export_chart_dialog(name)
 
     def export_chart(self, name: str, path: Path) -> Path | None:
-        try:
-            out = export.export_chart(self.plots.charts[name].export_item, path)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
+        return self.run_page.export_chart(name, path)
 
     def copy_chart(self, name: str) -> None:
-        export.copy_chart(self.plots.charts[name].export_item)
+        self.run_page.copy_chart(name)
         self.statusBar().showMessage(f"{CHART_TITLES[name]} chart copied", 3000)
 
     def export_csv_dialog(self) -> None:
@@ -299,7 +249,7 @@ class MainWindow(QMainWindow):
     def set_interpreters(self, chosen: dict[str, str]) -> None:
         """Each framework's worker Python: kept, offered in the form, used by the next run."""
         self.prefs.set(settings.INTERPRETERS, chosen)
-        self.controller.interpreters = dict(chosen)
+        self.controller.interpreters = dict(chosen)  # the Run tab's, which every tab asks
         self.panel.set_interpreters(chosen)
 
     def show_about(self) -> None:
@@ -337,27 +287,14 @@ class MainWindow(QMainWindow):
             self.results.refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        self.controller.shutdown()  # stops and reaps the worker before the window goes
+        for page in self.pages.values():  # each stops and reaps its workers and jobs
+            page.shutdown()
         self.panel.shutdown()  # and a model file check's
         for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
             dialog.shutdown()
-        for page in self.pages.values():  # pages with jobs of their own stop them too
-            shutdown = getattr(page, "shutdown", None)
-            if shutdown is not None:
-                shutdown()
-        self.plots.timer.stop()
         self.prefs.set(settings.FORM, self.panel.state())
         self.prefs.set(settings.GEOMETRY, self.saveGeometry())
         self.prefs.set(settings.SPLITTER, self.split.saveState())
         self.prefs.set(settings.SPLITTER + "_v", self.right.saveState())
         self.prefs.sync()
         event.accept()
-
-
-def caption(config: RunConfig, device_label: str) -> str:
-    """The line under every chart: what ran where, at which price, when."""
-    price = config.price.describe() if config.price else "no price"
-    return (
-        f"{config.model} · {config.framework} · batch {config.batch_size} · {config.precision} · "
-        f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"
-    )

@@ -5,10 +5,12 @@ that must end in a sentence (a bad folder, bad numbers, no network)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import pytest
 from PySide6.QtCore import Qt
 
+from engine.pricing import catalog
 from engine.results.store import Store
 from gui.pages.accuracy.page import AccuracyPage
 from tests.gui.helpers import show_tab
@@ -276,3 +278,20 @@ def test_the_tab_leaves_pandas_until_the_window_has_painted():
     code = "import sys, gui.shell.main_window; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_study_takes_the_whole_price_with_its_date(qtbot, window):
+    # A quote of your own with its day: the study's runs are priced at it, dated as quoted
+    # (the study once dropped the date, pricing every run "as of" the day it ran).
+    quote = dataclasses.replace(
+        next(i for i in catalog.load().instances if i.cloud == "aws"),
+        price_date="2026-11-02",
+    )
+    page = fill(window, "16", "1")
+    window.panel.price.set_instance(quote)
+    plan = page.validate()
+    assert plan is not None
+    base = plan.base
+    assert (base.usd_per_hour, base.price_as_of) == (quote.usd_per_hour, "2026-11-02")
+    assert base.price is not None and base.price.source.startswith("aws")
+    assert all(c.price == base.price for c in plan.configs())

@@ -9,7 +9,7 @@ import threading
 from PySide6.QtWidgets import QMessageBox
 
 from engine.core.events import Failed
-from gui.shell.error_path import log_path
+from gui.common.log import log_path
 
 
 def raise_and_report(reporter, message: str) -> None:

@@ -224,12 +224,12 @@ def test_region_gives_co2(page):
 def test_exports_write_png_svg_and_csv(page, tmp_path):
     plan = page.update_plan()
     assert plan is not None
-    png = page.export_chart(tmp_path / "plan.png")
+    png = page.export_chart("plan", tmp_path / "plan.png")
     image = QImage(str(png))
     assert not image.isNull() and image.width() == export.PNG_WIDTH_PX
     assert page.message_bar.text.text() == f"Saved {png}"
 
-    svg = page.export_chart(tmp_path / "plan.svg")
+    svg = page.export_chart("plan", tmp_path / "plan.svg")
     texts = " ".join("".join(t.itertext()) for t in ET.parse(svg).getroot().iter(f"{SVG}text"))
     for words in ("Cost of one run, 8 GPUs each", "Wall time", "USD", "MFU 35% assumed", "prices:"):
         assert words in texts, words
@@ -242,7 +242,7 @@ def test_exports_write_png_svg_and_csv(page, tmp_path):
     assert frame["assumed_mfu"].str.startswith("assumed: MFU 35%").all()
     assert frame.loc[0, "price"].startswith("on-demand: ")
 
-    assert page.export_chart(tmp_path / "plan.gif") is None
+    assert page.export_chart("plan", tmp_path / "plan.gif") is None
     assert "save charts as .png or .svg" in page.message_bar.text.text()
     fill(page, mfu="x")
     page.update_plan()

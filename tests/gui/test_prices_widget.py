@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from engine.measure.devices import Device
 from engine.pricing import catalog
 from engine.pricing.cost import OwnedHardware
+from gui.pages.run.page import caption
 from gui.panel.panel import ConfigPanel
 from gui.panel.price_picker import PricePicker
-from gui.shell.main_window import caption
 
 GTX = Device("cuda:0", "cuda", "NVIDIA GeForce GTX 1080 Ti", 11 * 2**30)
 CPU = Device("cpu", "cpu", "Some CPU", 16 * 2**30)

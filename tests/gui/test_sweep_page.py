@@ -84,9 +84,9 @@ def test_a_sweep_draws_each_point_as_it_lands_marks_the_cheapest_and_exports(
     assert sorted(stored["batch_size"]) == [16, 32, 8192]
     assert window.results.model.rowCount() == 3
 
-    png = page.export_chart(tmp_path / "sweep.png")
+    png = page.export_chart("sweep", tmp_path / "sweep.png")
     assert png is not None and QImage(str(png)).width() == export.PNG_WIDTH_PX
-    svg = page.export_chart(tmp_path / "sweep.svg")
+    svg = page.export_chart("sweep", tmp_path / "sweep.svg")
     assert svg is not None
     texts = " ".join("".join(t.itertext()) for t in ET.parse(svg).getroot().iter(f"{SVG}text"))
     for words in ("Batch-size sweep", "throughput (samples/s)", "USD per epoch", "$0.90/h"):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -38,34 +38,30 @@ from engine.core.errors import ConfigError
 from engine.core.events import Eval, Failed, Finished, Phase, Started
 from engine.pricing.cost import Price
 from engine.workloads import data
-from gui.common import export, settings
+from gui.common import activity, export, settings
 from gui.common.background import BackgroundJob, JobError
-from gui.common.chart import Chart
-from gui.common.message_bar import MessageBar
+from gui.common.theme import PlotColors
 from gui.pages.accuracy import study as accuracy_study
 from gui.pages.accuracy.cost_charts import CostCharts
 from gui.pages.accuracy.curves import LearningCurves
 from gui.pages.accuracy.download import CifarDownload
 from gui.pages.accuracy.form import AccuracyForm
 from gui.pages.accuracy.table import AccuracyTable
-
-if TYPE_CHECKING:
-    from gui.shell.main_window import MainWindow
+from gui.pages.base import Page, PageContext
 
 # The panel's fields a study takes (the rest of the panel is the timed run's window): the
 # whole Price (its $/h, source and date), as every run takes it.
 PANEL_FIELDS = ("model", "framework", "device", "precision", *Price.FIELDS)
-EXPORT_LAYOUT_PX = (900, 560)  # a chart's size in an exported file, as the Run tab's
 STOP_TIMEOUT_S = 10.0  # a worker that ignores cancel is killed after 1.5 s (launcher)
 
 
-class AccuracyPage(QWidget):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        self.setObjectName("accuracy_page")
-        self.main = window
-        self.panel = window.panel
-        self.prefs = window.prefs
+class AccuracyPage(Page):
+    export_size = (900, 560)  # a chart's size in an exported file, as the Run tab's
+    details_title = "Study details"
+
+    def __init__(self, ctx: PageContext) -> None:
+        super().__init__(ctx, "accuracy_page")
+        self.panel = ctx.panel
         self.job: BackgroundJob | None = None
         self.download = CifarDownload(self)
         self.plan: StudyPlan | None = None
@@ -74,7 +70,6 @@ class AccuracyPage(QWidget):
         self._runs_started = 0
         self.plan_ok = False  # the inputs describe a study that can start
 
-        self.message_bar = MessageBar()
         self.form = AccuracyForm()
         self.run_button = QPushButton("Run study", objectName="run_study")
         self.cancel_button = QPushButton("Cancel", objectName="cancel_study")
@@ -82,9 +77,9 @@ class AccuracyPage(QWidget):
         self.progress.setFormat("%v of %m runs")
         self.progress.hide()  # until a study starts
         self.status = QLabel(wordWrap=True, objectName="study_status")
-        self.curves = LearningCurves(window.plots.colors)
-        self.costs = CostCharts(window.plots.colors)
-        self.charts: dict[str, Chart] = {**self.curves.charts, **self.costs.charts}
+        self.curves = LearningCurves(ctx.colors)
+        self.costs = CostCharts(ctx.colors)
+        self.charts = {**self.curves.charts, **self.costs.charts}
         self.table_box = AccuracyTable()
         self.table = self.table_box.model
         self._build()
@@ -156,8 +151,7 @@ class AccuracyPage(QWidget):
     def _wire(self) -> None:
         self.form.changed.connect(self.validate)
         self.panel.validity_changed.connect(self.validate)
-        self.main.controller.running_changed.connect(lambda _: self._update_buttons())
-        self.panel.picker.checking_changed.connect(lambda _: self._update_buttons())
+        self.ctx.activity.changed.connect(self._update_buttons)
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self.panel.cancel_requested.connect(self.cancel)  # its Cancel is enabled during a study
@@ -166,19 +160,8 @@ class AccuracyPage(QWidget):
         self.form.download_requested.connect(self.download_dialog)
         self.download.progress.connect(self.status.setText)
         self.download.finished.connect(self._on_downloaded)
-        self.message_bar.details_requested.connect(
-            lambda text, details: self.main.reporter.show("Study details", text, details)
-        )
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        # View > Theme sets the application palette, then the window re-colours its own
-        # plots; follow once it has (the palette change arrives first).
-        if event.type() == QEvent.Type.PaletteChange:
-            QTimer.singleShot(0, self._follow_theme)
-        super().changeEvent(event)
-
-    def _follow_theme(self) -> None:
-        colors = self.main.plots.colors
+    def set_colors(self, colors: PlotColors) -> None:
         if colors != self.curves.colors:
             self.curves.set_colors(colors)
             self.costs.set_colors(colors)
@@ -220,19 +203,17 @@ class AccuracyPage(QWidget):
 
     def _update_buttons(self) -> None:
         running = self.job is not None
-        checking = self.panel.picker.checking  # its worker would share the CPU with the study
-        busy = running or self.main.controller.running or self.download.running or checking
+        other = self.ctx.activity.reason(besides=activity.STUDY)
+        busy = running or bool(other) or self.download.running
         self.run_button.setEnabled(self.plan_ok and not busy)
-        self.run_button.setToolTip(
-            "A timed run is going (Run tab)" if self.main.controller.running else ""
-        )
+        self.run_button.setToolTip(other)
         self.cancel_button.setEnabled(running)
 
     # Study -------------------------------------------------------------------------------
 
     def start(self) -> bool:
         """Start the study the form describes; False (with a message) when it cannot."""
-        if self.job is not None or self.main.controller.running or self.panel.picker.checking:
+        if self.job is not None or self.ctx.activity.busy(besides=activity.STUDY):
             return False
         plan = self.validate()
         if plan is None:
@@ -257,8 +238,8 @@ class AccuracyPage(QWidget):
         self.progress.show()
         self.status.setText("Starting the first worker…")
         cancel = threading.Event()  # checked by the study between runs, passed to workers
-        store = self.main.controller.store
-        spec = self.main.controller.spec_for(base.framework)  # the framework's chosen Python
+        store = self.ctx.store
+        spec = self.ctx.spec_for(base.framework)  # the framework's chosen Python
         job = BackgroundJob(
             lambda emit: accuracy_study.run(plan, store, spec, cancel, emit), cancel=cancel.set
         )
@@ -276,8 +257,7 @@ class AccuracyPage(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.form.set_running(running)
-        if running or not self.main.controller.running:
-            self.panel.set_running(running)  # the study's settings stay as they started
+        self.ctx.activity.set(activity.STUDY, running)  # the study's settings stay as started
         self._update_buttons()
 
     def _on_item(self, item: Any) -> None:
@@ -312,7 +292,7 @@ class AccuracyPage(QWidget):
         self.costs.show_summaries(summaries)
         self.costs.show_runs(self.results)
         self.progress.setValue(len(self.results))
-        self.main.results.refresh()
+        self.ctx.results.refresh()
 
     def _on_done(self, outcome: Any) -> None:
         job, self.job = self.job, None
@@ -372,50 +352,16 @@ class AccuracyPage(QWidget):
     def _last_folder(self) -> str:
         return self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
 
-    def _ask_save(self, title: str, name: str, filters: str) -> Path | None:
-        chosen, _ = QFileDialog.getSaveFileName(
-            self, title, str(Path(self._last_folder()) / name), filters
-        )
-        if not chosen:
-            return None
-        self.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
-        return Path(chosen)
-
-    def export_chart_dialog(self, name: str) -> None:
-        stamp = _dt.date.today().isoformat()
-        path = self._ask_save(
-            "Export chart",
-            f"epochcost-{name}-{stamp}.png",
-            "PNG image (*.png);;SVG drawing (*.svg)",
-        )
-        if path is not None:
-            self.export_chart(name, path)
-
-    def export_chart(self, name: str, path: Path) -> Path | None:
-        try:
-            out = export.export_chart(self.charts[name].export_item, path, EXPORT_LAYOUT_PX)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
-
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()
-        path = self._ask_save("Export table", f"epochcost-accuracy-{stamp}.csv", "CSV (*.csv)")
+        path = self.ask_save_path("Export table", f"epochcost-accuracy-{stamp}.csv", "CSV (*.csv)")
         if path is not None:
             self.export_csv(path)
 
-    def export_csv(self, path: Path) -> Path | None:
-        try:
-            if self.table.frame is None:
-                raise export.ExportError("no study to export yet: run one first")
-            out = export.write_csv(self.table.frame, path)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
+    def table_frame(self) -> Any:
+        if self.table.frame is None:
+            raise export.ExportError("no study to export yet: run one first")
+        return self.table.frame
 
     # Window ------------------------------------------------------------------------------
 
@@ -435,8 +381,7 @@ class AccuracyPage(QWidget):
 def caption(plan: StudyPlan, device_label: str) -> str:
     """The lines under every chart: what trained where, to what, at which price, when."""
     c = plan.base
-    priced = c.usd_per_hour is not None
-    price = f"${c.usd_per_hour:,.2f}/h ({c.price_source})" if priced else "no price"
+    price = c.price.describe() if c.price else "no price"
     goal = (
         f"to {c.target_accuracy:.1%}"
         if c.target_accuracy is not None

@@ -11,15 +11,13 @@ runs on the GUI thread, and only while the page is on screen.
 from __future__ import annotations
 
 import datetime as _dt
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -33,10 +31,9 @@ from PySide6.QtWidgets import (
 
 from engine.pricing.compare import break_even_against, compare, measured_elsewhere
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
-from gui.common import export, settings, theme
+from gui.common import theme
 from gui.common.catalog_source import CatalogSource
-from gui.common.message_bar import MessageBar
-from gui.common.results_panel import ResultsPanel
+from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
 from gui.pages.compare import text as compare_text
 from gui.pages.compare.charts import CompareChart
@@ -58,25 +55,22 @@ CHART_TITLES = {
 }
 
 
-class ComparePage(QWidget):
-    def __init__(
-        self, results: ResultsPanel, source: CatalogSource, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(parent)
-        self.results = results
+class ComparePage(Page):
+    def __init__(self, ctx: PageContext, source: CatalogSource) -> None:
+        super().__init__(ctx, "compare_page")
+        self.results = ctx.results
         self.source = source
         self.result: dict[str, Any] | None = None
         self.comparison: Comparison | None = None
         self.options = CompareOptions()
         self._stale = True  # the selection changed while the page was hidden
 
-        self.message_bar = MessageBar()
         self.heading = QLabel(NO_SELECTION, wordWrap=True, objectName="compare_heading")
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.inputs = CompareInputs()
         self.inputs.hide()
         self.body: QSplitter | None = None  # the table and charts, built when first needed
-        self.colors = self._palette_colors()
+        self.colors = ctx.colors
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(4, 4, 4, 0)
         self._layout.addWidget(self.message_bar)
@@ -150,7 +144,9 @@ class ComparePage(QWidget):
         self._layout.addWidget(body, 1)
         self.rent.currentIndexChanged.connect(self._draw_break_even)
         csv_button.clicked.connect(self.export_csv_dialog)
-        chart_button.clicked.connect(self.export_chart_dialog)
+        chart_button.clicked.connect(
+            lambda: self.export_chart_dialog(list(self.charts)[self.chart_tabs.currentIndex()])
+        )
         return body
 
     # following the results table ---------------------------------------------------------
@@ -283,68 +279,25 @@ class ComparePage(QWidget):
 
     # theme and exports ---------------------------------------------------------------------
 
-    def _palette_colors(self) -> theme.PlotColors:
-        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-        return theme.DARK_PLOTS if dark else theme.LIGHT_PLOTS
+    def set_colors(self, colors: theme.PlotColors) -> None:
+        self.colors = colors
+        if self.body is None:
+            return
+        super().set_colors(colors)
+        self.draw()
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:  # the window's theme changed
-            self.colors = self._palette_colors()
-            if self.body is None:
-                return
-            for chart in self.charts.values():
-                chart.set_colors(self.colors)
-            self.draw()
+    def nothing_to_export(self) -> str:
+        return "Nothing to export: select a result first." if self.comparison is None else ""
 
-    def export_chart(self, name: str, path: Path) -> Path | None:
-        if self.comparison is None:
-            self.message_bar.show_message("Nothing to export: select a result first.", "error")
-            return None
-        try:
-            out = export.export_chart(self.charts[name].export_item, path)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
-
-    def export_csv(self, path: Path) -> Path | None:
-        """The comparison's rows (the columns of `epochcost compare --json`) as CSV."""
-        if self.comparison is None:
-            self.message_bar.show_message("Nothing to export: select a result first.", "error")
-            return None
-        try:
-            out = export.write_csv(self.comparison.to_frame(), path)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
-
-    def _ask_path(self, title: str, name: str, filters: str) -> Path | None:
-        prefs = settings.Settings()
-        start = Path(prefs.text(settings.LAST_FOLDER, str(Path.home()))) / name
-        chosen, _ = QFileDialog.getSaveFileName(self, title, str(start), filters)
-        if not chosen:
-            return None
-        prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
-        return Path(chosen)
-
-    def export_chart_dialog(self) -> None:
-        names = list(self.charts)
-        name = names[self.chart_tabs.currentIndex()]
-        stamp = _dt.date.today().isoformat()
-        path = self._ask_path(
-            f"Export {CHART_TITLES[name]}",
-            f"epochcost-{name.replace('_', '-')}-{stamp}.png",
-            "PNG image (*.png);;SVG drawing (*.svg)",
-        )
-        if path is not None:
-            self.export_chart(name, path)
+    def table_frame(self) -> Any:
+        """The comparison's rows (the columns of `epochcost compare --json`)."""
+        assert self.comparison is not None
+        return self.comparison.to_frame()
 
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()
-        path = self._ask_path("Export comparison", f"epochcost-compare-{stamp}.csv", "CSV (*.csv)")
+        path = self.ask_save_path(
+            "Export comparison", f"epochcost-compare-{stamp}.csv", "CSV (*.csv)"
+        )
         if path is not None:
             self.export_csv(path)

@@ -19,10 +19,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -36,11 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from engine.core.errors import ConfigError
-from gui.common import export, settings, theme
-from gui.common.message_bar import MessageBar
+from gui.common import export, theme
+from gui.pages.base import Page, PageContext
 
 if TYPE_CHECKING:
-    from gui.common.results_panel import ResultsPanel
     from gui.pages.plan.answer import PlanAnswer
     from gui.pages.plan.chart import PlanChart
     from gui.pages.plan.form import PlanForm
@@ -87,22 +85,20 @@ def chart_caption(plan: Plan, sources: Sources) -> str:
     return caption(what, basis, price_dates(plan, sources))
 
 
-class PlanPage(QWidget):
-    def __init__(self, results: ResultsPanel, prefs: settings.Settings | None = None) -> None:
-        super().__init__()
-        self.setObjectName("plan_page")
-        self.results = results
-        self.prefs = prefs or settings.Settings()
+class PlanPage(Page):
+    def __init__(self, ctx: PageContext) -> None:
+        super().__init__(ctx, "plan_page")
+        self.results = ctx.results
+        self.colors = ctx.colors
         self.plan: Plan | None = None
         self.selected: dict[str, Any] | None = None
         self.sources: Sources | None = None
-        self.message_bar = MessageBar()
         self._timer = QTimer(self, singleShot=True, interval=DELAY_MS)
         self._timer.timeout.connect(self.update_plan)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.message_bar)
-        results.selection_changed.connect(self._selection_changed)
+        self.results.selection_changed.connect(self._selection_changed)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         self.ensure_built()
@@ -141,13 +137,14 @@ class PlanPage(QWidget):
         self.views.addTab(self.table, "Table across hardware")
         self.export_chart_button = QPushButton("Export chart…")
         self.export_csv_button = QPushButton("Export table CSV…")
-        self.export_chart_button.clicked.connect(self.export_chart_dialog)
+        self.export_chart_button.clicked.connect(lambda: self.export_chart_dialog("plan"))
         self.export_csv_button.clicked.connect(self.export_csv_dialog)
         self.form.changed.connect(self._timer.start)
         form = self._scrolled(self.form)
         form.setMaximumWidth(FORM_WIDTH_PX)
         self.layout().addWidget(self._split(form, self._right()), 1)
-        self._apply_palette()
+        self.charts = {"plan": self.chart}
+        self.chart.set_colors(self.colors)
 
     def _scrolled(self, widget: QWidget) -> QScrollArea:
         scroll = QScrollArea()
@@ -232,37 +229,28 @@ class PlanPage(QWidget):
 
     # exports --------------------------------------------------------------------------------
 
-    def _ask_path(self, title: str, name: str, filters: str) -> Path | None:
-        folder = self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
-        chosen, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
-        if not chosen:
-            return None
-        self.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
-        return Path(chosen)
-
-    def export_chart_dialog(self) -> None:
-        name = f"epochcost-plan-{_dt.date.today().isoformat()}.png"
-        path = self._ask_path("Export plan chart", name, "PNG image (*.png);;SVG drawing (*.svg)")
-        if path is not None:
-            self.export_chart(path)
-
     def export_csv_dialog(self) -> None:
         name = f"epochcost-plan-{_dt.date.today().isoformat()}.csv"
-        path = self._ask_path("Export plan table", name, "CSV (*.csv)")
+        path = self.ask_save_path("Export plan table", name, "CSV (*.csv)")
         if path is not None:
             self.export_csv(path)
 
-    def export_chart(self, path: Path) -> Path | None:
+    def nothing_to_export(self) -> str:
+        return "Nothing to export: the inputs give no plan" if self.plan is None else ""
+
+    def export_chart(self, name: str, path: Path) -> Path | None:
         """The chart (both panels and the caption) as PNG or SVG, by the suffix."""
+        if self.plan is None:
+            return self._saved(lambda: path)  # says there is nothing to export
         copy = self.chart.export_copy()
         try:
-            return self._export(lambda: export.export_chart(copy.export_item, path))
+            return self._saved(lambda: export.export_chart(copy.export_item, path))
         finally:
             copy.deleteLater()
 
-    def export_csv(self, path: Path) -> Path | None:
+    def table_frame(self) -> Any:
         """The comparison table, raw numbers, with the assumptions every row shares."""
-        return self._export(lambda: export.write_csv(self._frame(), path))
+        return self._frame()
 
     def _frame(self) -> Any:
         import pandas as pd
@@ -278,27 +266,8 @@ class PlanPage(QWidget):
                 row[f"assumed_{key}"] = shared[key]
         return pd.DataFrame(rows)
 
-    def _export(self, write: Any) -> Path | None:
-        if self.plan is None:
-            self.message_bar.show_message("Nothing to export: the inputs give no plan", "error")
-            return None
-        try:
-            out: Path = write()
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
-
     # theme ----------------------------------------------------------------------------------
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        palette = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
-        if event.type() in palette and self.sources is not None:
-            self._apply_palette()
-        super().changeEvent(event)
-
-    def _apply_palette(self) -> None:
-        """The chart's colours follow the window's palette (View > Theme)."""
-        dark = self.palette().window().color().lightness() < 128
-        self.chart.set_colors(theme.DARK_PLOTS if dark else theme.LIGHT_PLOTS)
+    def set_colors(self, colors: theme.PlotColors) -> None:
+        self.colors = colors
+        super().set_colors(colors)

@@ -14,20 +14,16 @@ from __future__ import annotations
 import datetime as _dt
 import sqlite3
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
     QSplitter,
     QVBoxLayout,
-    QWidget,
 )
 
 from engine.core.errors import ConfigError
@@ -44,9 +40,9 @@ from engine.sweep.events import (
     TrialStarted,
 )
 from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
-from gui.common import export, settings
+from gui.common import activity, export
 from gui.common.background import BackgroundJob, Emit, JobError
-from gui.common.message_bar import MessageBar
+from gui.pages.base import Page, PageContext
 from gui.pages.sweep.chart import SweepChart
 from gui.pages.sweep.form import SweepForm
 from gui.pages.sweep.table import PointsTable
@@ -54,7 +50,6 @@ from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verd
 
 if TYPE_CHECKING:
     from engine.sweep.runner import Sweep
-    from gui.shell.main_window import MainWindow
 
 STEP_EVERY_S = 0.25  # the running trial's step count reaches the GUI at most this often
 SHUTDOWN_WAIT_S = 5.0
@@ -80,13 +75,13 @@ def follow(sweep: Sweep, emit: Emit) -> SweepSummary:
     return sweep.summary()
 
 
-class SweepPage(QWidget):
+class SweepPage(Page):
     running_changed = Signal(bool)  # False only once the job's thread (and worker) has ended
+    details_title = "Sweep details"
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        self.setObjectName("sweep_page")
-        self.main = window
+    def __init__(self, ctx: PageContext) -> None:
+        super().__init__(ctx, "sweep_page")
+        self.panel = ctx.panel
         self.job: BackgroundJob | None = None
         self.config: RunConfig | None = None
         self.trials: list[Trial] = []
@@ -103,14 +98,14 @@ class SweepPage(QWidget):
         self.cancel_button = QPushButton("Cancel", objectName="cancel_sweep")
         self.chart_button = QPushButton("Export chart…")
         self.csv_button = QPushButton("Export CSV…")
-        self.message_bar = MessageBar()
         self.status = QLabel(READY, objectName="sweep_status")
         self.verdicts = QLabel(objectName="sweep_verdicts", wordWrap=True)
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
         # The line may be long; it gives way rather than widen the window (the verdicts wrap).
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.chart = SweepChart()
-        self.chart.set_colors(window.plots.colors)
+        self.chart.set_colors(ctx.colors)
+        self.charts = {"sweep": self.chart}
         self.table = PointsTable()
         self.model = self.table.points
         self._layout()
@@ -120,13 +115,13 @@ class SweepPage(QWidget):
         self.clock.timeout.connect(self._show_status)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
-        self.chart_button.clicked.connect(self.export_chart_dialog)
+        self.chart_button.clicked.connect(lambda: self.export_chart_dialog("sweep"))
         self.csv_button.clicked.connect(self.export_csv_dialog)
         self.form.changed.connect(self._update_buttons)
-        window.controller.running_changed.connect(self._update_buttons)
-        window.panel.buttons_changed.connect(self._update_buttons)
-        window.panel.device.currentIndexChanged.connect(lambda _: self.form.set_cpu(self._on_cpu()))
-        window.panel.cancel_requested.connect(self.cancel)  # its Cancel stops a sweep too
+        ctx.activity.changed.connect(self._update_buttons)
+        self.panel.buttons_changed.connect(self._update_buttons)
+        self.panel.device.currentIndexChanged.connect(lambda _: self.form.set_cpu(self._on_cpu()))
+        self.panel.cancel_requested.connect(self.cancel)  # its Cancel stops a sweep too
         self.form.set_cpu(self._on_cpu())
         self._set_exports_enabled(False)
 
@@ -162,7 +157,7 @@ class SweepPage(QWidget):
 
     def _on_cpu(self) -> bool:
         """Whether the panel's device is the CPU (where the memory limit applies)."""
-        panel = self.main.panel
+        panel = self.panel
         wanted = panel.device.currentData()
         device = next((d for d in panel.devices if d.id == wanted), None)
         if device is None and panel.devices:
@@ -170,17 +165,14 @@ class SweepPage(QWidget):
         return device is None or device.kind == "cpu"
 
     def _update_buttons(self) -> None:
-        run_going = self.main.controller.running
-        checking = self.main.panel.picker.checking
-        ready = self.form.inputs is not None and self.main.panel.config is not None
-        self.start_button.setEnabled(ready and not self.running and not run_going and not checking)
+        busy = self.ctx.activity.reason(besides=activity.SWEEP)
+        ready = self.form.inputs is not None and self.panel.config is not None
+        self.start_button.setEnabled(ready and not self.running and not busy)
         self.start_button.setToolTip(
-            "A run is going on the Run tab: both would share the device"
-            if run_going
-            else "A model file is being checked"
-            if checking
+            f"{busy}: both would share the machine"
+            if busy
             else ""
-            if self.main.panel.config is not None
+            if self.panel.config is not None
             else "Fix the run settings on the left first"
         )
         self.cancel_button.setEnabled(self.running)
@@ -209,15 +201,13 @@ class SweepPage(QWidget):
         return True
 
     def _new_sweep(self) -> Sweep | None:
-        if self.main.controller.running:
-            self._tell("A run is going on the Run tab; start the sweep once it has ended.")
+        busy = self.ctx.activity.reason(besides=activity.SWEEP)
+        if busy:
+            self._tell(f"{busy}; start the sweep once it has ended.")
             return None
-        if self.main.panel.picker.checking:
-            self._tell("A model file is being checked; start the sweep once the check has ended.")
-            return None
-        config = self.main.panel.config
+        config = self.panel.config
         if config is None:
-            wrong = ", ".join(self.main.panel.errors) or "the run settings"
+            wrong = ", ".join(self.panel.errors) or "the run settings"
             self._tell(f"Fix the run settings on the left first ({wrong}).")
             return None
         if not self.form.validate():
@@ -232,8 +222,8 @@ class SweepPage(QWidget):
         try:
             config = config.with_changes(memory_limit_bytes=inputs.memory_limit_bytes)
             # Each trial's worker starts as a single run's would: the framework's chosen Python.
-            spec = self.main.controller.spec_for(config.framework)
-            return Sweep(config, inputs.plan, store=self.main.controller.store(), spec=spec)
+            spec = self.ctx.spec_for(config.framework)
+            return Sweep(config, inputs.plan, store=self.ctx.store(), spec=spec)
         except ConfigError as exc:
             self._tell(str(exc))
         except (sqlite3.Error, OSError) as exc:
@@ -248,7 +238,7 @@ class SweepPage(QWidget):
         self._t0, self._current = time.monotonic(), "starting"
         self.chart.reset(sweep.plan.batch_sizes or (sweep.plan.start,))
         self.chart.set_priced(sweep.config.usd_per_hour is not None)
-        self.chart.set_caption(caption(sweep.config, self.main.panel.device.currentText()))
+        self.chart.set_caption(caption(sweep.config, self.panel.device.currentText()))
         self.model.clear()
         self.verdicts.clear()
         self._set_exports_enabled(False)
@@ -272,7 +262,7 @@ class SweepPage(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.form.set_running(running)
-        self.main.panel.set_running(running)  # no single run while the sweep measures
+        self.ctx.activity.set(activity.SWEEP, running)  # no other measurement meanwhile
         if running:
             self.clock.start()
         else:
@@ -317,7 +307,7 @@ class SweepPage(QWidget):
         self._current = "starting the next trial"
         self._show_points(self._summarize())
         if trial.result is not None:  # stored by the sweep before it said the trial ended
-            self.main.results.refresh()
+            self.ctx.results.refresh()
 
     def _summarize(self) -> SweepSummary:
         """The verdicts over the trials so far, by the engine's own rules."""
@@ -391,54 +381,18 @@ class SweepPage(QWidget):
             done = count(len([t for t in s.trials if t.status != "skipped"]), "trial")
             self.status.setText(f"Sweep {s.status}: {done} in {report.duration(s.seconds)}")
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            # The window picks the plot colours for the new palette right after setting it.
-            QTimer.singleShot(0, self, lambda: self.chart.set_colors(self.main.plots.colors))
-
     # ---- exports ---------------------------------------------------------------------------
-
-    def _ask_path(self, title: str, name: str, filters: str) -> Path | None:
-        folder = self.main.prefs.text(settings.LAST_FOLDER, str(Path.home()))
-        chosen, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
-        if not chosen:
-            return None
-        self.main.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
-        return Path(chosen)
-
-    def export_chart_dialog(self) -> None:
-        name = f"epochcost-sweep-{_dt.date.today().isoformat()}.png"
-        path = self._ask_path("Export sweep chart", name, "PNG image (*.png);;SVG drawing (*.svg)")
-        if path is not None:
-            self.export_chart(path)
 
     def export_csv_dialog(self) -> None:
         name = f"epochcost-sweep-{_dt.date.today().isoformat()}.csv"
-        path = self._ask_path("Export sweep points", name, "CSV (*.csv)")
+        path = self.ask_save_path("Export sweep points", name, "CSV (*.csv)")
         if path is not None:
             self.export_csv(path)
 
-    def export_chart(self, path: Path) -> Path | None:
-        return self._export(lambda: export.export_chart(self.chart.export_item, path))
-
-    def export_csv(self, path: Path) -> Path | None:
-        """The points as CSV: one row per batch size, raw numbers, and the verdict column."""
-
-        def write() -> Path:
-            frame = self.model.frame
-            if frame is None:
-                raise export.ExportError("no points yet")
-            verdicts = [self.model.marks.get(int(b), "") for b in frame["batch_size"]]
-            return export.write_csv(frame.assign(verdict=verdicts), path)
-
-        return self._export(write)
-
-    def _export(self, write: Callable[[], Path]) -> Path | None:
-        try:
-            out = write()
-        except export.ExportError as exc:
-            self._tell(f"Export failed: {exc}")
-            return None
-        self._tell(f"Saved {out}", level="info")
-        return out
+    def table_frame(self) -> Any:
+        """The points: one row per batch size, raw numbers, and the verdict column."""
+        frame = self.model.frame
+        if frame is None:
+            raise export.ExportError("no points yet")
+        verdicts = [self.model.marks.get(int(b), "") for b in frame["batch_size"]]
+        return frame.assign(verdict=verdicts)

@@ -11,11 +11,7 @@ from engine.sweep.summary import SearchOutcome, SweepSummary
 
 def caption(config: RunConfig, device_label: str) -> str:
     """The line under the chart: what was swept where, at which price, when."""
-    price = (
-        f"${config.usd_per_hour:,.2f}/h ({config.price_source})"
-        if config.usd_per_hour is not None
-        else "no price"
-    )
+    price = config.price.describe() if config.price else "no price"
     return (
         f"{config.model} · {config.framework} · {config.precision} · {device_label} · {price} · "
         f"{_dt.date.today().isoformat()} · epochcost"

@@ -1,0 +1,104 @@
+"""The Run tab: one timed run of the panel's settings, its live plots and its status line.
+
+RunPage owns the RunController (the worker of the run in progress); the window puts the
+status line in its status bar and routes the panel's Run button here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QVBoxLayout
+
+from engine.core.events import Event, Failed, Finished
+from engine.measure.config import RunConfig
+from gui.common import activity, export, settings
+from gui.common.log import logger
+from gui.common.theme import PlotColors
+from gui.pages.base import Page, PageContext
+from gui.pages.run.controller import RunController
+from gui.pages.run.plots import LivePlots
+from gui.pages.run.status import RunStatus
+
+if TYPE_CHECKING:
+    from engine.process.launcher import WorkerSpec
+
+
+class RunPage(Page):
+    details_title = "Run details"
+
+    def __init__(self, ctx: PageContext, spec: WorkerSpec | None = None) -> None:
+        super().__init__(ctx, "run_page")
+        self.controller = RunController(ctx.store, spec, self)
+        self.controller.interpreters = self.prefs.interpreters()
+        self.plots = LivePlots(ctx.colors)
+        self.charts = self.plots.charts
+        self.status = RunStatus()
+        self._result: dict[str, Any] | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(self.plots, 1)
+        self.controller.running_changed.connect(
+            lambda running: ctx.activity.set(activity.RUN, running)
+        )
+        self.controller.engine_event.connect(self._on_event)
+        self.controller.result_stored.connect(
+            lambda result: ctx.results.refresh(select=result["run_id"])
+        )
+        self.controller.run_failed.connect(self._on_run_failed)
+        self.plots.updated.connect(self.status.show_figures)
+
+    def start_run(self, config: RunConfig) -> bool:
+        """Measure `config`; False while anything else has the machine."""
+        reason = self.ctx.activity.reason()
+        if reason:
+            self.message_bar.show_message(f"{reason}; start the run once it has ended.", "info")
+            return False
+        self.message_bar.dismiss()
+        self._result = None
+        self.plots.begin_run(config, caption(config, self.ctx.panel.device.currentText()))
+        self.status.begin(self.plots.series)
+        self.prefs.set(settings.FORM, self.ctx.panel.state())
+        return self.controller.start(config)
+
+    def _on_event(self, event: Event) -> None:
+        self.plots.on_event(event)
+        self.status.on_event(event)
+        if isinstance(event, Finished):
+            self._result = event.result
+        if isinstance(event, Finished | Failed):
+            self.plots.end_run(self._result)
+            self.status.end(event, self._result)
+
+    def _on_run_failed(self, failure: Failed, text: str) -> None:
+        logger().warning(
+            "run %s failed (%s): %s\n%s",
+            failure.run_id,
+            failure.kind,
+            failure.message,
+            failure.traceback,
+        )
+        self.message_bar.show_message(
+            text, "info" if failure.kind == "cancelled" else "error", failure.traceback
+        )
+
+    def copy_chart(self, name: str) -> None:
+        export.copy_chart(self.charts[name].export_item)
+
+    def set_colors(self, colors: PlotColors) -> None:
+        self.plots.set_colors(colors)
+
+    def shutdown(self) -> None:
+        self.controller.shutdown()  # stops and reaps the worker before the window goes
+        self.plots.timer.stop()
+
+
+def caption(config: RunConfig, device_label: str) -> str:
+    """The line under every chart: what ran where, at which price, when."""
+    price = config.price.describe() if config.price else "no price"
+    return (
+        f"{config.model} · {config.framework} · batch {config.batch_size} · {config.precision} · "
+        f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"
+    )
