@@ -49,7 +49,7 @@ lint: $(STAMP)
 test: $(STAMP) deb-deps lint
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
-# The desktop bundle (README, "Desktop bundle"): PyInstaller (pyproject's `bundle` extra) into
+# The desktop bundle (docs/bundle.md): PyInstaller (pyproject's `bundle` extra) into
 # .venv, then build.spec -> dist/epochcost/, one folder with the executable epochcost-gui.
 BUNDLE_STAMP := $(VENV)/.epochcost-bundle-installed
 

@@ -56,7 +56,7 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
         "--model-file",
         default=None,
         metavar="PATH.py",
-        help="your own model, from a Python file (see README, Your own model)",
+        help="your own model, from a Python file (see docs/own-model.md)",
     )
     p.add_argument(
         "--framework",

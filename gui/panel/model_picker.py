@@ -71,7 +71,7 @@ class ModelPicker(QWidget):
         self.combo.setMinimumContentsLength(16)
         self.add_button = QPushButton(ADD_TEXT, objectName="add_model_file")
         self.add_button.setToolTip(
-            "A Python file that builds your PyTorch or Keras model (README, 'Your own model'); "
+            "A Python file that builds your PyTorch or Keras model (docs/own-model.md); "
             "it is checked in a worker process before it is listed"
         )
         self.remove_button = QPushButton("Remove", objectName="remove_model_file")
