@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -34,20 +33,22 @@ from engine.measure.devices import Device
 from engine.process.launcher import WorkerSpec
 from engine.workloads import registry
 from gui.common import settings
+from gui.common.number_field import InputError, NumberField
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import PriceWidget
 
 # The Python package each framework imports as (looked up, never imported, in the GUI).
 FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
 
-# Form rows typed as text: field -> (label, whole number?, optional?)
+# Number fields (gui/common/number_field.py reads them): field -> (label, whole number?,
+# optional?, unit). Their ranges are RunConfig's, checked by validate_all().
 NUMBER_FIELDS = {
-    "batch_size": ("Batch size", True, False),
-    "warmup_steps": ("Warm-up steps", True, False),
-    "min_steps": ("Min. measured steps", True, False),
-    "max_steps": ("Max. measured steps", True, False),
-    "max_seconds": ("Max. window (s)", False, False),
-    "epoch_samples": ("Samples per epoch", True, True),
+    "batch_size": ("Batch size", True, False, None),
+    "warmup_steps": ("Warm-up steps", True, False, None),
+    "min_steps": ("Min. measured steps", True, False, None),
+    "max_steps": ("Max. measured steps", True, False, None),
+    "max_seconds": ("Max. window (s)", False, False, "s"),
+    "epoch_samples": ("Samples per epoch", True, True, None),
 }
 
 ERROR_STYLE = "color: #d04437;"
@@ -82,11 +83,6 @@ def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, st
             continue
         return (None, errors) if errors else (config, {})
     return None, errors
-
-
-def _parse_number(text: str, whole: bool) -> int | float:
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    return int(cleaned) if whole else float(cleaned)
 
 
 class ConfigPanel(QWidget):
@@ -130,10 +126,17 @@ class ConfigPanel(QWidget):
         self.precision = QComboBox(objectName="precision")
         self.precision.addItems(list(PRECISIONS))
         defaults = RunConfig()
-        self.numbers: dict[str, QLineEdit] = {}
-        for name in NUMBER_FIELDS:
+        self.numbers: dict[str, NumberField] = {}
+        for name, (label, whole, optional, unit) in NUMBER_FIELDS.items():
             value = getattr(defaults, name)
-            self.numbers[name] = QLineEdit("" if value is None else f"{value:g}", objectName=name)
+            self.numbers[name] = NumberField(
+                label,
+                name=name,
+                text="" if value is None else f"{value:g}",
+                integer=whole,
+                optional=optional,
+                unit=unit,
+            )
         self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
         self.price = PriceWidget()
 
@@ -248,16 +251,11 @@ class ConfigPanel(QWidget):
                 "File > Settings can point a framework at a Python that has it"
             )
             values.pop("framework")
-        for name, (_, whole, optional) in NUMBER_FIELDS.items():
-            text = self.numbers[name].text()
-            if optional and not text.strip():
-                values[name] = None
-                continue
+        for name, field in self.numbers.items():
             try:
-                values[name] = _parse_number(text, whole)
-            except ValueError:
-                kind = "a whole number" if whole else "a number"
-                errors[name] = f"enter {kind}" + (" or leave it empty" if optional else "")
+                values[name] = field.value()
+            except InputError as exc:
+                errors[name] = exc.message
         price, price_error = self.price.fields()
         values.update(price)
         if price_error:
@@ -276,6 +274,9 @@ class ConfigPanel(QWidget):
         for name, label in self._error_labels.items():
             label.setText(self.errors.get(name, ""))
             label.setVisible(name in self.errors)
+        for name, field in self.numbers.items():
+            field.set_error(self.errors.get(name))
+        self.price.show_error(self.errors.get("usd_per_hour"))
         other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
         self.other_error.setText("\n".join(other))
         self.other_error.setVisible(bool(other))

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -31,6 +30,7 @@ from engine.pricing.catalog import Catalog
 from engine.pricing.cost import OwnedHardware
 from engine.pricing.rows import GpuSpec, Machine
 from gui.common.catalog_source import CatalogSource
+from gui.common.number_field import InputError, NumberField
 from gui.panel.catalog_row_dialog import MACHINE_FIELDS, CatalogRowDialog
 
 # field -> (label, tooltip); the order of the form
@@ -43,6 +43,7 @@ FIELDS = {
     "rest_of_system_w": ("Rest of system (W)", "CPU, board, disks and fans while training."),
     "psu_efficiency": ("PSU efficiency", "Power-supply efficiency, above 0 and at most 1."),
 }
+UNITS = {"purchase_usd": "$", "usd_per_kwh": "$", "power_w": "W", "rest_of_system_w": "W"}
 HARDWARE_FIGURES = ("purchase_usd", "power_w")  # they belong to the hardware, not to the user
 OTHER = "other"
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
@@ -51,10 +52,6 @@ STATE_PREFIX = "price_owned_"
 
 def _text(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
-
-
-def _number(text: str) -> float:
-    return float(text.strip().lstrip("$").replace(",", "").replace("_", ""))
 
 
 class OwnedForm(QWidget):
@@ -73,16 +70,23 @@ class OwnedForm(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.hardware.setMinimumContentsLength(10)
-        self.edits: dict[str, QLineEdit] = {}
+        self.edits: dict[str, NumberField] = {}
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Hardware", self.hardware)
         defaults = owning.gpu_defaults(None)
         for name, (label, tip) in FIELDS.items():
-            edit = QLineEdit(objectName=f"owned_{name}")
-            edit.setToolTip(tip)
-            if defaults.get(name) is not None:
-                edit.setPlaceholderText(_text(defaults[name]))
+            # Empty: the engine's default (lifetime, use, rest of system, PSU), else not given.
+            edit = NumberField(
+                label,
+                name=name,
+                object_name=f"owned_{name}",
+                default=owning.DEFAULTS.get(name),
+                optional=True,
+                unit=UNITS.get(name),
+                placeholder=_text(defaults.get(name)),
+                tooltip=tip,
+            )
             self.edits[name] = edit
             form.addRow(label, edit)
             edit.textChanged.connect(self.changed)
@@ -183,24 +187,27 @@ class OwnedForm(QWidget):
     def owned(self) -> tuple[OwnedHardware | None, str | None]:
         """The owned hardware the form describes, or None and what to fix."""
         values: dict[str, Any] = {}
-        for field, edit in self.edits.items():
-            label = FIELDS[field][0]
-            text = edit.text().strip()
-            if not text:
-                values[field] = owning.DEFAULTS.get(field)
-                continue
+        wrong: list[str] = []
+        for field, edit in self.edits.items():  # every field read: each mistake is marked
             try:
-                values[field] = _number(text)
-            except ValueError:
-                return None, f"{label}: {text!r} is not a number"
-        if values["purchase_usd"] is None:
-            return None, "give the purchase price ($) to price owning"
-        if values["usd_per_kwh"] is None:
-            return None, "give your electricity tariff ($/kWh) to price owning"
+                values[field] = edit.value()
+            except InputError as exc:
+                wrong.append(str(exc))
+        if wrong:
+            return None, wrong[0]
+        for field, missing in (
+            ("purchase_usd", "give the purchase price ($) to price owning"),
+            ("usd_per_kwh", "give your electricity tariff ($/kWh) to price owning"),
+        ):
+            if values[field] is None:
+                self.edits[field].set_error(missing)
+                return None, missing
         try:
             return OwnedHardware(**values).validated(), None
         except ConfigError as exc:
-            return None, f"{FIELDS[exc.field][0]}: {exc.message}"
+            if exc.field in self.edits:
+                self.edits[exc.field].set_error(exc.message)
+            return None, f"{FIELDS.get(exc.field, (exc.field,))[0]}: {exc.message}"
 
     def hardware_name(self) -> str:
         kind, _, name = self.hardware_key().partition(":")

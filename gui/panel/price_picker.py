@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.pricing.rows import Instance
 from gui.common.catalog_source import CatalogSource
 from gui.common.frame_model import Column, FrameTableModel
+from gui.common.number_field import InputError, NumberField
 from gui.panel.catalog_row_dialog import QUOTE_FIELDS, CatalogRowDialog
 
 if TYPE_CHECKING:
@@ -104,8 +105,15 @@ class PricePicker(QDialog):
         self.search.setPlaceholderText("GPU, cloud, machine or any words: v100 aws")
         self.search.setClearButtonEnabled(True)
         self.cloud = QComboBox(objectName="cloud")
-        self.max_price = QLineEdit(objectName="max_price")
-        self.max_price.setPlaceholderText("max $/h")
+        self.max_price = NumberField(
+            "Max $/h",
+            name="max_price",
+            optional=True,
+            minimum=0,
+            unit="$",
+            placeholder="max $/h",
+            tooltip="Only machines that cost at most this per hour (on demand)",
+        )
         self.max_price.setMaximumWidth(90)
         self.historical = QCheckBox("2016-18 study prices", objectName="historical")
         self.model = InstanceModel()
@@ -174,14 +182,14 @@ class PricePicker(QDialog):
             text=self.search.text().strip() or None,
             historical=None if self.historical.isChecked() else False,
         )
-        limit = _number(self.max_price.text())
+        try:
+            limit, bad = self.max_price.value(), ""
+        except InputError as exc:
+            limit, bad = None, f" ({exc})"
         if limit is not None:
             rows = [i for i in rows if i.usd_per_hour <= limit]
         self.model.set_instances(rows)
         total = len(cat.select(historical=None))
-        bad = (
-            " (max $/h is not a number)" if self.max_price.text().strip() and limit is None else ""
-        )
         self.count.setText(f"{len(rows)} of {total} machines{bad}")
         self._update_buttons()
 
@@ -230,10 +238,3 @@ class PricePicker(QDialog):
             ):
                 self.view.selectRow(row)
                 break
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text.strip().lstrip("$").replace(",", ""))
-    except ValueError:
-        return None

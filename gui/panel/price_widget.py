@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QRadioButton,
     QToolButton,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from engine.measure.devices import Device
 from engine.pricing.rows import Instance
 from gui.common.catalog_source import CatalogSource
+from gui.common.number_field import InputError, NumberField, mark_invalid
 from gui.panel.price_owned import OwnedForm
 from gui.panel.price_picker import PricePicker, gpu_text
 
@@ -78,13 +78,16 @@ class PriceWidget(QWidget):
         modes.addButton(self.rented_button)
         modes.addButton(self.owned_button)
 
-        self.edit = QLineEdit(DEFAULT_USD_PER_HOUR)
-        self.edit.setObjectName("usd_per_hour")
-        self.edit.setPlaceholderText("none")
-        self.edit.setToolTip(
-            "What an hour of this machine costs you, in US dollars (an example to replace "
-            "with yours), or pick one from the catalog. Leave it empty to see the projected "
-            "epoch time instead of cost."
+        self.edit = NumberField(
+            "Price ($/h)",
+            name="usd_per_hour",
+            text=DEFAULT_USD_PER_HOUR,
+            optional=True,
+            unit="$",
+            placeholder="none",
+            tooltip="What an hour of this machine costs you, in US dollars (an example to "
+            "replace with yours), or pick one from the catalog. Leave it empty to see the "
+            "projected epoch time instead of cost.",
         )
         self.choose = QPushButton("Catalog…", objectName="price_catalog")
         self.choose.setToolTip("Pick a cloud machine's price (search by GPU, cloud or price)")
@@ -217,15 +220,18 @@ class PriceWidget(QWidget):
             if price is None:
                 return values, f"{i.label} has no spot price in the catalog; choose on-demand"
             return values, None
-        text = self.edit.text().strip().lstrip("$").replace(",", "")
         values = {"usd_per_hour": None, "price_source": "user", "price_as_of": None}
-        if not text:
-            return values, None
         try:
-            values["usd_per_hour"] = float(text)
-        except ValueError:
-            return values, f"{self.edit.text()!r} is not a number of dollars per hour"
+            values["usd_per_hour"] = self.edit.value()
+        except InputError as exc:
+            return values, exc.message
         return values, None
+
+    def show_error(self, message: str | None) -> None:
+        """Mark the field the price's mistake is about (the owned form marks its own)."""
+        rented = self.mode == "rented"
+        self.edit.set_error(message if rented and self.instance is None else None)
+        mark_invalid(self.kind, rented and self.instance is not None and message is not None)
 
     def state(self) -> dict[str, str]:
         i = self.instance

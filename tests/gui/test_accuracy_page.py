@@ -182,8 +182,8 @@ def test_a_missing_cifar_folder_is_named_and_nothing_runs(qtbot, window, tmp_pat
 @pytest.mark.parametrize(
     ("field", "text", "reason"),
     [
-        ("eval_every", "ten", "enter a whole number"),
-        ("target_percent", "150", "150 %: give a number above 0 and at most 100"),
+        ("eval_every", "ten", "'ten' is not a whole number; give one such as 50"),
+        ("target_percent", "150", "150 is out of range (allowed above 0 and up to 100)"),
         ("repeats", "0", "out of range"),
         ("batch_sizes", "64, x", "give whole numbers"),
         ("batch_sizes", "64, 64", "a batch size is given twice"),
@@ -196,6 +196,7 @@ def test_bad_numbers_are_named_beside_their_field(qtbot, window, field, text, re
     edit.setText(text)
     assert reason in page.form._errors[field].text()
     assert not page.run_button.isEnabled()
+    assert edit.property("invalid") and edit.styleSheet()  # the field itself is marked
 
 
 def test_a_model_that_does_not_take_the_images_points_to_the_panel(qtbot, window):

@@ -39,9 +39,11 @@ def test_a_bad_batch_size_is_explained_beside_it_and_blocks_run(panel, qtbot):
         panel.numbers["batch_size"].setText("0")
     assert "out of range" in shown_error(panel, "batch_size")
     assert "allowed 1 to" in shown_error(panel, "batch_size")
+    assert panel.numbers["batch_size"].property("invalid")  # the field itself is marked
     assert not panel.run_button.isEnabled()
     panel.numbers["batch_size"].setText("32")
     assert shown_error(panel, "batch_size") == ""
+    assert not panel.numbers["batch_size"].property("invalid")
     assert panel.run_button.isEnabled()
     assert panel.config.batch_size == 32
 
@@ -49,8 +51,10 @@ def test_a_bad_batch_size_is_explained_beside_it_and_blocks_run(panel, qtbot):
 def test_text_that_is_not_a_number_says_what_to_enter(panel):
     panel.numbers["warmup_steps"].setText("ten")
     panel.numbers["max_seconds"].setText("1 minute")
-    assert shown_error(panel, "warmup_steps") == "enter a whole number"
-    assert shown_error(panel, "max_seconds") == "enter a number"
+    assert shown_error(panel, "warmup_steps") == "'ten' is not a whole number; give one such as 10"
+    assert shown_error(panel, "max_seconds") == "'1 minute' is not a number; give one such as 60"
+    assert panel.numbers["warmup_steps"].property("invalid")
+    assert panel.numbers["max_seconds"].property("invalid")
     assert not panel.run_button.isEnabled()
 
 

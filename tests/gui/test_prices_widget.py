@@ -35,7 +35,7 @@ def test_a_typed_figure_is_the_users_own_price(panel):
     assert (c.usd_per_hour, c.price_source, c.price_as_of) == (1250.5, "user", None)
     panel.price.edit.setText("a lot")
     assert not panel.validate()
-    assert panel.errors["usd_per_hour"] == "'a lot' is not a number of dollars per hour"
+    assert panel.errors["usd_per_hour"] == "'a lot' is not a number; give one such as 0.90"
     assert not panel.run_button.isEnabled()
 
 
@@ -80,7 +80,7 @@ def test_the_picker_finds_machines_by_gpu_cloud_and_price(qtbot, panel):
     qtbot.mouseClick(picker.use_spot, Qt.MouseButton.LeftButton)
     assert picker.chosen == (shown[0], True)
     picker.max_price.setText("cheap")
-    assert "max $/h is not a number" in picker.count.text()
+    assert "(Max $/h: 'cheap' is not a number)" in picker.count.text()
 
 
 def test_owning_starts_from_the_devices_gpu_and_needs_a_tariff(panel):
@@ -111,7 +111,7 @@ def test_owning_starts_from_the_devices_gpu_and_needs_a_tariff(panel):
     [
         ("lifetime_years", "0", "Lifetime (years): 0 must be at least 0.001 and at most 100"),
         ("psu_efficiency", "1.5", "PSU efficiency: 1.5 must be at least 0.001 and at most 1"),
-        ("hours_per_day", "lots", "Use (hours/day): 'lots' is not a number"),
+        ("hours_per_day", "lots", "Use (hours/day): 'lots' is not a number; give one such as 24"),
         ("usd_per_kwh", "-1", "Tariff ($/kWh): -1 must be at least 0 and at most 100"),
     ],
 )

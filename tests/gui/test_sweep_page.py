@@ -142,16 +142,19 @@ def test_bad_batch_sizes_say_what_is_wrong_and_start_nothing(qtbot, window):
     ):
         set_inputs(page, batch_sizes=text)
         assert not error.isHidden() and error.text() == words
+        assert page.form.edits["batch_sizes"].property("invalid")
         assert not page.start_button.isEnabled()
         assert not page.start()
         assert page.message_bar.text.text() == f"Batch sizes: {words}"
         assert page.job is None
     set_inputs(page, batch_sizes="16:64")  # a doubling range is fine
     assert error.isHidden() and page.start_button.isEnabled()
+    assert not page.form.edits["batch_sizes"].property("invalid")
     assert page.form.inputs is not None and page.form.inputs.plan.batch_sizes == (16, 32, 64)
     page.form.max_fit.setChecked(True)
     set_inputs(page, start="64", max_batch="32", margin="95")
     assert page.form.errors == {"margin": "95 is out of range (allowed 0 to 90)"}
+    assert page.form.edits["margin"].property("invalid")
     set_inputs(page, margin="10")
     assert page.form.errors == {"max_batch": "32 is below the start (64)"}
 

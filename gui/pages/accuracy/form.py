@@ -30,19 +30,25 @@ from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.study import StudyPlan
 from engine.core.errors import ConfigError
 from engine.workloads import data
+from gui.common.number_field import NumberField, mark_invalid
 
 FOLDER = "__folder__"  # the data set combo's entry for a CIFAR-10 folder
 ERROR_STYLE = "color: #d04437;"
 
-# Text fields: name -> (default text, whole number?)
-NUMBERS: dict[str, tuple[str, bool]] = {
-    "target_percent": ("80", False),
-    "band_points": ("0.5", False),
-    "patience": ("5", True),
-    "eval_every": ("50", True),
-    "repeats": ("3", True),
-    "max_iterations": (f"{AccuracyConfig.max_iterations}", True),
-    "max_seconds": (f"{AccuracyConfig.max_seconds:g}", False),
+# Number fields: name -> (label, default text, rules beyond the engine's). Percent and points
+# are bounded here: the engine's messages speak in fractions.
+NUMBERS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "target_percent": (
+        "Target accuracy (%)",
+        "80",
+        {"unit": "%", "minimum": 0, "exclusive_minimum": True, "maximum": 100},
+    ),
+    "band_points": ("Within ± points", "0.5", {"unit": "%", "minimum": 0, "maximum": 100}),
+    "patience": ("For K evaluations", "5", {"integer": True}),
+    "eval_every": ("Evaluate every", "50", {"integer": True}),
+    "repeats": ("Repeats", "3", {"integer": True}),
+    "max_iterations": ("Max. iterations", f"{AccuracyConfig.max_iterations}", {"integer": True}),
+    "max_seconds": ("Max. time (s)", f"{AccuracyConfig.max_seconds:g}", {"unit": "s"}),
 }
 # Where an engine field's error is shown (the rest belong to the panel on the left).
 FIELD_OF = {
@@ -52,30 +58,9 @@ FIELD_OF = {
 }
 
 
-def parse_batch_sizes(text: str) -> tuple[int, ...]:
-    """ "64, 128 256" -> (64, 128, 256); ConfigError for anything else."""
-    parts = text.replace(",", " ").split()
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise ConfigError("batch_sizes", f"{text!r}: give whole numbers, e.g. 64, 128") from None
-
-
-def _number(name: str, text: str, whole: bool) -> int | float:
-    cleaned = text.strip().rstrip("%").replace(",", "").replace("_", "")
-    try:
-        return int(cleaned) if whole else float(cleaned)
-    except ValueError:
-        raise ConfigError(name, "enter a whole number" if whole else "enter a number") from None
-
-
-def _percent(name: str, text: str, unit: str = "%", low: float | None = None) -> float:
-    """A number from 0 to 100 (above 0 unless `low` is 0)."""
-    value = float(_number(name, text, False))
-    if not (value >= low if low is not None else value > 0) or value > 100:
-        above = f"at least {low:g}" if low is not None else "above 0"
-        raise ConfigError(name, f"{value:g} {unit}: give a number {above} and at most 100")
-    return value
+def _fraction(percent: float | None) -> float | None:
+    """A percentage (or points) as the engine's fraction."""
+    return None if percent is None else percent / 100
 
 
 class AccuracyForm(QWidget):
@@ -97,7 +82,8 @@ class AccuracyForm(QWidget):
         self.dataset_info = QLabel(wordWrap=True, objectName="dataset_info")
 
         self.numbers = {
-            name: QLineEdit(text, objectName=name) for name, (text, _) in NUMBERS.items()
+            name: NumberField(label, name=name, text=text, **rules)
+            for name, (label, text, rules) in NUMBERS.items()
         }
         self.to_target = QRadioButton("Target accuracy (%)", objectName="to_target")
         self.until_stable = QRadioButton("Until it stabilises", objectName="until_stable")
@@ -105,7 +91,10 @@ class AccuracyForm(QWidget):
         goal = QButtonGroup(self)
         goal.addButton(self.to_target)
         goal.addButton(self.until_stable)
-        self.batch_sizes = QLineEdit("64, 128, 256", objectName="batch_sizes")
+        # Several sizes: separated by commas or spaces (the tooltip says: no thousands separators)
+        self.batch_sizes = NumberField(
+            "Batch sizes", name="batch_sizes", text="64, 128, 256", integer=True, several=True
+        )
         self.include_eval = QCheckBox("Count evaluation time", objectName="include_eval")
         self.include_eval.setToolTip("Add evaluation time to the time and cost to accuracy")
         self.numbers["band_points"].setToolTip(
@@ -180,7 +169,7 @@ class AccuracyForm(QWidget):
         form.addRow("Max. iterations", self._cell("max_iterations", self.numbers["max_iterations"]))
         form.addRow("Max. time (s)", self._cell("max_seconds", self.numbers["max_seconds"]))
         self.numbers["eval_every"].setToolTip("Training iterations between two evaluations")
-        self.batch_sizes.setToolTip("One or more, e.g. 64, 128, 256")
+        self.batch_sizes.setToolTip("One or more batch sizes, each run the same way")
         self.numbers["max_iterations"].setToolTip("Per run: a run that gets here never reached it")
         self.numbers["max_seconds"].setToolTip("Per run, training and evaluation")
         return form
@@ -211,28 +200,27 @@ class AccuracyForm(QWidget):
         self.folder.setText(folder)
 
     def _fields(self) -> tuple[dict[str, Any], tuple[int, ...], int]:
-        """AccuracyConfig fields of this form, the batch sizes and the repeats; ConfigError
-        (form field names) for text that does not parse."""
-        n = {name: self.numbers[name].text() for name in NUMBERS}
+        """AccuracyConfig fields of this form, the batch sizes and the repeats; InputError (a
+        ConfigError naming the form field) for text that does not read."""
+        n = self.numbers
         stable = self.until_stable.isChecked()
         if self.dataset.currentData() == FOLDER and not self.dataset_spec:
             raise ConfigError("folder", "choose the folder that holds CIFAR-10's .bin files")
         fields: dict[str, Any] = {
             "dataset": self.dataset_spec,
-            "eval_every": _number("eval_every", n["eval_every"], True),
-            "max_iterations": _number("max_iterations", n["max_iterations"], True),
-            "max_seconds": _number("max_seconds", n["max_seconds"], False),
+            "eval_every": n["eval_every"].value(),
+            "max_iterations": n["max_iterations"].value(),
+            "max_seconds": n["max_seconds"].value(),
             "include_eval_time": self.include_eval.isChecked(),
             "target_accuracy": None,
         }
-        # Percent and points are checked here: the engine's messages speak in fractions.
         if stable:
-            fields["band"] = _percent("band_points", n["band_points"], "points", 0.0) / 100
-            fields["patience"] = _number("patience", n["patience"], True)
+            fields["band"] = _fraction(n["band_points"].value())
+            fields["patience"] = n["patience"].value()
         else:
-            fields["target_accuracy"] = _percent("target_percent", n["target_percent"]) / 100
-        sizes = parse_batch_sizes(self.batch_sizes.text())
-        return fields, sizes, int(_number("repeats", n["repeats"], True))
+            fields["target_accuracy"] = _fraction(n["target_percent"].value())
+        sizes = tuple(int(b) for b in self.batch_sizes.values())
+        return fields, sizes, int(n["repeats"].value() or 0)
 
     def plan(self, base: dict[str, Any]) -> StudyPlan:
         """The study for `base` (the panel's model, framework, device, precision, price),
@@ -255,6 +243,9 @@ class AccuracyForm(QWidget):
         for name, label in self._errors.items():
             label.setText(mine.get(name, ""))
             label.setVisible(bool(mine.get(name)))
+        for name, field in (*self.numbers.items(), ("batch_sizes", self.batch_sizes)):
+            field.set_error(mine.get(name))
+        mark_invalid(self.folder, "folder" in mine)
 
     def show_dataset(self, info: data.DataInfo | None) -> None:
         self.dataset_info.setText(

@@ -22,34 +22,23 @@ from engine.pricing import owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import device_power_w
 from engine.pricing.comparison import CompareOptions
+from gui.common.number_field import InputError, NumberField
 
 ALL_CLOUDS = "All clouds"
 MAX_GPUS = {"1 GPU": 1.0, "up to 8 GPUs": 8.0, "any size": None}
 ERROR_STYLE = "color: #d04437;"
-# owned field -> (label, width in characters)
+# owned field -> (label, width in characters, unit); empty: the result's GPU's or a default
 OWNED = {
-    "purchase_usd": ("Purchase $", 7),
-    "usd_per_kwh": ("Tariff $/kWh", 5),
-    "hours_per_day": ("Use h/day", 4),
-    "lifetime_years": ("Lifetime y", 4),
-    "power_w": ("Power W", 5),
+    "purchase_usd": ("Purchase $", 7, "$"),
+    "usd_per_kwh": ("Tariff $/kWh", 5, "$"),
+    "hours_per_day": ("Use h/day", 4, None),
+    "lifetime_years": ("Lifetime y", 4, None),
+    "power_w": ("Power W", 5, "W"),
 }
 
 
-def _number(text: str, name: str) -> float | None:
-    text = text.strip().lstrip("$").replace(",", "")
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise ConfigError(name, f"{text!r} is not a number") from None
-
-
-def _edit(name: str, chars: int, tip: str = "") -> QLineEdit:
-    edit = QLineEdit(objectName=f"compare_{name}")
+def _sized(edit: QLineEdit, chars: int) -> QLineEdit:
     edit.setMaximumWidth(edit.fontMetrics().horizontalAdvance("0") * (chars + 6))
-    edit.setToolTip(tip)
     return edit
 
 
@@ -60,7 +49,8 @@ class CompareInputs(QWidget):
         super().__init__(parent)
         self.cloud = QComboBox(objectName="compare_cloud")
         self.cloud.addItem(ALL_CLOUDS)
-        self.gpu = _edit("gpu", 8, "Only machines with this GPU: v100, a100, 4090, ...")
+        self.gpu = _sized(QLineEdit(objectName="compare_gpu"), 8)
+        self.gpu.setToolTip("Only machines with this GPU: v100, a100, 4090, ...")
         self.gpu.setPlaceholderText("any GPU")
         self.spot = QCheckBox("Spot", objectName="compare_spot")
         self.spot.setToolTip("Sort and chart by the spot price (machines without one go last)")
@@ -69,15 +59,38 @@ class CompareInputs(QWidget):
         self.size = QComboBox(objectName="compare_size")
         self.size.addItems(list(MAX_GPUS))
         self.size.setToolTip("Bigger machines assume perfect data-parallel scaling")
-        self.epochs = _edit("epochs", 4, "Epochs in a training run, for $/run")
-        self.epochs.setText("1")
-        self.owned: dict[str, QLineEdit] = {n: _edit(n, w) for n, (_, w) in OWNED.items()}
+        self.epochs = NumberField(
+            "Epochs",
+            name="epochs",
+            text="1",
+            object_name="compare_epochs",
+            default=1.0,
+            minimum=0,
+            tooltip="Epochs in a training run, for $/run",
+        )
+        _sized(self.epochs, 4)
+        self.owned: dict[str, NumberField] = {}
+        for name, (label, chars, unit) in OWNED.items():
+            field = NumberField(
+                label, name=name, object_name=f"compare_{name}", optional=True, unit=unit
+            )
+            self.owned[name] = field
+            _sized(field, chars)
         self.owned["usd_per_kwh"].setToolTip(
             "Your electricity tariff: give it to price the measured machine as owned "
             "(purchase spread over its use, plus power) and to draw the break-even"
         )
-        self.grid = _edit("grid", 5, "Carbon intensity of your grid (g CO2e per kWh)")
-        self.grid.setPlaceholderText("g/kWh")
+        self.grid = NumberField(
+            "Grid",
+            name="grid",
+            object_name="compare_grid",
+            optional=True,
+            minimum=0,
+            unit="g/kWh",
+            placeholder="g/kWh",
+            tooltip="Carbon intensity of your grid (g CO2e per kWh)",
+        )
+        _sized(self.grid, 5)
         self.error = QLabel(wordWrap=True, objectName="compare_error")
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.hide()
@@ -99,7 +112,7 @@ class CompareInputs(QWidget):
         mine = QHBoxLayout()
         mine.setContentsMargins(0, 0, 0, 0)
         mine.addWidget(QLabel("<b>This machine owned:</b>"))
-        for name, (label, _) in OWNED.items():
+        for name, (label, _, _) in OWNED.items():
             mine.addWidget(QLabel(label))
             mine.addWidget(self.owned[name])
         mine.addWidget(QLabel("Grid"))
@@ -151,20 +164,24 @@ class CompareInputs(QWidget):
         """The options the inputs describe; with a wrong input, the options without it and
         what to fix."""
         error = None
-        try:
-            given = {n: _number(e.text(), OWNED[n][0]) for n, e in self.owned.items()}
-            epochs = _number(self.epochs.text(), "Epochs")
-            grid = _number(self.grid.text(), "Grid")
-            for name, value in (("Epochs", epochs), ("Grid", grid)):
-                if value is not None and value < 0:
-                    raise ConfigError(name, f"{value:g} must be 0 or more")
-        except ConfigError as exc:
-            given, epochs, grid, error = {}, None, None, f"{exc.field}: {exc.message}"
+        read: dict[str, float | None] = {}
+        wrong: list[str] = []
+        for field in (*self.owned.values(), self.epochs, self.grid):  # each mistake is marked
+            try:
+                read[field.spec.key] = field.value()
+            except InputError as exc:
+                wrong.append(str(exc))
+        if wrong:
+            read, error = {}, wrong[0]
+        given = {n: read.get(n) for n in self.owned} if read else {}
+        epochs, grid = read.get("epochs"), read.get("grid")
         owned = None
         if given.get("usd_per_kwh") is not None:
             try:
                 owned, _ = owning.owned_for_result(result, catalog, None, **given)
             except ConfigError as exc:
+                if exc.field in self.owned:
+                    self.owned[exc.field].set_error(exc.message)
                 label = OWNED.get(exc.field, (exc.field,))[0]
                 error = f"{label}: {exc.message}"
         cloud = self.cloud.currentText()

@@ -1,10 +1,9 @@
 """The Plan tab's inputs: what is trained, on what, at which utilisation, where, how many runs.
 
 The form only holds texts and choices (values() -> FormValues); gui/pages/plan/inputs.py turns them
-into
-a plan and says what is wrong, and mark() frames the field it names. Numbers are typed as text
-(110e6, 110M and 110,000,000 all read) so a mistake gets a sentence, not a spin box that
-refuses keys.
+into a plan and says what is wrong, and mark() frames the field it names. Numbers are typed in
+NumberFields under inputs.py's rules (110e6, 110M and 110,000,000 all read) so a mistake gets a
+sentence, not a spin box that refuses keys.
 """
 
 from __future__ import annotations
@@ -19,19 +18,18 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.pricing.compare import device_label
-from gui.pages.plan.inputs import GIVEN_RUNS, FormValues, Sources
+from gui.common.number_field import NumberField, mark_invalid
+from gui.pages.plan.inputs import GIVEN_RUNS, NUMBERS, FormValues, Sources
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 DEFAULT_GPU = "A100 SXM4 80GB"
 DEFAULTS = {"preset": "bert-base", "count": "8", "mfu": "0.35", "epochs": "1"}
-MARKED = "border: 1px solid #d04437;"
 # Text fields: name -> (label, placeholder, tooltip)
 EDITS = {
     "params": ("Parameters N", "110M or 110e6", "All parameters the 6N rule counts"),
@@ -72,11 +70,15 @@ class PlanForm(QWidget):
     def __init__(self, sources: Sources, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.sources = sources
-        self.edits: dict[str, QLineEdit] = {}
+        self.edits: dict[str, NumberField] = {}
         for name, (_, placeholder, tip) in EDITS.items():
-            edit = QLineEdit(DEFAULTS.get(name, ""), objectName=f"plan_{name}")
-            edit.setPlaceholderText(placeholder)
-            edit.setToolTip(tip)
+            edit = NumberField(
+                NUMBERS[name],
+                text=DEFAULTS.get(name, ""),
+                object_name=f"plan_{name}",
+                placeholder=placeholder,
+                tooltip=tip,
+            )
             edit.textChanged.connect(self.changed)
             self.edits[name] = edit
         layout = QVBoxLayout(self)
@@ -306,8 +308,9 @@ class PlanForm(QWidget):
         )
 
     def mark(self, field: str | None) -> None:
-        """Frame the field a message is about (None: none)."""
-        widgets: dict[str, QWidget] = {**self.edits, **self.combos}
-        widgets["from_result"] = self.result_label
-        for name, widget in widgets.items():
-            widget.setStyleSheet(MARKED if name == field else "")
+        """Frame the field a message is about (None: none); the page's message bar says why."""
+        for name, edit in self.edits.items():
+            edit.set_error("" if name == field else None)
+        others: dict[str, QWidget] = {**self.combos, "from_result": self.result_label}
+        for name, widget in others.items():
+            mark_invalid(widget, name == field)

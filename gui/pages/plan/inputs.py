@@ -12,7 +12,6 @@ not with the window.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from engine.plan import presets as plan_presets
 from engine.plan.planner import Compute, Power, RunsRow, Utilisation
 from engine.plan.presets import Preset
 from engine.pricing.catalog import Catalog
+from gui.common.number_field import NumberSpec
 
 if TYPE_CHECKING:
     from engine.plan.planner import PlanRow, Target
@@ -62,7 +62,6 @@ CLI_WORDS = {
     "(give --purchase-usd)": "(give a purchase price)",
     "; give --mfu": ": choose a stated MFU instead",
 }
-SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
 
 def form_words(text: str) -> str:
@@ -70,6 +69,31 @@ def form_words(text: str) -> str:
     for cli, form in CLI_WORDS.items():
         text = text.replace(cli, form)
     return text
+
+
+def _spec(name: str, **rules: Any) -> NumberSpec:
+    return NumberSpec(FIELD_LABELS[name], name=name, **rules)
+
+
+# The number fields' rules (gui/common/number_field.py reads them: 1,000 and 110e6 and 7B all
+# read, 35% is 0.35). Their ranges are the engine's, checked as it plans.
+NUMBERS = {
+    "params": _spec("params", example="110M", missing="give the parameter count N (110e6 or 110M)"),
+    "tokens": _spec("tokens", example="3.3B", missing="give the training tokens D (3.3e9 or 3.3B)"),
+    "n_layers": _spec("n_layers", integer=True, optional=True, example="12"),
+    "seq_len": _spec("seq_len", integer=True, optional=True, example="512"),
+    "d_attn": _spec("d_attn", integer=True, optional=True, example="768"),
+    "flops_per_sample": _spec("flops_per_sample", optional=True, example="1.2e9"),
+    "samples": _spec("samples", optional=True, example="50,000"),
+    "epochs": _spec("epochs", example="1"),
+    "count": _spec("count", integer=True, optional=True, example="8"),
+    "mfu": _spec("mfu", example="0.35", missing="give an MFU (0.35 for 35%)"),
+    "pue": _spec("pue", optional=True, example="1.2"),
+    "usd_per_kwh": _spec("usd_per_kwh", optional=True, unit="$", example="0.15"),
+    "purchase_usd": _spec("purchase_usd", optional=True, unit="$", example="30,000"),
+    "lifetime_years": _spec("lifetime_years", optional=True, example="3"),
+    "runs": _spec("runs", example="10", missing="give the number of full-size runs"),
+}
 
 
 @dataclass(frozen=True)
@@ -125,32 +149,22 @@ class Plan:
     result_id: str | None
 
 
-def number(field: str, text: str, whole: bool = False) -> float | None:
-    """The number typed in `field` (1,000 and 110e6 and 7B all read), None when empty."""
-    cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
-    if not cleaned:
-        return None
-    scale = SUFFIXES.get(cleaned[-1].upper(), 1.0) if cleaned[-1].isalpha() else 1.0
-    try:
-        value = float(cleaned[:-1] if scale != 1.0 else cleaned) * scale
-    except ValueError:
-        raise ConfigError(field, f"{text.strip()!r} is not a number") from None
-    if not math.isfinite(value):
-        raise ConfigError(field, f"{text.strip()!r} is not a number")
-    if whole and value != int(value):
-        raise ConfigError(field, f"{text.strip()} must be a whole number")
-    return value
+def number(field: str, text: str) -> float | None:
+    """The number typed in `field` under its rules (NUMBERS); None when an optional field is
+    empty. InputError (a ConfigError naming the field) says what to fix."""
+    return NUMBERS[field].parse(text)
 
 
-def required(field: str, text: str, why: str = "give a number") -> float:
+def required(field: str, text: str) -> float:
+    """The number of a field that must be given (its spec says what an empty one lacks)."""
     value = number(field, text)
-    if value is None:
-        raise ConfigError(field, why)
+    if value is None:  # only an optional spec gives None
+        raise NUMBERS[field].error(NUMBERS[field].missing or "give a number")
     return value
 
 
 def whole(field: str, text: str) -> int | None:
-    value = number(field, text, whole=True)
+    value = number(field, text)
     return None if value is None else int(value)
 
 
@@ -167,8 +181,8 @@ def compute(form: FormValues, preset: Preset | None, result: dict[str, Any] | No
     if preset is not None and preset.tokens is None and not form.tokens.strip():
         raise ConfigError("tokens", f"{preset.name} has no published token count: give it")
     return planner.transformer(
-        required("params", form.params, "give the parameter count N (110e6 or 110M)"),
-        required("tokens", form.tokens, "give the training tokens D (3.3e9 or 3.3B)"),
+        required("params", form.params),
+        required("tokens", form.tokens),
         whole("n_layers", form.n_layers),
         whole("seq_len", form.seq_len),
         whole("d_attn", form.d_attn),
@@ -205,10 +219,7 @@ def utilisation(
 
     power = (plan_targets.power_from_result(result, cat) if result else None) or planner.TDP
     if form.mfu_source != "result":
-        text = form.mfu.strip()
-        percent = text.endswith("%")  # 35% reads as 0.35
-        mfu = required("mfu", text.removesuffix("%"), "give an MFU (0.35 for 35%)")
-        return planner.assumed(mfu / 100 if percent else mfu), power
+        return planner.assumed(required("mfu", form.mfu)), power  # 35% reads as 0.35
     if result is None:
         raise ConfigError("from_result", "select a result in the table below to use its MFU")
     return plan_targets.utilisation_from_result(result, cat), power
@@ -232,7 +243,7 @@ def options(form: FormValues, u: Utilisation) -> PlanOptions:
 
 def runs(form: FormValues, tables: dict[str, tuple[RunsRow, ...]]) -> tuple[RunsRow, ...]:
     if form.runs_table == GIVEN_RUNS:
-        given = required("runs", form.runs, "give the number of full-size runs")
+        given = required("runs", form.runs)
         rows = plan_presets.full_size_runs(given)
     elif form.runs_table in tables:
         rows = tables[form.runs_table]

@@ -8,6 +8,7 @@ a SweepPlan (the CLI's own rules, engine/sweep/plan.py) and shows each field's r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.sweep.batches import parse_batch_sizes
 from engine.sweep.plan import SweepPlan
+from gui.common.number_field import InputError, NumberField, NumberSpec, mark_invalid
 
 ERROR_STYLE = "color: #d04437;"
 MIB = 2**20
@@ -34,8 +36,9 @@ FIELDS = {
     "batch_sizes": (
         "Batch sizes",
         "",
-        "16,32,64 · 16:256 (doubling) · 16:128:16 (steps of 16). Empty: find the largest "
-        "batch that fits, then measure powers of two up to it.",
+        "16,32,64 · 16:256 (doubling) · 16:128:16 (steps of 16), as `epochcost sweep "
+        "--batch-sizes` takes them: commas separate the sizes, so no thousands separators. "
+        "Empty: find the largest batch that fits, then measure powers of two up to it.",
     ),
     "start": ("Start at", "16", "The first batch of the search (and of the powers of two)"),
     "multiple": ("Multiple of", "8", "The search's resolution: it tries multiples of this"),
@@ -51,6 +54,24 @@ FIELDS = {
 SEARCH_FIELDS = ("start", "multiple", "margin", "max_batch")
 
 
+def _spec(name: str, **rules: Any) -> NumberSpec:
+    label, default, _ = FIELDS[name]
+    return NumberSpec(label, name=name, example=default, **rules)
+
+
+# The number fields' rules (gui/common/number_field.py reads them); the batch sizes are read
+# by the engine's own parser (ranges such as 16:256), the rest of the plan is SweepPlan's.
+NUMBERS = {
+    "start": _spec("start", integer=True),
+    "multiple": _spec("multiple", integer=True),
+    "margin": _spec("margin", unit="%", minimum=0, maximum=MAX_MARGIN_PERCENT),
+    "max_batch": _spec("max_batch", integer=True, optional=True),
+    "memory_limit_mb": _spec(
+        "memory_limit_mb", integer=True, optional=True, minimum=1, maximum=MAX_MEMORY_LIMIT_MIB
+    ),
+}
+
+
 @dataclass(frozen=True)
 class SweepInputs:
     """The form, checked: what to measure, and the CPU memory limit in bytes (None: none)."""
@@ -59,36 +80,23 @@ class SweepInputs:
     memory_limit_bytes: int | None
 
 
-def _whole(text: str) -> int:
-    return int(text.strip().replace(",", "").replace("_", ""))
-
-
 def read_inputs(
     texts: dict[str, str], max_fit: bool, cpu: bool
 ) -> tuple[SweepInputs | None, dict[str, str]]:
     """(inputs, {}) when valid, else (None, {field: reason}). `cpu`: the limit applies."""
     errors: dict[str, str] = {}
     values: dict[str, int | float | None] = {}
-    for name in ("start", "multiple", "max_batch", "memory_limit_mb"):
-        text = texts.get(name, "").strip()
-        if not text and name in ("max_batch", "memory_limit_mb"):
+    for name, spec in NUMBERS.items():
+        if name == "memory_limit_mb" and not cpu:  # the limit applies on the CPU only
             values[name] = None
             continue
         try:
-            values[name] = _whole(text)
-        except ValueError:
-            errors[name] = f"{text!r} is not a whole number" if text else "enter a whole number"
-    try:
-        margin = float(texts.get("margin", "").strip().rstrip("%"))
-    except ValueError:
-        errors["margin"] = "enter a percentage, e.g. 10"
-    else:
-        if not 0 <= margin <= MAX_MARGIN_PERCENT:
-            errors["margin"] = f"{margin:g} is out of range (allowed 0 to {MAX_MARGIN_PERCENT})"
-        values["margin"] = margin / 100
+            values[name] = spec.parse(texts.get(name, ""))
+        except InputError as exc:
+            errors[name] = exc.message
+    margin = values.get("margin")
+    values["margin"] = None if margin is None else margin / 100
     limit = values.get("memory_limit_mb")
-    if cpu and isinstance(limit, int) and not 1 <= limit <= MAX_MEMORY_LIMIT_MIB:
-        errors["memory_limit_mb"] = f"{limit} is out of range (allowed 1 to {MAX_MEMORY_LIMIT_MIB})"
     sizes: tuple[int, ...] = ()
     if not max_fit and texts.get("batch_sizes", "").strip():
         try:
@@ -108,7 +116,7 @@ def read_inputs(
         ).validated()
     except ConfigError as exc:
         return None, {exc.field: exc.message}
-    memory = limit * MIB if cpu and isinstance(limit, int) else None
+    memory = limit * MIB if isinstance(limit, int) else None
     return SweepInputs(plan, memory), {}
 
 
@@ -130,8 +138,11 @@ class SweepForm(QWidget):
         self._error_labels: dict[str, QLabel] = {}
         cells: dict[str, QVBoxLayout] = {}
         for name, (_, default, tip) in FIELDS.items():
-            edit = QLineEdit(default, objectName=name)
-            edit.setToolTip(tip)
+            if name in NUMBERS:
+                edit: QLineEdit = NumberField(NUMBERS[name], text=default, tooltip=tip)
+            else:
+                edit = QLineEdit(default, objectName=name)
+                edit.setToolTip(tip)
             self.edits[name] = edit
             cells[name] = self._cell(name, edit)
         self.edits["batch_sizes"].setPlaceholderText("powers of two up to the largest that fits")
@@ -193,6 +204,11 @@ class SweepForm(QWidget):
         for name, label in self._error_labels.items():
             label.setText(self.errors.get(name, ""))
             label.setVisible(name in self.errors)
+            edit = self.edits[name]
+            if isinstance(edit, NumberField):
+                edit.set_error(self.errors.get(name))
+            else:
+                mark_invalid(edit, name in self.errors)
         self.changed.emit()
         return self.inputs is not None
 
