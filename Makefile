@@ -43,11 +43,13 @@ run: $(STAMP) deb-deps
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine gui tests benchmarks
 	$(VENV)/bin/ruff format --check engine gui tests benchmarks
-	$(VENV)/bin/mypy engine
+	$(VENV)/bin/mypy engine gui
 	$(VENV)/bin/lint-imports
 
+# Two test processes (pytest-xdist): on the two-core machine the suite takes about 5 min
+# instead of 9 (benchmarks/RESULTS.md). Tiers: pytest -m "not worker and not tensorflow".
 test: $(STAMP) deb-deps lint
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
 
 # The desktop bundle (docs/bundle.md): PyInstaller (pyproject's `bundle` extra) into
 # .venv, then build.spec -> dist/epochcost/, one folder with the executable epochcost-gui.

@@ -1,11 +1,59 @@
-"""Fixtures for every test: a private data folder, and no worker process left behind."""
+"""Fixtures for every test: a private data folder, and no worker process left behind; and
+the tiers each test belongs to (pyproject's markers): `-m "not worker and not tensorflow"` is
+the quick tier, `-m gui` the desktop app's."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import psutil
 import pytest
+
+# Test modules that start a worker (or another Python process: the CLI, an interpreter check).
+PROCESS_MODULES = {
+    "test_accuracy_run",
+    "test_catalog",
+    "test_cli",
+    "test_cli_accuracy",
+    "test_cli_plan",
+    "test_cli_prices",
+    "test_interpreter",
+    "test_keras_flops",
+    "test_keras_models",
+    "test_model_file",
+    "test_model_file_cli",
+    "test_paths",
+    "test_sweep",
+    "test_tf_accuracy",
+    "test_tf_backend",
+    "test_worker",
+    "test_accuracy_page",
+    "test_app_entry",
+    "test_app_process",
+    "test_config_panel",
+    "test_error_path",
+    "test_model_files",
+    "test_prices_run",
+    "test_prices_widget",
+    "test_results",
+    "test_run_flow",
+    "test_settings_dialog",
+    "test_sweep_page",
+    "test_bundle_smoke",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        if path.stem in PROCESS_MODULES:
+            item.add_marker(pytest.mark.worker)
+        if {"gui", "bundle"} & set(path.parts):
+            item.add_marker(pytest.mark.gui)
+        tf_module = path.stem.startswith(("test_tf_", "test_keras_"))
+        if tf_module or "tensorflow" in item.nodeid or "keras" in item.nodeid:
+            item.add_marker(pytest.mark.tensorflow)
 
 
 @pytest.fixture(autouse=True)

@@ -60,8 +60,12 @@ class Price:
     def describe(self) -> str:
         """'$0.90/h (aws p3.2xlarge, 2025-06-01)': as quoted, to the cent at least."""
         quoted = f", {self.as_of}" if self.as_of else ""
-        amount = f"{self.usd_per_hour:,.4f}".rstrip("0")
-        amount += "0" * max(0, 2 - len(amount.split(".")[1]))
+        v = self.usd_per_hour
+        if 0 < v < 0.1:  # four significant figures: $0.06372/h
+            amount = f"{v:.4g}"
+        else:
+            amount = f"{v:,.4f}".rstrip("0")
+            amount += "0" * max(0, 2 - len(amount.split(".")[1]))
         return f"${amount}/h ({self.source}{quoted})"
 
 

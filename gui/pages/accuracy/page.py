@@ -226,7 +226,7 @@ class AccuracyPage(Page):
         self.plan = plan
         self.results = []
         self._runs_started = 0
-        self._projections: tuple[dict[int, Any], str] = ({}, "")
+        self._projections = ({}, "")
         base = plan.base
         text = caption(plan, self.panel.device.currentText())
         self.curves.begin(plan.batch_sizes, plan.repeats, base.target_accuracy, text)

@@ -56,9 +56,9 @@ class CompareInputs(QWidget):
         self.spot.setToolTip("Sort and chart by the spot price (machines without one go last)")
         self.historical = QCheckBox("2016-18 prices", objectName="compare_historical")
         self.historical.setToolTip("Add the prices the published cost studies used")
-        self.size = QComboBox(objectName="compare_size")
-        self.size.addItems(list(MAX_GPUS))
-        self.size.setToolTip("Bigger machines assume perfect data-parallel scaling")
+        self.machine_size = QComboBox(objectName="compare_size")
+        self.machine_size.addItems(list(MAX_GPUS))
+        self.machine_size.setToolTip("Bigger machines assume perfect data-parallel scaling")
         self.epochs = NumberField(
             "Epochs",
             name="epochs",
@@ -100,7 +100,7 @@ class CompareInputs(QWidget):
         for label, widget in (
             ("", self.cloud),
             ("GPU", self.gpu),
-            ("", self.size),
+            ("", self.machine_size),
             ("", self.spot),
             ("", self.historical),
             ("Epochs", self.epochs),
@@ -126,7 +126,7 @@ class CompareInputs(QWidget):
         layout.addWidget(self.error)
 
         self.cloud.currentIndexChanged.connect(self.changed)
-        self.size.currentIndexChanged.connect(self.changed)
+        self.machine_size.currentIndexChanged.connect(self.changed)
         for box in (self.spot, self.historical):
             box.toggled.connect(self.changed)
         for edit in (self.gpu, self.epochs, self.grid, *self.owned.values()):
@@ -190,7 +190,7 @@ class CompareInputs(QWidget):
             gpu=self.gpu.text().strip() or None,
             spot=self.spot.isChecked(),
             historical=self.historical.isChecked(),
-            max_gpus=MAX_GPUS[self.size.currentText()],
+            max_gpus=MAX_GPUS[self.machine_size.currentText()],
             epochs=1.0 if epochs is None else epochs,
             owned=owned,
             local_power_w=given.get("power_w") if owned is None else None,

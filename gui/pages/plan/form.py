@@ -103,14 +103,18 @@ class PlanForm(QWidget):
             )
             combo.setMinimumContentsLength(12)
             combo.currentIndexChanged.connect(self.changed)
-        for group in (self.mode, self.hardware, self.mfu_source):
-            group.idToggled.connect(lambda _id, on: on and self.changed.emit())
+        for radios in (self.mode, self.hardware, self.mfu_source):
+            radios.idToggled.connect(self._radio_toggled)
         self.preset.currentIndexChanged.connect(self._fill_preset)
         self.changed.connect(self._show_choices)
         self._fill_preset()
         self._show_choices()
 
     # groups ---------------------------------------------------------------------------------
+
+    def _radio_toggled(self, _id: int, on: bool) -> None:
+        if on:  # one radio of a group turns on as another turns off: one change
+            self.changed.emit()
 
     def _radios(self, names: tuple[str, ...], texts: tuple[str, ...]) -> QButtonGroup:
         group = QButtonGroup(self)

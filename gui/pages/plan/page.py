@@ -95,7 +95,8 @@ class PlanPage(Page):
         self.sources: Sources | None = None
         self._timer = QTimer(self, singleShot=True, interval=DELAY_MS)
         self._timer.timeout.connect(self.update_plan)
-        layout = QVBoxLayout(self)
+        self._column = QVBoxLayout(self)
+        layout = self._column
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.message_bar)
         self.results.selection_changed.connect(self._selection_changed)
@@ -142,7 +143,7 @@ class PlanPage(Page):
         self.form.changed.connect(self._timer.start)
         form = self._scrolled(self.form)
         form.setMaximumWidth(FORM_WIDTH_PX)
-        self.layout().addWidget(self._split(form, self._right()), 1)
+        self._column.addWidget(self._split(form, self._right()), 1)
         self.charts = {"plan": self.chart}
         self.chart.set_colors(self.colors)
 

@@ -341,12 +341,12 @@ class SweepPage(Page):
         self._outcome = outcome
 
     def _on_job_finished(self, job: BackgroundJob | None = None) -> None:
-        job = job if isinstance(job, BackgroundJob) else self.sender()
-        if job is not self.job or not isinstance(job, BackgroundJob):
+        sender = job if isinstance(job, BackgroundJob) else self.sender()
+        if sender is not self.job or not isinstance(sender, BackgroundJob):
             return  # already handled by shutdown()
-        job.wait()  # `finished` comes from the thread just before it returns
+        sender.wait()  # `finished` comes from the thread just before it returns
         self.job = None
-        job.deleteLater()
+        sender.deleteLater()
         self._current = ""
         self.chart.show_running(None)
         self._set_running(False)
