@@ -43,9 +43,6 @@ class Activity(QObject):
             self._holders.remove(holder)
         self.changed.emit()
 
-    def holds(self, holder: str) -> bool:
-        return holder in self._holders
-
     @property
     def measuring(self) -> bool:
         """A run, a sweep or a study is going (the panel's settings are in use)."""

@@ -83,13 +83,13 @@ class Page(QWidget):
 
     def export_chart(self, name: str, path: Path) -> Path | None:
         """Write chart `name` as PNG or SVG (by the suffix); the message bar says how it went."""
-        return self._saved(
+        return self.report_saved(
             lambda: export.export_chart(self.charts[name].export_item, path, self.export_size)
         )
 
     def export_csv(self, path: Path) -> Path | None:
         """Write the page's table as CSV; the message bar says how it went."""
-        return self._saved(lambda: export.write_csv(self.table_frame(), path))
+        return self.report_saved(lambda: export.write_csv(self.table_frame(), path))
 
     def table_frame(self) -> Any:
         """The page's table as a DataFrame; ExportError when there is none yet."""
@@ -99,7 +99,8 @@ class Page(QWidget):
         """Why there is nothing to export yet ('' when there is)."""
         return ""
 
-    def _saved(self, write: Callable[[], Path]) -> Path | None:
+    def report_saved(self, write: Callable[[], Path]) -> Path | None:
+        """Run `write` (it returns the file it wrote); the message bar says where, or why not."""
         reason = self.nothing_to_export()
         if reason:
             self.message_bar.show_message(reason, "error")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from engine.measure.devices import Device, list_devices
 from engine.process.launcher import WorkerSpec
-from gui.common import activity, export, settings, theme
+from gui.common import activity, settings, theme
 from gui.common.activity import Activity
 from gui.common.lazy_store import open_store
 from gui.common.results_panel import ResultsPanel
@@ -193,16 +193,6 @@ class MainWindow(QMainWindow):
 
     # File menu -----------------------------------------------------------------------------
 
-    def _ask_path(self, title: str, name: str, filters: str, save: bool) -> Path | None:
-        folder = self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
-        start = str(Path(folder) / name)
-        dialog = QFileDialog.getSaveFileName if save else QFileDialog.getOpenFileName
-        chosen, _ = dialog(self, title, start, filters)
-        if not chosen:
-            return None
-        self.prefs.set(settings.LAST_FOLDER, str(Path(chosen).parent))
-        return Path(chosen)
-
     def open_result_dialog(self) -> None:
         folder = self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
         files, _ = QFileDialog.getOpenFileNames(self, "Open result", folder, "Results (*.json)")
@@ -223,20 +213,14 @@ class MainWindow(QMainWindow):
 
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()
-        path = self._ask_path(
-            "Export results", f"epochcost-results-{stamp}.csv", "CSV (*.csv)", save=True
-        )
+        name = f"epochcost-results-{stamp}.csv"
+        path = self.run_page.ask_save_path("Export results", name, "CSV (*.csv)")
         if path is not None:
             self.export_csv(path)
 
     def export_csv(self, path: Path) -> Path | None:
-        try:
-            out = self.results.export_csv(path)
-        except export.ExportError as exc:
-            self.message_bar.show_message(f"Export failed: {exc}", "error")
-            return None
-        self.message_bar.show_message(f"Saved {out}", "info")
-        return out
+        """Past runs as CSV; the Run tab's message bar says how it went."""
+        return self.run_page.report_saved(lambda: self.results.export_csv(path))
 
     def show_settings(self) -> SettingsDialog:
         """File > Settings (window-modal; it applies on OK)."""

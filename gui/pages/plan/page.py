@@ -242,10 +242,10 @@ class PlanPage(Page):
     def export_chart(self, name: str, path: Path) -> Path | None:
         """The chart (both panels and the caption) as PNG or SVG, by the suffix."""
         if self.plan is None:
-            return self._saved(lambda: path)  # says there is nothing to export
+            return self.report_saved(lambda: path)  # says there is nothing to export
         copy = self.chart.export_copy()
         try:
-            return self._saved(lambda: export.export_chart(copy.export_item, path))
+            return self.report_saved(lambda: export.export_chart(copy.export_item, path))
         finally:
             copy.deleteLater()
 

@@ -56,11 +56,6 @@ class RunController(QObject):
         return self._thread is not None
 
     @property
-    def store(self) -> Callable[[], Store]:
-        """Opens the store runs are kept in (tabs with runs of their own store there too)."""
-        return self._store
-
-    @property
     def worker_pid(self) -> int | None:
         return self._thread.worker_pid if self._thread else None
 
