@@ -21,6 +21,7 @@ from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started
 from engine.measure.config import MAX_BATCH_SIZE
 from engine.process.launcher import WorkerProcess, WorkerSpec
+from engine.results import saving
 
 if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one
     from engine.results.store import Store
@@ -90,6 +91,8 @@ class StudyOutcome:
     study_id: str
     results: list[dict[str, Any]] = field(default_factory=list)
     cancelled: bool = False
+    # Results the store could not take, each with where it is kept instead (saving.Kept).
+    unstored: list[str] = field(default_factory=list)
 
     @property
     def summaries(self) -> list[BatchSummary]:
@@ -125,7 +128,9 @@ def run_study(
         if failure is not None and failure.kind == "config":
             raise ConfigError("config", failure.message)
         if store is not None:
-            store.add(result, group_id=plan.study_id)
+            kept = saving.keep(result, store, group_id=plan.study_id)
+            if not kept.stored:
+                out.unstored.append(kept.message())
         out.results.append(result)
         if failure is not None and failure.kind == "cancelled":
             out.cancelled = True

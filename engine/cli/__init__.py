@@ -1,17 +1,28 @@
 """The `epochcost` command line. Each command lives in its own module engine/cli/cmd_*.py with
 `register(subparsers)`; this module finds them, parses, and maps errors to exit codes:
-0 ok, 2 bad usage or input, 3 the run failed."""
+0 ok, 2 bad usage or input, 3 the run failed or the store (a file) cannot be used, 1 a fault of
+epochcost's own (one line; EPOCHCOST_TRACEBACK=1 shows the traceback). Standard output passes
+through engine.core.text.printable: no control character from a stored or imported text reaches
+the terminal raw."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import io
+import os
 import pkgutil
 import sys
+import traceback
+from typing import Any
 
 from engine import __version__
-from engine.cli.common import EXIT_USAGE, UsageError, option_name
-from engine.core.errors import ConfigError
+from engine.cli.common import EXIT_RUN_FAILED, EXIT_USAGE, UsageError, option_name
+from engine.core.errors import ConfigError, StoreError
+from engine.core.text import printable
+
+EXIT_INTERNAL = 1
+EXIT_BROKEN_PIPE = 141  # as a command killed by SIGPIPE (128 + 13)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,17 +42,78 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = _Printable(stdout)
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the handlers below
+        return code
     except (ConfigError, UsageError) as exc:
         field = getattr(exc, "field", None)
         where = option_name(field) if field else ""
-        message = getattr(exc, "message", str(exc))
-        print(f"epochcost: error: {where + ': ' if where else ''}{message}", file=sys.stderr)
+        _error(f"{where + ': ' if where else ''}{exc.message}")
         return EXIT_USAGE
+    except StoreError as exc:
+        _error(str(exc))
+        return EXIT_RUN_FAILED
     except KeyboardInterrupt:
         print("epochcost: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`epochcost results list | head -1`): nothing more to say, and
+        # nothing to flush at exit into a closed pipe.
+        _silence(stdout)
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error(f"{where}{exc.strerror or exc}")
+        return EXIT_RUN_FAILED
+    except Exception as exc:  # noqa: BLE001 - a fault of ours: one line, not a traceback
+        if os.environ.get("EPOCHCOST_TRACEBACK"):
+            traceback.print_exc()
+        _error(
+            f"internal error ({type(exc).__name__}: {exc}); please report it with the command "
+            "(EPOCHCOST_TRACEBACK=1 shows where)"
+        )
+        return EXIT_INTERNAL
+    finally:
+        sys.stdout = stdout
+
+
+def _error(message: str) -> None:
+    print(f"epochcost: error: {printable(message)}", file=sys.stderr)
+
+
+def _silence(stream: Any) -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+class _Printable(io.TextIOBase):
+    """Standard output with control characters escaped (tab and newline kept)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(self._stream.isatty())
+
+    def fileno(self) -> int:
+        return int(self._stream.fileno())
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(getattr(self._stream, "encoding", "utf-8"))
 
 
 if __name__ == "__main__":

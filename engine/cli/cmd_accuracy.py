@@ -4,7 +4,6 @@ repeat, and price the time it took. One worker process per batch size and repeat
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,12 +12,20 @@ from typing import Any, TextIO
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
-from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
-from engine.core.errors import ConfigError
+from engine.cli.common import (
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    UsageError,
+    finite,
+    memory_limit_bytes,
+    print_json,
+)
+from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
 from engine.measure.result import price_of
 from engine.process.launcher import WorkerSpec
 from engine.results import report
+from engine.results.files import check_out_path, write_json
 from engine.results.store import Store
 from engine.workloads import data
 
@@ -138,7 +145,7 @@ def plan_from_args(args: argparse.Namespace) -> StudyPlan:
             include_eval_time=args.include_eval_time,
             seed=args.seed,
             threads=args.threads,
-            memory_limit_bytes=args.memory_limit_mb * 2**20 if args.memory_limit_mb else None,
+            memory_limit_bytes=memory_limit_bytes(args.memory_limit_mb),
             usd_per_hour=args.price_per_hour,
             price_source=args.price_source,
             price_as_of=args.price_date,
@@ -158,19 +165,27 @@ def handle(args: argparse.Namespace) -> int:
             "a --model",
         )
     plan = plan_from_args(args)
-    if args.out is not None and not args.out.parent.is_dir():
-        raise UsageError("out", f"folder {args.out.parent} does not exist")
+    if args.out is not None:
+        check_out_path(args.out)
     store = None if args.no_store else Store()
     progress = _Progress(plan)
     outcome = run_study(plan, store=store, on_event=progress, spec=WorkerSpec(verbose=args.verbose))
     progress.done()
     summary = summary_json(plan, outcome)
+    unwritten = None
     if args.out is not None:
-        args.out.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", "utf-8")
+        try:
+            write_json(args.out, finite(summary))
+        except StoreError as exc:
+            unwritten = str(exc)
     if args.json:
         print_json(summary)
     else:
         print(table(plan, outcome))
+    for problem in outcome.unstored + ([unwritten] if unwritten else []):
+        print(f"epochcost: error: {problem}", file=sys.stderr)
+    if outcome.unstored or unwritten:
+        return EXIT_RUN_FAILED
     if outcome.failed or outcome.cancelled:
         print("epochcost: some runs did not finish (see above)", file=sys.stderr)
         return EXIT_RUN_FAILED

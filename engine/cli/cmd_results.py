@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import print_json
 from engine.results import report
+from engine.results.files import check_out_path, write_json
 from engine.results.store import Store
 
 
@@ -26,6 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     ex.set_defaults(handler=_export)
     im = rs.add_parser("import", help="add a result JSON file (from any machine) to the store")
     im.add_argument("file", type=Path)
+    im.add_argument(
+        "--new-id",
+        action="store_true",
+        help="when a different result has the file's run id, keep this one under a new id",
+    )
     im.set_defaults(handler=_import)
     rm = rs.add_parser("delete", help="remove a result from the store")
     rm.add_argument("run_id")
@@ -33,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    frame = Store().list()
+    frame = Store(readonly=True).list()
     if args.json:
         print_json(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
         return 0
@@ -45,31 +53,26 @@ def _list(args: argparse.Namespace) -> int:
         f"{'samples/s':>10s} {'mem':>6s} {'$/epoch':>10s}  device"
     )
     for r in frame.itertuples():
-        tput = (
-            f"{r.throughput_samples_per_s:,.1f}"
-            if r.throughput_samples_per_s == r.throughput_samples_per_s
-            and r.throughput_samples_per_s is not None
-            else "-"
-        )  # noqa: E501
-        fill = (
-            f"{r.memory_fill * 100:.0f}%"
-            if r.memory_fill == r.memory_fill and r.memory_fill is not None
-            else "-"
-        )  # noqa: E501
-        usd = (
-            report.money(r.usd_per_epoch)
-            if r.usd_per_epoch == r.usd_per_epoch and r.usd_per_epoch is not None
-            else "-"
-        )  # noqa: E501
+        tput = _cell(r.throughput_samples_per_s, lambda v: f"{v:,.1f}")
+        fill = _cell(r.memory_fill, lambda v: f"{v * 100:.0f}%")
+        usd = _cell(r.usd_per_epoch, report.money)
+        batch = _cell(r.batch_size, lambda v: f"{v:.0f}")
         print(
-            f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {r.batch_size:>5} "
+            f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {batch:>5s} "
             f"{tput:>10s} {fill:>6s} {usd:>10s}  {r.device}"
         )
     return 0
 
 
+def _cell(value: Any, fmt: Callable[[float], str]) -> str:
+    """A listing cell: the formatted number, or '-' where there is none (None or NaN)."""
+    if value is None or isinstance(value, str) or value != value:
+        return "-"
+    return fmt(float(value))
+
+
 def _show(args: argparse.Namespace) -> int:
-    result = Store().get(args.run_id)
+    result = Store(readonly=True).get(args.run_id)
     if args.json:
         print_json(result)
     else:
@@ -78,16 +81,15 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    if not args.out.parent.is_dir():
-        raise UsageError("out", f"folder {args.out.parent} does not exist")
-    out = Store().export(args.run_id, args.out)
-    print(f"wrote {out}")
+    out = check_out_path(args.out)
+    result = Store(readonly=True).get(args.run_id)
+    print(f"wrote {write_json(out, result)}")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    run_id = Store().import_file(args.file)
-    print(f"imported {run_id}")
+    added = Store().import_file(args.file, new_id=args.new_id)
+    print(added.describe())
     return 0
 
 

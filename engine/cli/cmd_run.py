@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -11,7 +10,6 @@ from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     Progress,
-    UsageError,
     add_run_options,
     config_from_args,
     print_json,
@@ -20,7 +18,8 @@ from engine.cli.common import (
     worker_spec,
 )
 from engine.measure.result import failed_result
-from engine.results import report
+from engine.results import report, saving
+from engine.results.files import check_out_path
 from engine.results.store import Store
 
 
@@ -35,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    if args.out is not None and args.out.parent and not args.out.parent.is_dir():
-        raise UsageError("out", f"folder {args.out.parent} does not exist")
+    if args.out is not None:
+        check_out_path(args.out)
     store = None if args.no_store else Store()
     progress = Progress(label=f"{config.model} b{config.batch_size}")
     result, failure, env = run_worker(
@@ -49,14 +48,14 @@ def handle(args: argparse.Namespace) -> int:
                 print(failure.traceback, file=sys.stderr)
             raise usage_error(failure.message)
         result = failed_result(failure, config, env)
-    if store is not None:
-        store.add(result)
-    if args.out is not None:
-        args.out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    if args.json:
+    kept = saving.keep(result, store, args.out)
+    if args.json or kept.lost:  # with nowhere to keep it, the result itself is printed
         print_json(result)
-    else:
+    if not args.json:
         print(report.summary(result))
+    if kept.problems:
+        print(f"epochcost: error: {kept.message()}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     if result["status"] != "ok":
         if failure is not None and failure.traceback and args.verbose:
             print(failure.traceback, file=sys.stderr)

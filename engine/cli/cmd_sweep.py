@@ -97,6 +97,10 @@ def handle(args: argparse.Namespace) -> int:
         print_json(summary.to_dict())
     else:
         print(sweep_report.text(summary))
+    if sweep.unstored:
+        for problem in sweep.unstored:
+            print(f"epochcost: error: {problem}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     return _exit_code(summary)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from typing import Any, TextIO
@@ -20,8 +21,9 @@ EXIT_RUN_FAILED = 3
 # Config field -> the option a user typed, for error messages.
 _OPTIONS = {
     "usd_per_hour": "--price-per-hour",
-    "max_steps": "--max-steps",
-    "model": "--model",
+    "price_as_of": "--price-date",
+    "memory_limit_bytes": "--memory-limit-mb",
+    "run_id": "RUN_ID",
 }
 
 
@@ -129,7 +131,10 @@ def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:
     """--model or --model-file (whose name and framework are read from it, not run)."""
     d = RunConfig()
     if args.model_file is None:
-        return {"model": args.model or d.model, "framework": args.framework or d.framework}
+        model = d.model if args.model is None else args.model.strip()
+        if not model:
+            raise UsageError("model", "give a model name (see `epochcost models`)")
+        return {"model": model, "framework": args.framework or d.framework}
     if args.model is not None:
         raise UsageError("model_file", "give --model or --model-file, not both")
     path = model_file_source.check_path(args.model_file)
@@ -142,8 +147,8 @@ def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:
 
 def worker_spec(args: argparse.Namespace) -> WorkerSpec:
     """How the run options ask for workers to be started."""
-    if not args.build_timeout > 0:
-        raise UsageError("build_timeout", f"{args.build_timeout:g} must be more than 0 seconds")
+    if not 0 < args.build_timeout <= 86_400:
+        raise UsageError("build_timeout", f"{args.build_timeout:g}: give 1 to 86400 seconds")
     return WorkerSpec(verbose=args.verbose, build_timeout_s=args.build_timeout)
 
 
@@ -166,7 +171,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         price_source=args.price_source,
         price_as_of=args.price_date,
         seed=args.seed,
-        memory_limit_bytes=args.memory_limit_mb * 2**20 if args.memory_limit_mb else None,
+        memory_limit_bytes=memory_limit_bytes(args.memory_limit_mb),
     )
     if hasattr(args, "batch_size"):
         values["batch_size"] = args.batch_size
@@ -174,8 +179,35 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     return RunConfig(**values).validated()
 
 
+MAX_MEMORY_LIMIT_MB = 2**30  # a PiB: more than any machine has
+
+
+def memory_limit_bytes(mb: int | None) -> int | None:
+    """--memory-limit-mb as bytes; None when not given (0 is not "no limit": it is refused)."""
+    if mb is None:
+        return None
+    if not 1 <= mb <= MAX_MEMORY_LIMIT_MB:
+        raise UsageError(
+            "memory_limit_mb", f"{mb}: give a limit of 1 MB or more (leave it out for no limit)"
+        )
+    return int(mb) * 2**20
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+    """Exactly one JSON document on stdout; a number that is not finite (NaN, infinity) is
+    written as null, never as JSON no other reader takes."""
+    sys.stdout.write(json.dumps(finite(data), indent=2, allow_nan=False) + "\n")
+
+
+def finite(data: Any) -> Any:
+    """`data` with every NaN or infinite float replaced by None."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(v) for v in data]
+    return data
 
 
 class Progress:

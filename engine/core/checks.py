@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from typing import Any
 
 from engine.core.errors import ConfigError
@@ -35,8 +36,14 @@ def fraction(name: str, value: Any) -> None:
         raise ConfigError(name, f"{value:g}: give a fraction above 0 and at most 1 (0.9 for 90%)")
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def iso_date(name: str, value: Any) -> None:
+    """A calendar date written YYYY-MM-DD, nothing before or after it."""
     try:
-        _dt.date.fromisoformat(str(value)[:10])
+        if not (isinstance(value, str) and _ISO_DATE.fullmatch(value)):
+            raise ValueError(value)
+        _dt.date.fromisoformat(value)
     except ValueError:
-        raise ConfigError(name, "use a date as YYYY-MM-DD") from None
+        raise ConfigError(name, f"{value!r}: use a date as YYYY-MM-DD") from None

@@ -17,6 +17,17 @@ class ConfigError(ValueError):
         self.message = message
 
 
+class StoreError(OSError):
+    """The results store (or a file a result is written to) cannot be used: damaged, locked,
+    read-only, a folder, a full disk. Says which file and what to do; the CLI exits 3. An
+    OSError, so that code catching storage faults catches it."""
+
+    def __init__(self, path: object, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = str(path)
+        self.message = message
+
+
 class RunFailed(Exception):
     """Raised inside a backend when a run cannot go on; becomes a `failed` event."""
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import platformdirs
 
+from engine.core.errors import StoreError
+
 # Set by the launcher for every worker, so a worker under another interpreter (File > Settings)
 # reads the same shipped data as the app that started it.
 ASSETS_ENV = "EPOCHCOST_ASSETS"
@@ -20,20 +22,35 @@ INSTALLED_ASSETS = Path("share", "epochcost", "assets")
 BUNDLED_ENGINE_SOURCE = "engine-src"
 
 
-def home() -> Path:
-    """The data folder (created on first use). EPOCHCOST_HOME overrides it (tests, portable use)."""
+def home(create: bool = True) -> Path:
+    """The data folder (created on first use). EPOCHCOST_HOME overrides it (tests, portable use).
+    StoreError when it cannot be made."""
     override = os.environ.get("EPOCHCOST_HOME")
     path = (
         Path(override).expanduser()
         if override
         else Path(platformdirs.user_data_dir("epochcost", appauthor=False))
     )
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                path,
+                f"the data folder cannot be made ({exc.strerror}); "
+                "set EPOCHCOST_HOME to a folder you can write to",
+            ) from None
     return path
 
 
-def database() -> Path:
-    return home() / "results.sqlite3"
+def database(create: bool = True) -> Path:
+    """The results store's file (its folder made unless create is False)."""
+    return home(create) / "results.sqlite3"
+
+
+def recovered() -> Path:
+    """Where a measured result goes when the store cannot take it (`results import` it later)."""
+    return home() / "recovered"
 
 
 def frozen() -> bool:

@@ -1,21 +1,27 @@
 """Results store: SQLite in the data folder, WAL, one transaction per finished result.
 
-The whole result is kept as JSON; a few columns are copied out for listing and sorting.
+The whole result is kept as JSON; a few columns are copied out for listing and sorting. A stored
+result is never replaced: adding one whose run id is there is a no-op when the content is the
+same and refused when it differs. Commands that only read open the store read-only. Every
+SQLite failure becomes a StoreError naming the file and what to do.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from engine.core import paths
-from engine.core.errors import ConfigError
+from engine.core.errors import ConfigError, StoreError
+from engine.results.files import read_result_file
 from engine.results.schema import validate
 
 SCHEMA_VERSION = 1
@@ -58,80 +64,197 @@ LIST_COLUMNS = (
 )
 
 
+@dataclass(frozen=True)
+class Added:
+    """What adding a result did: `stored`, `unchanged` (the same result was there) or
+    `renamed` (kept under a new run id, on request)."""
+
+    run_id: str
+    outcome: str
+
+    def describe(self, verb: str = "imported") -> str:
+        if self.outcome == "unchanged":
+            return f"{self.run_id} is already stored with the same content; nothing changed"
+        if self.outcome == "renamed":
+            return f"{verb} as {self.run_id} (a different result has the original id)"
+        return f"{verb} {self.run_id}"
+
+
 class Store:
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or paths.database()
+    # How long a write waits for another process's lock before it gives up.
+    lock_timeout_s: ClassVar[float] = 10.0
+
+    def __init__(self, path: Path | None = None, *, readonly: bool = False) -> None:
+        self.path = Path(path) if path is not None else paths.database(create=not readonly)
+        self.readonly = readonly
+        if self.path.is_dir():
+            raise StoreError(
+                self.path,
+                "is a folder, not a results store; move it away or set EPOCHCOST_HOME "
+                "to another folder",
+            )
+        if readonly and not self.path.exists():
+            return  # nothing stored yet: every read is empty
         with self._connect() as db:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise ConfigError(
-                    "store",
-                    f"{self.path} was written by a newer epochcost (schema {version}); "
+                raise StoreError(
+                    self.path,
+                    f"was written by a newer epochcost (schema {version}); "
                     "upgrade epochcost or set EPOCHCOST_HOME to another folder",
                 )
-            db.executescript(_CREATE)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if version < SCHEMA_VERSION and not readonly:
+                db.executescript(_CREATE)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # connections -------------------------------------------------------------------------
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
+        db = self._open()
         try:
-            db.execute("PRAGMA journal_mode=WAL")
             with db:  # one transaction; committed on success, rolled back on error
                 yield db
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
         finally:
             db.close()
 
-    def add(self, result: dict[str, Any], group_id: str | None = None) -> str:
-        """Store a result (replacing one with the same run_id). Returns the run_id."""
-        validate(result)
-        config = result["config"]
-        env = result.get("environment") or {}
-        price = result.get("price") or {}
-        row = (
-            result["run_id"],
-            result.get("created_at") or "",
-            result["status"],
-            config.get("model", ""),
-            config.get("framework", ""),
-            env.get("device_name") or env.get("device") or config.get("device"),
-            config.get("batch_size"),
-            config.get("precision"),
-            result.get("throughput_samples_per_s"),
-            result.get("memory_fill"),
-            result.get("usd_per_epoch"),
-            price.get("source"),
-            group_id or result.get("group_id"),
-            json.dumps(result, allow_nan=False),
-        )
-        with self._connect() as db:
-            db.execute(f"INSERT OR REPLACE INTO results VALUES ({','.join('?' * len(row))})", row)
-        return result["run_id"]
+    def _open(self) -> sqlite3.Connection:
+        try:
+            if not self.readonly:
+                db = sqlite3.connect(self.path, timeout=self.lock_timeout_s)
+                db.execute("PRAGMA journal_mode=WAL")
+                return db
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, timeout=self.lock_timeout_s)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:
+                # A WAL store in a folder this user cannot write to has no shared-memory file
+                # to open: read it as a file nobody is writing.
+                db.close()
+                if os.access(self.path.parent, os.W_OK):
+                    raise
+                db = sqlite3.connect(uri + "&immutable=1", uri=True)
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
 
-    def get(self, run_id: str) -> dict[str, Any]:
-        """A result by its id or a unique prefix of it; ConfigError when none or ambiguous."""
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        text = str(exc).lower()
+        if "locked" in text or "busy" in text:
+            why = (
+                f"is in use by another epochcost (still locked after {self.lock_timeout_s:g} s); "
+                "let it finish or close it, then try again"
+            )
+        elif "not a database" in text or "malformed" in text or "disk image" in text:
+            why = (
+                "is damaged (not a readable results database); move it aside and epochcost "
+                "starts a new one, or put back a copy"
+            )
+        elif "readonly" in text or "read-only" in text:
+            why = (
+                "is read-only; make it and its folder writable, or set EPOCHCOST_HOME to a "
+                "folder you can write to"
+            )
+        elif "full" in text:
+            why = "cannot be written: the disk is full; free some space and try again"
+        elif "disk i/o" in text:
+            why = (
+                "cannot be read or written (disk I/O error: a full disk or a failing drive); "
+                "free some space, or set EPOCHCOST_HOME to a folder on another disk"
+            )
+        elif "unable to open" in text:
+            why = (
+                "cannot be opened; check that it is a file in a folder you can read and write, "
+                "or set EPOCHCOST_HOME to another folder"
+            )
+        else:
+            why = f"cannot be used ({exc}); set EPOCHCOST_HOME to another folder to go on"
+        return StoreError(self.path, why)
+
+    # writing -------------------------------------------------------------------------------
+
+    def add(self, result: dict[str, Any], group_id: str | None = None) -> Added:
+        """Store a new result. Never replaces one: the same run id with the same content is a
+        no-op (`unchanged`), with other content a ConfigError."""
+        validate(result)
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT run_id, body FROM results"
-                " WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\' LIMIT 3",
-                (run_id, _like_prefix(run_id)),
-            ).fetchall()
-        exact = [body for rid, body in rows if rid == run_id]
-        if exact:
-            return json.loads(exact[0])
-        if not rows:
-            raise ConfigError("run_id", f"no result {run_id!r} (see `epochcost results list`)")
-        if len(rows) > 1:
-            raise ConfigError("run_id", f"{run_id!r} matches several results; give more of it")
-        return json.loads(rows[0][1])
+            stored = self._body(db, result["run_id"])
+            if stored is not None:
+                if _same(stored, result):
+                    return Added(result["run_id"], "unchanged")
+                raise ConfigError(
+                    "run_id",
+                    f"a different result with run id {result['run_id']} is already stored; "
+                    "nothing was changed (import it with --new-id to keep both)",
+                )
+            db.execute(f"INSERT INTO results VALUES ({','.join('?' * 14)})", _row(result, group_id))
+        return Added(result["run_id"], "stored")
+
+    def import_result(self, result: dict[str, Any], new_id: bool = False) -> Added:
+        """Add a result from elsewhere; with new_id, one whose run id holds another result is
+        kept under the first free `<run id>-2`, `-3`, ... instead of being refused."""
+        validate(result)
+        if not new_id:
+            return self.add(result)
+        base, n = result["run_id"], 1
+        with self._connect() as db:
+            while True:
+                run_id = base if n == 1 else f"{base}-{n}"
+                stored = self._body(db, run_id)
+                if stored is None:
+                    break
+                if _same(stored, {**result, "run_id": run_id}):
+                    return Added(run_id, "unchanged")
+                n += 1
+        added = self.add({**result, "run_id": run_id})
+        return Added(run_id, "renamed" if n > 1 and added.outcome == "stored" else added.outcome)
+
+    def import_file(self, path: Path, new_id: bool = False) -> Added:
+        """Add a result from an exported JSON file. Refuses anything that is not one."""
+        return self.import_result(read_result_file(path), new_id)
 
     def delete(self, run_id: str) -> None:
         full = self.get(run_id)["run_id"]
         with self._connect() as db:
             db.execute("DELETE FROM results WHERE run_id = ?", (full,))
 
+    # reading -------------------------------------------------------------------------------
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        """A result by its id or a unique prefix of it; ConfigError when none or ambiguous,
+        or when what is stored is not a readable result."""
+        rows = []
+        if self.path.exists():
+            with self._connect() as db:
+                rows = db.execute(
+                    "SELECT run_id, body FROM results"
+                    " WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\' LIMIT 3",
+                    (run_id, _like_prefix(run_id)),
+                ).fetchall()
+        exact = [(rid, body) for rid, body in rows if rid == run_id]
+        if not exact and not rows:
+            raise ConfigError("run_id", f"no result {run_id!r} (see `epochcost results list`)")
+        if not exact and len(rows) > 1:
+            raise ConfigError("run_id", f"{run_id!r} matches several results; give more of it")
+        rid, body = (exact or rows)[0]
+        try:
+            return validate(json.loads(body), f"stored result {rid}")
+        except (ValueError, RecursionError) as exc:
+            message = exc.message if isinstance(exc, ConfigError) else "is not valid JSON"
+            raise ConfigError(
+                "run_id",
+                f"stored result {rid} cannot be read ({message}); "
+                f"remove it with `epochcost results delete {rid}`",
+            ) from None
+
     def list(self, group_id: str | None = None) -> pd.DataFrame:
         """One row per result, newest first, with the listing columns."""
+        if not self.path.exists():
+            return pd.DataFrame([], columns=list(LIST_COLUMNS))
         query = f"SELECT {', '.join(LIST_COLUMNS)} FROM results"
         params: tuple[Any, ...] = ()
         if group_id:
@@ -141,34 +264,39 @@ class Store:
             rows = db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
         return pd.DataFrame(rows, columns=list(LIST_COLUMNS))
 
-    def export(self, run_id: str, out: Path) -> Path:
-        result = self.get(run_id)
-        out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-        return out
-
-    def import_file(self, path: Path) -> str:
-        """Add a result from an exported JSON file. Refuses anything that is not one."""
-        return self.add(read_result_file(path))
+    @staticmethod
+    def _body(db: sqlite3.Connection, run_id: str) -> str | None:
+        row = db.execute("SELECT body FROM results WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
 
 
-def read_result_file(path: Path) -> dict[str, Any]:
-    """Read and validate a result JSON file (never pickle), with a message that says why not."""
-    where = str(path)
+def _row(result: dict[str, Any], group_id: str | None) -> tuple[Any, ...]:
+    config = result["config"]
+    env = result.get("environment") or {}
+    price = result.get("price") or {}
+    return (
+        result["run_id"],
+        result.get("created_at") or "",
+        result["status"],
+        config.get("model", ""),
+        config.get("framework", ""),
+        env.get("device_name") or env.get("device") or config.get("device"),
+        config.get("batch_size"),
+        config.get("precision"),
+        result.get("throughput_samples_per_s"),
+        result.get("memory_fill"),
+        result.get("usd_per_epoch"),
+        price.get("source"),
+        group_id or result.get("group_id"),
+        json.dumps(result, allow_nan=False),
+    )
+
+
+def _same(body: str, result: dict[str, Any]) -> bool:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(where, "no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(where, "is a folder, not a result file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(where, "is not a text (JSON) file") from None
-    except OSError as exc:
-        raise ConfigError(where, f"cannot be read: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(where, f"is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    return validate(data, where)
+        return bool(json.loads(body) == json.loads(json.dumps(result)))
+    except ValueError:
+        return False
 
 
 def _like_prefix(prefix: str) -> str:

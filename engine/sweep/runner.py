@@ -27,6 +27,7 @@ from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerProcess, WorkerSpec
+from engine.results import saving
 from engine.results.store import Store
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
 from engine.sweep.events import (
@@ -116,6 +117,8 @@ class Sweep:
         self._worker: WorkerProcess | None = None
         self._error: dict[str, Any] | None = None
         self._notes: list[str] = []
+        # Trials the store could not take, each saying where the result is kept instead.
+        self.unstored: list[str] = []
         self._outcome: SearchOutcome | None = None
         self._t0 = time.monotonic()
 
@@ -328,7 +331,10 @@ class Sweep:
     def _store(self, result: dict[str, Any], role: str, index: int) -> dict[str, Any]:
         result = {**result, "sweep": {"group_id": self.group_id, "role": role, "trial": index}}
         if self.store is not None:
-            self.store.add(result, group_id=self.group_id)
+            kept = saving.keep(result, self.store, group_id=self.group_id)
+            if not kept.stored:
+                self.unstored.append(kept.message())
+                self._notes.append(f"trial {index}: {kept.message()}")
         return result
 
     def _record(self, trial: Trial) -> Trial:

@@ -131,17 +131,25 @@ class ResultsPanel(QWidget):
         return len(ids)
 
     def import_files(self, files: list[Path]) -> list[str]:
-        """Add result JSON files to the store; each bad file gets a message saying why."""
+        """Add result JSON files to the store; each bad file gets a message saying why. A
+        file whose run id holds a different stored result is refused: nothing is replaced."""
         imported: list[str] = []
+        notes: list[str] = []
         problems: list[str] = []
         for path in files:
             try:
-                imported.append(self._store().import_file(path))
-            except ConfigError as exc:
+                added = self._store().import_file(path)
+            except (ConfigError, OSError) as exc:
                 problems.append(str(exc))
+                continue
+            imported.append(added.run_id)
+            if added.outcome != "stored":
+                notes.append(added.describe())
         self.refresh(select=imported[-1] if imported else None)
         if problems:
-            self.message.emit("Could not open " + "; ".join(problems), "error")
+            self.message.emit("Could not add " + "; ".join(problems), "error")
+        elif notes:
+            self.message.emit("; ".join(notes) + ".", "info")
         elif imported:
             self.message.emit(f"Added {len(imported)} result(s) to the table.", "info")
         return imported

@@ -3,8 +3,9 @@ import sqlite3
 
 import pytest
 
-from engine.core.errors import ConfigError
+from engine.core.errors import ConfigError, StoreError
 from engine.measure.result import SCHEMA
+from engine.results.files import write_json
 from engine.results.store import SCHEMA_VERSION, Store
 
 
@@ -19,6 +20,9 @@ def _result(run_id: str, tput: float = 100.0) -> dict:
         "environment": {"device": "cpu"},
         "throughput_samples_per_s": tput,
         "epoch_samples": 50_000,
+        "step_time_s": {"median": 0.1, "p10": 0.09, "p90": 0.11},
+        "steps_measured": 20,
+        "stop_reason": "stable",
         "epoch_seconds": 500.0,
         "peak_memory_bytes": 10,
         "memory_total_bytes": 100,
@@ -57,8 +61,10 @@ def test_a_newer_schema_is_refused_without_touching_it(tmp_path):
     db.execute("PRAGMA user_version = 99")
     db.commit()
     db.close()
-    with pytest.raises(ConfigError, match="newer epochcost"):
+    with pytest.raises(StoreError, match="newer epochcost"):
         Store(path)
+    with pytest.raises(StoreError, match="newer epochcost"):
+        Store(path, readonly=True)
 
 
 def test_invalid_results_are_not_stored():
@@ -79,5 +85,5 @@ def test_list_is_newest_first_with_listing_columns(tmp_path):
     frame = store.list()
     assert list(frame["run_id"]) == ["20261122T000000-b", "20261121T000000-a"]
     assert frame.loc[0, "usd_per_epoch"] == 0.125
-    out = store.export("20261121T000000-a", tmp_path / "a.json")
+    out = write_json(tmp_path / "a.json", store.get("20261121T000000-a"))
     assert json.loads(out.read_text())["run_id"] == "20261121T000000-a"

@@ -307,7 +307,12 @@ class AccuracyPage(Page):
             level = "info" if not outcome.outcome.failed or outcome.outcome.cancelled else "error"
             assert self.plan is not None
             text = accuracy_study.summary_text(self.plan, outcome.outcome)
-            self.message_bar.show_message(text, level)
+            if outcome.outcome.unstored:
+                text += " Some results could not be added to the results database."
+                details = "\n\n".join(outcome.outcome.unstored)
+                self.message_bar.show_message(text, "error", details)
+            else:
+                self.message_bar.show_message(text, level)
         elif isinstance(outcome, accuracy_study.StudyRefused):
             self.message_bar.show_message(f"The settings were refused: {outcome.message}")
         elif isinstance(outcome, JobError):

@@ -23,7 +23,7 @@ if (
     TYPE_CHECKING
 ):  # both import pandas: not before the window has painted (gui/common/lazy_store.py)
     from engine.accuracy.cost import InstanceCostToAccuracy
-    from engine.results.store import Store
+    from engine.results.store import Added, Store
 
 Emit = Callable[[Any], None]
 SHOWN_EVENTS = (Started, Phase, Eval, Finished, Failed)  # monitor samples stay in the worker
@@ -57,10 +57,10 @@ class _TellingStore:
         self._store = store
         self._emit = emit
 
-    def add(self, result: dict[str, Any], group_id: str | None = None) -> str:
-        run_id = self._store.add(result, group_id=group_id)
+    def add(self, result: dict[str, Any], group_id: str | None = None) -> Added:
+        added = self._store.add(result, group_id=group_id)
         self._emit(Stored(result))
-        return run_id
+        return added
 
 
 def run(

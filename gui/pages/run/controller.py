@@ -9,19 +9,18 @@ the worker process has been reaped.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
+from engine.results import saving
 from gui.common.engine_thread import EngineThread
 from gui.common.lazy_store import open_store
 
@@ -114,15 +113,11 @@ class RunController(QObject):
         self.run_failed.emit(failure, describe_failure(failure, self.config, self._store))
 
     def _store_result(self, result: dict[str, Any]) -> None:
-        try:
-            self._store().add(result)
-        except (sqlite3.Error, OSError, ConfigError) as exc:
-            # Keep the measurement as a file rather than lose it.
-            kept = paths.home() / f"unsaved-{result['run_id']}.json"
-            kept.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", "utf-8")
+        kept = saving.keep(result, self._store)
+        if not kept.stored:
             self.store_failed.emit(
-                f"The result could not be added to the results database: {exc}",
-                f"It was written to {kept}; open it from File > Open result later.",
+                "The result could not be added to the results database.",
+                f"{kept.message()} (File > Open result adds it to the table later.)",
             )
             return
         self.result_stored.emit(result)

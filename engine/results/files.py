@@ -1,0 +1,113 @@
+"""Result files: reading one (validated, never pickle), writing one whole or not at all, and
+where one may be written (never over the results store)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.core import paths
+from engine.core.errors import ConfigError, StoreError
+from engine.results.schema import validate
+
+# A result file bigger than this is not one epochcost wrote (a result is a few kB; an
+# accuracy run's curve some hundreds).
+MAX_RESULT_BYTES = 16 * 2**20
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def read_result_file(path: Path) -> dict[str, Any]:
+    """Read and validate a result JSON file, with a message that says why not."""
+    where = str(path)
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_RESULT_BYTES:
+            limit = MAX_RESULT_BYTES >> 20
+            raise ConfigError(where, f"is {size >> 20} MB; a result file is at most {limit} MB")
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(where, "no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(where, "is a folder, not a result file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(where, "is not a text (JSON) file") from None
+    except OSError as exc:
+        raise ConfigError(where, f"cannot be read: {exc.strerror}") from None
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(where, f"is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise ConfigError(where, "is nested too deeply to be a result") from None
+    except ValueError as exc:  # NaN, Infinity
+        raise ConfigError(where, str(exc)) from None
+    return validate(data, where)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"holds {name}, which is not a number a result can have")
+
+
+def check_out_path(path: Path, field: str = "out") -> Path:
+    """Where a result (or a summary) may be written: a file in an existing folder, never the
+    results store or another SQLite database. ConfigError naming `field` otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        example = path / "result.json"
+        raise ConfigError(field, f"{path} is a folder; give a file name, e.g. {example}")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(field, f"folder {parent} does not exist")
+    store = paths.database(create=False)
+    companions = (store.with_name(store.name + end) for end in ("-wal", "-shm", "-journal"))
+    for name in (store, *companions):
+        if _same_file(path, name):
+            raise ConfigError(
+                field, f"{path} is the results store; give another file name (nothing was written)"
+            )
+    if _is_sqlite(path):
+        raise ConfigError(
+            field, f"{path} is a SQLite database, not a result file; give another file name"
+        )
+    return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def write_json(path: Path, data: Any) -> Path:
+    """Write JSON to `path` whole or not at all: a temporary file beside it, flushed to disk,
+    then renamed over it. StoreError (the file and why) when it cannot be written; a file that
+    was there before is then unchanged."""
+    path = Path(path)
+    text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        reason = exc.strerror or str(exc)
+        raise StoreError(path, f"cannot be written ({reason}); nothing was written there") from None
+    return path
