@@ -7,13 +7,16 @@ presets.csv: name, params, tokens (blank: not published), n_layers, seq_len, d_a
 params_source, tokens_source, notes.
 runs.csv: table, label, runs, relative_size, source; a table is all rows with that name. A user
 file has the columns label, runs and optionally relative_size (default 1) and source.
+
+A row wrong in its values stops the load (ConfigError naming the file and line). A row the csv
+module cannot read (a cell over its limit, a NUL byte) is skipped and reported, as in the price
+catalog: into `problems` when the caller passes a list, else on stderr.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan.planner import Compute, RunsRow
+from engine.pricing.catalog import Problem, records
 
 DEFAULT_RUNS_TABLE = "sharir-2020"
 
@@ -67,23 +71,46 @@ def _number(where: str, column: str, text: str, integer: bool = False) -> float 
     return int(value) if integer else value
 
 
-def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def _rows(
+    path: Path, required: tuple[str, ...], problems: list[Problem] | None
+) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV as column -> text (missing cells blank, extra ones dropped), each with
+    its first line; a row the csv module cannot read goes to `problems` (None: stderr)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), f"cannot be read ({exc})") from None
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    found = records(text)
+    if found and found[0].cells is None:
+        raise ConfigError(f"{path.name}, line {found[0].line}", found[0].error)
+    header = (found[0].cells or []) if found else []
+    missing = [c for c in required if c not in header]
     if missing:
         raise ConfigError(str(path), f"missing column(s) {', '.join(missing)}")
-    return [(reader.line_num, {k: (v or "") for k, v in row.items() if k}) for row in reader]
+    out = []
+    for record in found[1:]:
+        if record.cells is None:
+            _report(Problem(str(path), record.line, f"{record.error}; row skipped"), problems)
+        elif record.cells:  # a blank line is no row
+            cells = (record.cells + [""] * len(header))[: len(header)]  # missing: blank
+            out.append((record.line, {k: v for k, v in zip(header, cells, strict=True) if k}))
+    return out
 
 
-def load_presets(path: Path | None = None) -> dict[str, Preset]:
-    """The presets by name (shipped file unless `path`)."""
+def _report(problem: Problem, problems: list[Problem] | None) -> None:
+    if problems is None:
+        print(f"epochcost: plan: {problem}", file=sys.stderr)
+    else:
+        problems.append(problem)
+
+
+def load_presets(
+    path: Path | None = None, problems: list[Problem] | None = None
+) -> dict[str, Preset]:
+    """The presets by name (shipped file unless `path`); rows skipped go to `problems`."""
     path = path or paths.assets() / "plan" / "presets.csv"
     out: dict[str, Preset] = {}
-    for line, row in _rows(path, ("name", "params", "tokens")):
+    for line, row in _rows(path, ("name", "params", "tokens"), problems):
         where = f"{path.name}, line {line}"
         attention = row.get("attention", "").strip() or "causal"
         if attention not in ("causal", "full"):
@@ -115,18 +142,20 @@ def load_presets(path: Path | None = None) -> dict[str, Preset]:
     return out
 
 
-def preset(name: str) -> Preset:
-    presets = load_presets()
+def preset(name: str, problems: list[Problem] | None = None) -> Preset:
+    presets = load_presets(problems=problems)
     if name not in presets:
         raise ConfigError("preset", f"{name!r} is not one of {', '.join(presets)}")
     return presets[name]
 
 
-def load_runs_tables(path: Path | None = None) -> dict[str, tuple[RunsRow, ...]]:
-    """The shipped run-count tables by name."""
+def load_runs_tables(
+    path: Path | None = None, problems: list[Problem] | None = None
+) -> dict[str, tuple[RunsRow, ...]]:
+    """The shipped run-count tables by name; rows skipped go to `problems`."""
     path = path or paths.assets() / "plan" / "runs.csv"
     tables: dict[str, list[RunsRow]] = {}
-    for line, row in _rows(path, ("table", "label", "runs")):
+    for line, row in _rows(path, ("table", "label", "runs"), problems):
         tables.setdefault(row["table"].strip(), []).append(
             _runs_row(f"{path.name}, line {line}", row)
         )
@@ -146,11 +175,13 @@ def _runs_row(where: str, row: dict[str, str]) -> RunsRow:
     )
 
 
-def runs_table(name_or_file: str | None = None) -> tuple[RunsRow, ...]:
+def runs_table(
+    name_or_file: str | None = None, problems: list[Problem] | None = None
+) -> tuple[RunsRow, ...]:
     """A shipped table by name (default sharir-2020), or the user's CSV file (label, runs,
-    relative_size, source)."""
+    relative_size, source); rows skipped go to `problems`."""
     name = name_or_file or DEFAULT_RUNS_TABLE
-    tables = load_runs_tables()
+    tables = load_runs_tables(problems=problems)
     if name in tables:
         return tables[name]
     path = Path(name).expanduser()
@@ -158,7 +189,8 @@ def runs_table(name_or_file: str | None = None) -> tuple[RunsRow, ...]:
         raise ConfigError(
             "runs_table", f"{name!r} is neither one of {', '.join(tables)} nor a file"
         )
-    rows = tuple(_runs_row(f"{path.name}, line {n}", r) for n, r in _rows(path, ("label", "runs")))
+    found = _rows(path, ("label", "runs"), problems)
+    rows = tuple(_runs_row(f"{path.name}, line {n}", r) for n, r in found)
     if not rows:
         raise ConfigError("runs_table", f"{path} has no rows")
     return rows

@@ -7,7 +7,10 @@ assets/README.md for how each was derived. The app never writes them.
 User: <data folder>/catalog/{instances,gpus,grid,machines}.csv, same columns (machines.csv only
 there: the user's own hardware). A user row with the key of a shipped row replaces it (a quote
 for p3.2xlarge, the tensor rate of a card). Loading never fails on a bad row: it is reported with
-its file and line and skipped, and the rest loads.
+its file and line and skipped, and the rest loads. That holds for a row the csv module cannot
+read too (a cell over its field limit, a NUL byte, a quote never closed): `records` splits a file
+into rows itself and parses each alone, so one such row costs only itself. The plan presets and the
+user-file editor read their CSVs with it as well.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if TYPE_CHECKING:  # pandas is imported where a frame is made: the worker loads 
     import pandas as pd
 
 SHIPPED = {"instances": "instances.csv", "gpus": "gpus.csv", "grid": "grid.csv"}
+UNCLOSED_QUOTE = "a quote opened on this line is never closed"
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,79 @@ def user_file(kind: str) -> Path:
     return user_dir() / f"{kind}.csv"
 
 
+@dataclass(frozen=True)
+class Record:
+    """One row of a CSV file: the line it starts on, its text as in the file (end of line
+    included, several lines for a quoted cell over lines), and its cells; cells None: the csv
+    module cannot read it, `error` says why."""
+
+    line: int
+    text: str
+    cells: list[str] | None
+    error: str = ""
+
+
+def records(text: str) -> list[Record]:
+    """The rows of a CSV text (the header first), each parsed on its own.
+
+    A row ends at the end of a line outside quotes, found here as the csv module would (its
+    default dialect), so a row it cannot read does not take the rows after it along. A quote
+    never closed makes its line alone a bad row; reading goes on at the next line.
+    """
+    lines = io.StringIO(text).readlines()  # split at "\n" only, as csv.reader's input is
+    open_after = [_ends_quoted(line, quoted=False) for line in lines]
+    # closes[j]: the first line from j on that ends out of quotes, entered inside them
+    closes: list[int | None] = [None] * (len(lines) + 1)
+    for j in range(len(lines) - 1, -1, -1):
+        closes[j] = j if not _ends_quoted(lines[j], quoted=True) else closes[j + 1]
+    out: list[Record] = []
+    i = 0
+    while i < len(lines):
+        last = closes[i + 1] if open_after[i] else i
+        if last is None:
+            out.append(Record(i + 1, lines[i], None, UNCLOSED_QUOTE))
+            i += 1
+            continue
+        out.append(_record(i + 1, "".join(lines[i : last + 1])))
+        i = last + 1
+    return out
+
+
+def _ends_quoted(line: str, quoted: bool) -> bool:
+    """Whether a line ends inside a quoted cell (csv's states; a quote inside an unquoted cell
+    is text)."""
+    if '"' not in line:
+        return quoted
+    state = "quoted" if quoted else "start"
+    for char in line:
+        if state == "start":
+            state = "quoted" if char == '"' else "start" if char == "," else "cell"
+        elif state == "cell":
+            state = "start" if char == "," else "cell"
+        elif state == "quoted":
+            state = "quote" if char == '"' else "quoted"
+        else:  # a quote in a quoted cell: "" is one quote, else the quoted part ends
+            state = "quoted" if char == '"' else "start" if char == "," else "cell"
+    return state == "quoted"
+
+
+def _record(line: int, text: str) -> Record:
+    if "\0" in text:
+        return Record(line, text, None, "holds a NUL byte (a binary or damaged file?)")
+    try:
+        rows = list(csv.reader([text]))
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        why = f"a cell is over {limit} characters, csv's limit" if "limit" in str(exc) else exc
+        return Record(line, text, None, f"cannot be read as CSV: {why}")
+    if len(rows) > 1:  # not expected: the split above is csv's own
+        return Record(line, text, None, "cannot be read as CSV: more than one row")
+    return Record(line, text, rows[0] if rows else [])
+
+
 def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Problem]]:
-    """Parse one catalog CSV. Returns the good rows and a problem for each bad one."""
+    """Parse one catalog CSV. Returns the good rows and a problem for each bad one (on its
+    first line)."""
     problems: list[Problem] = []
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -74,9 +149,12 @@ def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Probl
         return [], missing
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Problem(str(path), 0, f"cannot be read ({exc}); file skipped")]
-    reader = csv.reader(io.StringIO(text))
+    found = records(text)
+    first = found[0] if found else Record(1, "", [])
+    if first.cells is None:
+        return [], [Problem(str(path), first.line, f"{first.error}; file skipped")]
     schema = SCHEMAS[kind]
-    header = [h.strip() for h in next(reader, [])]
+    header = [h.strip() for h in first.cells]
     missing_columns = [c for c in schema.required if c not in header]
     if missing_columns:
         need = ", ".join(missing_columns)
@@ -90,8 +168,11 @@ def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Probl
                 )
     rows: list[Any] = []
     seen: dict[tuple[str, ...], int] = {}
-    for cells in reader:
-        line = reader.line_num
+    for record in found[1:]:
+        line, cells = record.line, record.cells
+        if cells is None:
+            problems.append(Problem(str(path), line, f"{record.error}; row skipped"))
+            continue
         if not cells or not any(c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
             continue  # a blank or comment row
         if len(cells) != len(header):

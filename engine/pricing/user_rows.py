@@ -3,7 +3,8 @@
 Every change is checked with the same parser the loader uses, then the file is rewritten
 atomically (a temporary file beside it, then a rename), so a crash leaves the old file or the
 new one, never half of one. Rows the change does not touch are written back exactly as they were,
-bad ones and comments included: nothing the user typed is lost.
+bad ones and comments included (a row the csv module cannot read, as its text): nothing the user
+typed is lost.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.pricing.catalog import user_file
+from engine.pricing.catalog import UNCLOSED_QUOTE, Record, records, user_file
 from engine.pricing.rows import SCHEMAS, parse_row, row_key
 
 
@@ -30,20 +31,40 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _read(path: Path, kind: str) -> tuple[list[str], list[list[str]]]:
+def _records(path: Path) -> list[Record]:
+    """The file's rows; ConfigError when it cannot be read (it is then left as it is)."""
+    try:
+        return records(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path.stem, f"{path} cannot be read ({exc}); fix or move it") from None
+
+
+def _read(path: Path, kind: str) -> tuple[list[str], list[Record]]:
     if not path.exists():
         return list(SCHEMAS[kind].columns), []
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    rows = _records(path)
     if not rows:
         return list(SCHEMAS[kind].columns), []
-    return [h.strip() for h in rows[0]], rows[1:]
+    if rows[0].cells is None:
+        why = f"{path}, line {rows[0].line}: {rows[0].error}"
+        raise ConfigError(kind, f"{why}; fix the header before editing here")
+    for record in rows:  # a row added or rewritten after it could close that quote
+        if record.error == UNCLOSED_QUOTE:
+            why = f"{path}, line {record.line}: {record.error}"
+            raise ConfigError(kind, f"{why}; fix it before editing here")
+    return [h.strip() for h in rows[0].cells], rows[1:]
 
 
-def _write(path: Path, header: list[str], rows: list[list[str]]) -> None:
+def _write(path: Path, header: list[str], rows: list[list[str] | str]) -> None:
+    """Rows as cells, or as text to write as it is (a row the csv module cannot read)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    for row in rows:
+        if isinstance(row, str):
+            buffer.write(row if row.endswith("\n") else row + "\n")
+        else:
+            writer.writerow(row)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("w", encoding="utf-8", newline="") as f:
@@ -81,9 +102,13 @@ def _change(kind: str, key: tuple[str, ...] | None, values: Mapping[str, Any] | 
     new_header = header + [c for c in SCHEMAS[kind].columns if c not in header]
     text = _checked(kind, values) if values is not None else None
     new_key = row_key(kind, text) if text is not None else None
-    out: list[list[str]] = []
+    out: list[list[str] | str] = []
     found = False
-    for cells in rows:
+    for record in rows:
+        if record.cells is None:
+            out.append(record.text)
+            continue
+        cells = record.cells
         existing = _key_of(kind, header, cells)
         if existing is not None and existing == key:
             found = True
@@ -123,11 +148,13 @@ def user_rows(kind: str) -> list[dict[str, str]]:
     path = user_file(kind)
     if not path.exists():
         return []
-    reader = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig")))
-    header = [h.strip() for h in next(reader, [])]
-    out, line = [], reader.line_num
-    for cells in reader:
-        first, line = line + 1, reader.line_num
-        if len(cells) == len(header) and not cells[0].lstrip().startswith("#"):
-            out.append({"_line": str(first), **dict(zip(header, cells, strict=True))})
+    rows = _records(path)
+    if not rows or rows[0].cells is None:
+        return []
+    header = [h.strip() for h in rows[0].cells]
+    out = []
+    for record in rows[1:]:
+        cells = record.cells
+        if cells and len(cells) == len(header) and not cells[0].lstrip().startswith("#"):
+            out.append({"_line": str(record.line), **dict(zip(header, cells, strict=True))})
     return out
