@@ -18,9 +18,9 @@ from engine.cli.common import (
     add_run_options,
     config_from_args,
     print_json,
+    worker_spec,
 )
 from engine.core.events import Event, Phase, Step
-from engine.process.launcher import WorkerSpec
 from engine.results.store import Store
 from engine.sweep import report as sweep_report
 from engine.sweep.batches import parse_batch_sizes
@@ -90,7 +90,7 @@ def handle(args: argparse.Namespace) -> int:
     ).validated()
     store = None if args.no_store else Store()
     on_stderr = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
-    spec = WorkerSpec(verbose=args.verbose)
+    spec = worker_spec(args)
     sweep = Sweep(config, plan, store=store, spec=spec, on_stderr=on_stderr)
     summary = _follow(sweep, _Progress())
     if args.json:

@@ -65,7 +65,9 @@ def summary(result: dict[str, Any]) -> str:
     c = result["config"]
     env = result.get("environment") or {}
     device = env.get("device_name") or env.get("cpu") or c.get("device")
-    threads = f", {env['threads']} threads" if env.get("device") == "cpu" else ""
+    threads = (
+        f", {env['threads']} threads" if env.get("device") == "cpu" and env.get("threads") else ""
+    )
     framework = f"{env.get('framework', c['framework'])} {env.get('framework_version', '')}"
     head = (
         f"{c['model']} | {framework.strip()} | {env.get('device', c['device'])} "
@@ -132,6 +134,8 @@ def _accuracy(section: dict[str, Any]) -> str:
     """One line for a cost-to-accuracy run: where it reached its target or settled, or not."""
     point, data = section["point"], section["dataset"]["name"]
     if point is None:
+        if not section["curve"]:
+            return f"never reached its goal on {data} ({section['stop_reason']}, no evaluation)"
         last = section["curve"][-1]
         return (
             f"never reached its goal on {data} ({section['stop_reason']} at iteration "

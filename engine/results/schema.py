@@ -172,7 +172,16 @@ _ALWAYS = _object(
         "run_id": TEXT,
         "status": TEXT,
         "created_at": _optional(_date),
-        "config": _object({}),
+        "config": _object(
+            {
+                "model": TEXT,
+                "framework": TEXT,
+                "batch_size": WHOLE,
+                "device": TEXT,
+                "precision": TEXT,
+            },
+            ("model", "framework", "batch_size", "device", "precision"),
+        ),
         "environment": _ENVIRONMENT,
         "error": _optional(_object({"kind": OPT_TEXT, "message": TEXT}, ("message",))),
         "price": _optional(_PRICE),

@@ -64,7 +64,7 @@ def _stored_gpu_result(**kw) -> str:
     data["flops"] = utilisation.with_mfu(flops, data["environment"], "fp16", catalog.load())
     data["energy"]["mean_power_w"] = 240.0
     data.update(kw)
-    return Store().add(data)
+    return Store().add(data).run_id
 
 
 def test_measured_mfu_and_power_from_a_stored_result(capsys):
@@ -160,7 +160,7 @@ def test_a_result_without_mfu_is_refused(capsys):
         "fp32",
         catalog.load(),
     )
-    run_id = Store().add(cpu)
+    run_id = Store().add(cpu).run_id
     assert main([*EXAMPLE, "--from-result", run_id]) == 2
     err = capsys.readouterr().err
     assert "--from-result: " in err and "has no measured MFU (peak unknown: " in err

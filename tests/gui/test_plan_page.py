@@ -121,7 +121,7 @@ def test_typed_params_and_tokens_give_the_issue_example(page, capsys):
 
 
 def _store(result: dict) -> str:
-    return Store().add(result)
+    return Store().add(result).run_id
 
 
 def _with_flops(result: dict, per_sample: float, tflops: float, precision: str) -> dict:
