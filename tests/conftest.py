@@ -13,6 +13,7 @@ import pytest
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
 PROCESS_MODULES = {
     "test_cli_faults",
+    "test_store_faults",
     "test_accuracy_run",
     "test_catalog",
     "test_cli",
