@@ -125,6 +125,9 @@ def measure(
         window = yield from _window(session, config, run_id, cancel, monitor, repeat, clock)
         out.windows.append(window)
         out.warnings += session.window_warnings()
+        limit = limit_warning(config, window)
+        if limit and limit not in out.warnings:
+            out.warnings.append(limit)
     out.loss = session.loss()
 
 
@@ -174,6 +177,24 @@ def _window(
     yield from _step_events(run_id, rest, len(times), batch, True, repeat, clock)
     times += rest
     return Window(steps, steps * batch, seconds, reason, times)
+
+
+def limit_warning(config: RunConfig, window: Window) -> str | None:
+    """Said in words when a limit ended a window before the figure could settle."""
+    if window.stop_reason == "max_seconds" and window.steps < config.min_steps:
+        return (
+            f"a measuring window ended at the {config.max_seconds:g} s time limit after "
+            f"{window.steps} steps, fewer than the {config.min_steps} asked for: the figure rests "
+            f"on few steps; raise the time limit (--max-seconds, or Max. window (s) in the "
+            f"app) to at least {_seconds_for(config.min_steps, window):g} s, or lower min steps"
+        )
+    return None
+
+
+def _seconds_for(steps: int, window: Window) -> float:
+    """A time limit that would fit `steps` at this window's pace, rounded up generously."""
+    per_step = window.seconds / max(window.steps, 1)
+    return float(max(1, round(per_step * steps * 1.5 + 0.5)))
 
 
 def _stop_reason(config: RunConfig, steps: int, times: list[float], seconds: float) -> str:
