@@ -13,6 +13,7 @@ import pytest
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
 PROCESS_MODULES = {
     "test_cli_faults",
+    "test_busy",
     "test_store_faults",
     "test_accuracy_run",
     "test_catalog",
@@ -30,6 +31,7 @@ PROCESS_MODULES = {
     "test_tf_accuracy",
     "test_tf_backend",
     "test_worker",
+    "test_worker_children",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

@@ -17,6 +17,7 @@ from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.loop import LoopOutcome, train_to_accuracy
 from engine.accuracy.result import build_result
 from engine.core.events import Event, Phase
+from engine.measure import busy
 from engine.measure.monitor import Monitor, MonitorSummary
 from engine.measure.pipeline import Pipeline, run_pipeline
 from engine.measure.session import Trainer
@@ -81,7 +82,9 @@ class AccuracyRun(Pipeline[AccuracyConfig]):
             setup_seconds=self.setup_seconds,
             monitor=monitor,
             device_memory=handle.device_memory(),
-            warnings=handle.warnings() + _warnings(self.outcome, info.classes, self.config),
+            warnings=handle.warnings()
+            + _warnings(self.outcome, info.classes, self.config)
+            + busy.warnings(monitor.other_cpu_fraction, device_state),
         )
 
 

@@ -134,7 +134,7 @@ class RunConfig(TrainingConfig):
     max_seconds: float = 60.0
     stability_threshold: float = 0.10  # stop when IQR/median of step times falls under this
     epoch_samples: int | None = None  # None: the workload's usual data set
-    repeats: int = 1
+    repeats: int = 3  # measured windows: the interval comes from their spread
     # Your own model: a Python file (engine/workloads/model_file.py has the contract). When set,
     # `model` is only a label (the file's NAME) and the registry is not consulted.
     model_file: str | None = None

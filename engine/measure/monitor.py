@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core.events import Sample
+from engine.measure.busy import CpuShare
 from engine.measure.probes import Probe, Reading
 
 
@@ -27,6 +28,8 @@ class MonitorSummary:
     mean_power_w: float | None
     mean_utilization_percent: float | None
     seconds: float
+    # The share of the machine's CPU other processes used in the window (engine/measure/busy.py).
+    other_cpu_fraction: float | None = None
 
 
 class Monitor:
@@ -46,6 +49,7 @@ class Monitor:
 
     def _reset_window(self) -> None:
         self._window_t0 = time.perf_counter()
+        self._cpu_share = CpuShare.begin()
         self._energy0 = self.probe.energy_j()
         self._power_integral_j = 0.0
         self._power_seen = False
@@ -141,6 +145,7 @@ class Monitor:
                 mean_power_w=self._power_sum / self._power_n if self._power_n else None,
                 mean_utilization_percent=self._util_sum / self._util_n if self._util_n else None,
                 seconds=seconds,
+                other_cpu_fraction=self._cpu_share.fraction(),
             )
 
     def stop(self) -> None:

@@ -134,7 +134,35 @@ class NvmlProbe:
             "temperature_c": self._try(nv.nvmlDeviceGetTemperature, nv.NVML_TEMPERATURE_GPU),
             "throttle_reasons": self._try(nv.nvmlDeviceGetCurrentClocksEventReasons),
             "power_limit_w": _div(self._try(nv.nvmlDeviceGetEnforcedPowerLimit), 1000.0),
+            **self._violations(),
+            "other_processes": self._other_processes(),
         }
+
+    def _violations(self) -> dict[str, Any]:
+        """How long (ns, cumulative) the card was held below its clocks by heat or power, and
+        the counters' reference time (us); engine/measure/busy.py turns deltas into warnings."""
+        nv = self._nvml
+        thermal = self._try(nv.nvmlDeviceGetViolationStatus, nv.NVML_PERF_POLICY_THERMAL)
+        power = self._try(nv.nvmlDeviceGetViolationStatus, nv.NVML_PERF_POLICY_POWER)
+        return {
+            "reference_time_us": getattr(thermal or power, "referenceTime", None),
+            "thermal_violation_ns": getattr(thermal, "violationTime", None),
+            "power_violation_ns": getattr(power, "violationTime", None),
+        }
+
+    def _other_processes(self) -> int | None:
+        """Processes other than this one with work on the GPU (compute or graphics)."""
+        pids: set[int] = set()
+        seen = False
+        for fn in (
+            self._nvml.nvmlDeviceGetComputeRunningProcesses,
+            self._nvml.nvmlDeviceGetGraphicsRunningProcesses,
+        ):
+            processes = self._try(fn)
+            if processes is not None:
+                seen = True
+                pids |= {p.pid for p in processes if p.pid != self._pid}
+        return len(pids) if seen else None
 
     def close(self) -> None:
         with contextlib.suppress(self._nvml.NVMLError):

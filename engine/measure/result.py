@@ -11,8 +11,9 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from engine.core.events import Failed, json_safe
+from engine.core.interval import cost_interval, throughput_interval
 from engine.core.stats import summary
-from engine.measure import utilisation
+from engine.measure import busy, utilisation
 from engine.measure.config import RunConfig, TrainingConfig
 from engine.measure.monitor import MonitorSummary, summary_dict
 from engine.pricing import cost
@@ -143,6 +144,8 @@ def build_result(
     epoch_samples = config.epoch_samples or workload.epoch_samples
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
     price = config.price
+    usd = cost.usd_per_epoch(epoch_s, price.usd_per_hour) if price else None
+    ci = throughput_interval(throughput, throughputs, step_times)
     window_seconds = sum(w.seconds for w in windows)
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
@@ -153,6 +156,9 @@ def build_result(
         **header(run_id, config, environment),
         "workload": workload_record(workload, parameters),
         "throughput_samples_per_s": throughput,
+        "throughput_ci95": ci.to_list(),
+        "interval_method": ci.method,
+        "repeats": len(windows),
         "throughput_repeats": throughputs,
         "throughput_spread": (max(throughputs) - min(throughputs)) / throughput,
         "step_time_s": summary(step_times),
@@ -169,9 +175,11 @@ def build_result(
         **_memory(config, monitor, device_memory),
         "energy": energy,
         "device_state": device_state,
-        "usd_per_epoch": cost.usd_per_epoch(epoch_s, price.usd_per_hour) if price else None,
+        "usd_per_epoch": usd,
+        "usd_per_epoch_ci95": cost_interval(usd, ci) if usd is not None else None,
         "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
-        "warnings": measurement.warnings,
+        "other_cpu_fraction": monitor.other_cpu_fraction,
+        "warnings": measurement.warnings + busy.warnings(monitor.other_cpu_fraction, device_state),
     }
     return json_safe(result)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from engine.core.interval import plus_minus
+
 if TYPE_CHECKING:
     from engine.core.stats import Spread
 
@@ -85,10 +87,12 @@ def summary(result: dict[str, Any]) -> str:
         return "\n".join(lines)
     st = result["step_time_s"]
     unit = (result.get("workload") or {}).get("epoch_unit", "samples")
+    tput = result["throughput_samples_per_s"]
+    spread = plus_minus(result.get("throughput_ci95"), tput)
     lines += [
-        f"{'throughput':10s} {result['throughput_samples_per_s']:,.1f} samples/s  (step "
-        f"{st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
-        f"{result['steps_measured']} steps, {result['stop_reason']})",
+        f"{'throughput':10s} {tput:,.1f} samples/s {spread}  ({_interval_text(result)})",
+        f"{'':10s} step {st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
+        f"{result['steps_measured']} steps, {_windows(result)}",
         f"{'epoch':10s} {result['epoch_samples']:,} {unit} in {duration(result['epoch_seconds'])}",
         f"{'memory':10s} {size(result['peak_memory_bytes'])} peak of "
         f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
@@ -98,8 +102,10 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'FLOPs':10s} {flops_text(result['flops'], unit)}")
     price = result.get("price")
     if price:
+        usd = result["usd_per_epoch"]
+        spread = plus_minus(result.get("usd_per_epoch_ci95"), usd) if usd is not None else ""
         lines.append(
-            f"{'cost':10s} {money(result['usd_per_epoch'])} per epoch at "
+            f"{'cost':10s} {money(usd)} per epoch {spread} at "
             f"${price['usd_per_hour']:,.2f}/h ({price['source']}, {price['as_of']})"
         )
     else:
@@ -112,6 +118,22 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'warning':10s} {warning}")
     lines.append(f"{'run id':10s} {result['run_id']}")
     return "\n".join(lines)
+
+
+def _interval_text(result: dict[str, Any]) -> str:
+    """'95% interval 75.1 to 78.3, Student t over 3 windows', or why there is none."""
+    ci = result.get("throughput_ci95")
+    if not ci:
+        return "no interval: measured before epochcost recorded one"
+    low, high = ci
+    return f"95% interval {low:,.1f} to {high:,.1f}; {result.get('interval_method', '')}"
+
+
+def _windows(result: dict[str, Any]) -> str:
+    """How the windows ended: 'windows stable, stable, max_seconds' or the one stop reason."""
+    n = result.get("repeats") or 1
+    headline = f"median of {n} windows" if n > 1 else "one window"
+    return f"{headline} (samples / wall time), last ended {result['stop_reason']}"
 
 
 def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:

@@ -91,6 +91,18 @@ def _items(check: Check) -> Check:
     return items
 
 
+def _pair(first: Check, second: Check) -> Check:
+    """[low, high]: a list of two."""
+
+    def pair(value: Any, path: str) -> None:
+        if not isinstance(value, list) or len(value) != 2:
+            raise _Bad(path, "must be a list of two numbers [low, high]")
+        first(value[0], f"{path}[0]")
+        second(value[1], f"{path}[1]")
+
+    return pair
+
+
 def _object(spec: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
     """A JSON object whose `spec` fields, where present, pass their checks."""
 
@@ -195,6 +207,11 @@ _ALWAYS = _object(
         "accuracy": _optional(_ACCURACY),
         "compile_seconds": OPT_NUMBER,
         "step_time_s": _optional(_STEP_TIMES),
+        "throughput_ci95": _optional(_pair(NUMBER, NUMBER)),
+        "usd_per_epoch_ci95": _optional(_pair(NUMBER, OPT_NUMBER)),
+        "interval_method": OPT_TEXT,
+        "repeats": OPT_WHOLE,
+        "other_cpu_fraction": OPT_NUMBER,
     }
     | {
         k: OPT_NUMBER

@@ -104,7 +104,8 @@ def test_run_summary_is_readable(tmp_path):
         "50,000 images",
         "memory",
         "peak of",
-        "per epoch at $2.50/h (my quote,",
+        "per epoch ± ",
+        "at $2.50/h (my quote,",
     ):
         assert words in proc.stdout
     assert "measuring" in proc.stderr  # progress goes to stderr

@@ -49,7 +49,7 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     warm = [s for s in steps if not s.measured]
     measured = [s for s in steps if s.measured]
     assert len(warm) == TINY.warmup_steps
-    assert TINY.min_steps <= len(measured) <= TINY.max_steps
+    assert TINY.min_steps * TINY.repeats <= len(measured) <= TINY.max_steps * TINY.repeats
     assert all(s.step_time_s > 0 and s.samples == batch for s in steps)
     assert any(isinstance(e, Sample) and e.process_memory_bytes for e in events)
 
@@ -61,7 +61,9 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     # Throughput comes from the synchronised window, per-step times from the timer: the window
     # holds the steps plus the loop's own small overhead, so it is a little slower, never faster.
     per_step = batch / result["step_time_s"]["mean"]
-    assert 0.5 < result["throughput_samples_per_s"] / per_step <= 1.0
+    # The headline is the median window (samples over wall time); per_step the median step of
+    # all windows: one window may run a little faster than the steps' median over the three.
+    assert 0.5 < result["throughput_samples_per_s"] / per_step <= 1.1
     assert result["epoch_seconds"] == 50_000 / result["throughput_samples_per_s"]
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
