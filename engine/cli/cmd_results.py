@@ -50,16 +50,17 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'run id':26s} {'status':9s} {'model':15s} {'fw':10s} {'batch':>5s} "
-        f"{'samples/s':>10s} {'mem':>6s} {'$/epoch':>10s}  device"
+        f"{'samples/s':>10s} {'± 95%':>7s} {'mem':>6s} {'$/epoch':>10s}  device"
     )
     for r in frame.itertuples():
         tput = _cell(r.throughput_samples_per_s, lambda v: f"{v:,.1f}")
+        spread = _spread(r.throughput_low, r.throughput_high, r.throughput_samples_per_s)
         fill = _cell(r.memory_fill, lambda v: f"{v * 100:.0f}%")
         usd = _cell(r.usd_per_epoch, report.money)
         batch = _cell(r.batch_size, lambda v: f"{v:.0f}")
         print(
             f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {batch:>5s} "
-            f"{tput:>10s} {fill:>6s} {usd:>10s}  {r.device}"
+            f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {r.device}"
         )
     return 0
 
@@ -69,6 +70,13 @@ def _cell(value: Any, fmt: Callable[[float], str]) -> str:
     if value is None or isinstance(value, str) or value != value:
         return "-"
     return fmt(float(value))
+
+
+def _spread(low: Any, high: Any, center: Any) -> str:
+    """'±2.1%' from a listing row's interval; '-' for a result stored without one."""
+    if any(v is None or v != v for v in (low, high, center)) or not center:
+        return "-"
+    return f"±{(high - low) / 2 / center:.1%}"
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -62,6 +62,16 @@ LIST_COLUMNS = (
     "price_source",
     "group_id",
 )
+# Read out of each stored result's JSON for the listing: the 95% intervals (None for results
+# stored before they were recorded) and the share of the CPU other processes used.
+_FROM_BODY = {
+    "throughput_low": "$.throughput_ci95[0]",
+    "throughput_high": "$.throughput_ci95[1]",
+    "usd_per_epoch_low": "$.usd_per_epoch_ci95[0]",
+    "usd_per_epoch_high": "$.usd_per_epoch_ci95[1]",
+    "other_cpu_fraction": "$.other_cpu_fraction",
+}
+LISTING = (*LIST_COLUMNS, *_FROM_BODY)
 
 
 @dataclass(frozen=True)
@@ -252,17 +262,18 @@ class Store:
             ) from None
 
     def list(self, group_id: str | None = None) -> pd.DataFrame:
-        """One row per result, newest first, with the listing columns."""
+        """One row per result, newest first, with the listing columns (LISTING)."""
         if not self.path.exists():
-            return pd.DataFrame([], columns=list(LIST_COLUMNS))
-        query = f"SELECT {', '.join(LIST_COLUMNS)} FROM results"
+            return pd.DataFrame([], columns=list(LISTING))
+        extracted = [f"json_extract(body, '{path}')" for path in _FROM_BODY.values()]
+        query = f"SELECT {', '.join([*LIST_COLUMNS, *extracted])} FROM results"
         params: tuple[Any, ...] = ()
         if group_id:
             query += " WHERE group_id = ?"
             params = (group_id,)
         with self._connect() as db:
             rows = db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
-        return pd.DataFrame(rows, columns=list(LIST_COLUMNS))
+        return pd.DataFrame(rows, columns=list(LISTING))
 
     @staticmethod
     def _body(db: sqlite3.Connection, run_id: str) -> str | None:
