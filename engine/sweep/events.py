@@ -46,17 +46,28 @@ class Trial:
     def value(self, key: str) -> Any:
         return (self.result or {}).get(key)
 
+    def interval(self, key: str) -> tuple[float | None, float | None]:
+        """(low, high) of the 95% interval stored as `key` (e.g. throughput_ci95), or Nones."""
+        pair = self.value(key)
+        return (pair[0], pair[1]) if isinstance(pair, list) and len(pair) == 2 else (None, None)
+
     def to_row(self) -> dict[str, Any]:
-        """A flat dict: one point of a sweep (JSON, tables, CSV)."""
+        """A flat dict: one point of a sweep (JSON, tables, CSV), with its 95% intervals."""
+        tput_low, tput_high = self.interval("throughput_ci95")
+        usd_low, usd_high = self.interval("usd_per_epoch_ci95")
         return {
             "batch_size": self.batch_size,
             "status": self.status,
             "role": self.role,
             "throughput_samples_per_s": self.value("throughput_samples_per_s"),
+            "throughput_low": tput_low,
+            "throughput_high": tput_high,
             "memory_fill": self.value("memory_fill"),
             "peak_memory_bytes": self.value("peak_memory_bytes"),
             "epoch_seconds": self.value("epoch_seconds"),
             "usd_per_epoch": self.value("usd_per_epoch"),
+            "usd_per_epoch_low": usd_low,
+            "usd_per_epoch_high": usd_high,
             "run_id": self.run_id,
             "trial": self.index,
             "seconds": self.seconds,

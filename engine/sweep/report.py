@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.core.interval import plus_minus
 from engine.results.report import duration, money
 from engine.sweep.events import Trial
 from engine.sweep.summary import SweepSummary
@@ -14,7 +15,8 @@ def trial_line(trial: Trial) -> str:
         return f"{'':8s}  batch {trial.batch_size:>7d}  skipped ({trial.message})"
     if trial.fits:
         tput = trial.value("throughput_samples_per_s")
-        return f"{head}  fits     {tput:,.1f} samples/s  ({trial.seconds:.1f} s)"
+        spread = plus_minus(trial.value("throughput_ci95"), tput)
+        return f"{head}  fits     {tput:,.1f} samples/s {spread}  ({trial.seconds:.1f} s)"
     status = "DOES NOT FIT" if trial.status == "oom" else trial.status
     return f"{head}  {status}  ({trial.seconds:.1f} s)  {trial.message}"
 
@@ -23,9 +25,15 @@ def _cell(value: float | None, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
+def _spread(p: Trial) -> str:
+    tput = p.value("throughput_samples_per_s")
+    return plus_minus(p.value("throughput_ci95"), tput) if tput else "-"
+
+
 def table(summary: SweepSummary) -> list[str]:
     lines = [
-        f"{'batch':>7s}  {'run':7s}  {'status':9s}  {'samples/s':>11s}  {'memory':>7s}  "
+        f"{'batch':>7s}  {'run':7s}  {'status':9s}  {'samples/s':>11s}  {'± 95%':>11s}  "
+        f"{'memory':>7s}  "
         f"{'epoch':>12s}  {'$/epoch':>9s}"
     ]
     for p in summary.points:
@@ -38,6 +46,7 @@ def table(summary: SweepSummary) -> list[str]:
         lines.append(
             f"{p.batch_size:>7d}  {p.role:7s}  {status:9s}  "
             f"{_cell(p.value('throughput_samples_per_s'), ',.1f'):>11s}  "
+            f"{_spread(p):>11s}  "
             f"{'-' if fill is None else f'{fill:.1%}':>7s}  "
             f"{'-' if epoch is None else duration(epoch):>12s}  "
             f"{'-' if usd is None else money(usd):>9s}"
@@ -69,6 +78,9 @@ def verdicts(summary: SweepSummary) -> list[str]:
     why = cheapest_reason(summary)
     if why is not None:
         lines.append(f"{'cheapest':12s} {summary.cheapest_batch}  ({why})")
+        tie = cheapest_tie(summary)
+        if tie:
+            lines.append(f"{'':12s} {tie}")
     if summary.knee_batch is not None:
         lines.append(
             f"{'knee':12s} {summary.knee_batch}  (smallest batch within "
@@ -89,6 +101,30 @@ def text(summary: SweepSummary) -> str:
         f"{duration(summary.seconds)} | {summary.status} | group {summary.group_id}"
     )
     return "\n".join([head, *table(summary), *verdicts(summary)])
+
+
+def cheapest_tie(summary: SweepSummary) -> str | None:
+    """Said when another batch's 95% throughput interval overlaps the cheapest's: the data
+    cannot tell them apart (on one machine at one price, cost follows throughput)."""
+    if summary.cheapest_batch is None:
+        return None
+    full = [p for p in summary.points if p.fits and p.value("throughput_ci95")]
+    best = next((p for p in full if p.batch_size == summary.cheapest_batch), None)
+    if best is None:
+        return None
+    low, _ = best.interval("throughput_ci95")
+    close = [
+        p.batch_size
+        for p in full
+        if p is not best and (p.interval("throughput_ci95")[1] or 0.0) >= (low or 0.0)
+    ]
+    if not close:
+        return None
+    sizes = ", ".join(str(b) for b in close)
+    return (
+        f"within the 95% interval of batch {sizes}: the measurements cannot tell them apart; "
+        "measure longer (--max-seconds, --repeats) to decide"
+    )
 
 
 def cheapest_reason(summary: SweepSummary) -> str | None:
