@@ -31,14 +31,42 @@ if not os.environ.get("EPOCHCOST_VERBOSE"):
 
 PARENT_GONE_GRACE_S = 3.0
 EXIT_PARENT_GONE = 4
+_PARENT_GONE = threading.Event()  # stdin has closed
 
 
 def _event_stream() -> TextIO:
-    """Keep the real stdout for events; point fd 1 (and sys.stdout) at stderr."""
-    events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    """Keep the real stdout for events; point fd 1 (and sys.stdout) at stderr. The events' fd
+    is not inherited by a program the worker starts (os.dup makes it so), nor held by a process
+    it forks (a model file's multiprocessing, os.fork): its parent reads events until the pipe's
+    end, and a child's copy would keep the pipe open."""
+    fd = os.dup(1)
+    events = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=lambda: _let_go(fd))
     return events
+
+
+def _let_go(fd: int) -> None:
+    """In a forked child: point the events' fd at the null device. The fd stays valid for the
+    file object that holds it, and what the child writes there goes nowhere."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd, inheritable=False)
+        os.close(null)
+    except OSError:
+        pass
+
+
+def _default_signals() -> None:
+    """In a forked child: SIGTERM and SIGINT as Python's defaults, not the worker's cancel, so
+    that the launcher's SIGTERM to the worker's process group ends the child."""
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):  # not this interpreter's main thread
+        pass
 
 
 def _watch_control(cancel: threading.Event) -> None:
@@ -46,8 +74,9 @@ def _watch_control(cancel: threading.Event) -> None:
         if line.strip() == "cancel":
             cancel.set()
     # stdin closed: the parent is gone (or closed it on purpose). Stop, then make sure we end.
+    _PARENT_GONE.set()
     cancel.set()
-    timer = threading.Timer(PARENT_GONE_GRACE_S, os._exit, args=(EXIT_PARENT_GONE,))
+    timer = threading.Timer(PARENT_GONE_GRACE_S, _exit, args=(EXIT_PARENT_GONE,))
     timer.daemon = True
     timer.start()
 
@@ -66,9 +95,12 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
 
     cancel = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: cancel.set())
-    # Ctrl-C in a terminal reaches the whole process group: the worker stops between steps and
-    # reports "cancelled" (the CLI asks it to as well), rather than dying with a traceback.
+    # SIGINT (Ctrl-C, where the worker shares a terminal's process group) likewise: it stops
+    # between steps and reports "cancelled", rather than dying with a traceback. The launcher
+    # starts it in a session of its own; there the CLI takes Ctrl-C and cancels it by stdin.
     signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_default_signals)
     if args.control_stdin:
         threading.Thread(target=_watch_control, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
@@ -126,8 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check-model" or _ran_user_code(args):
         # The user's file may have started threads that would keep this process alive: end
         # now that every event is out.
-        sys.stderr.flush()
-        os._exit(code)
+        _exit(code)
     return code
 
 
@@ -145,9 +176,16 @@ def _ran_user_code(args: argparse.Namespace) -> bool:
 def entry(argv: list[str] | None = None) -> NoReturn:
     """The worker process's whole life: main(), then exit at once. Every event is out by then;
     tearing the framework down (seconds for torch) would only delay the next trial."""
-    code = main(argv)
+    _exit(main(argv))
+
+
+def _exit(code: int) -> NoReturn:
+    """Exit now. With the parent gone, nobody ends the processes the run started (the
+    launcher's end_group): the worker ends its own process group, itself included, as it goes."""
     sys.stdout.flush()
     sys.stderr.flush()
+    if _PARENT_GONE.is_set() and hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
     os._exit(code)
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import collections
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,13 @@ from engine.core.ids import new_run_id
 from engine.measure.config import TrainingConfig
 
 CANCEL_GRACE_S = 1.5
+# Once the worker has ended, what is left of its process group (processes a model file started)
+# gets SIGTERM, and SIGKILL after this long.
+GROUP_GRACE_S = 1.0
+# POSIX: the worker leads a process group of its own (start_new_session), which the launcher
+# ends after it; and the events are read until the worker has ended, not until the pipe's end,
+# which a child of the worker may hold open.
+OWN_GROUP = os.name == "posix" and hasattr(os, "killpg")
 STDERR_TAIL_LINES = 200
 # How long a model file may take to load and build (its `building` phase) before the worker is
 # killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
@@ -130,6 +139,8 @@ class WorkerProcess:
         self._stderr_thread: threading.Thread | None = None
         self._watchdog: Watchdog | None = None
         self._phase = ""  # the last phase the worker reported
+        self._pending = b""  # stdout read but not yet a whole line
+        self._group_ended = False
 
     def start(self) -> WorkerProcess:
         env = self.spec.environment()
@@ -153,6 +164,9 @@ class WorkerProcess:
                 errors="replace",
                 bufsize=1,
                 env=env,
+                # Its own session: a terminal's Ctrl-C reaches the CLI, which cancels it (cancel());
+                # the group holds whatever it starts, ended with it (end_group).
+                start_new_session=OWN_GROUP,
             )
         except OSError as exc:  # a chosen interpreter that is gone or not executable
             raise ConfigError(
@@ -183,7 +197,7 @@ class WorkerProcess:
             self.start()
         assert self.proc and self.proc.stdout
         terminal = False
-        for line in self.proc.stdout:
+        for line in self._lines():
             if not line.strip():
                 continue
             try:
@@ -197,8 +211,45 @@ class WorkerProcess:
         code = self.proc.wait()
         if self._watchdog is not None:
             self._watchdog.disarm()
+        self._end_group()
         if not terminal:
             yield self._death_event(code)
+
+    def _lines(self) -> Iterator[str]:
+        """The worker's stdout line by line, until the worker has ended and every line it wrote
+        is read. Not until the pipe's end (on POSIX): a process the worker started may hold the
+        pipe open long after the worker is gone."""
+        assert self.proc and self.proc.stdout
+        if not OWN_GROUP:
+            yield from self.proc.stdout
+            return
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                while b"\n" in self._pending:
+                    line, _, self._pending = self._pending.partition(b"\n")
+                    yield line.decode("utf-8", "replace")
+                # Polled before looking at the pipe: once the worker has ended, all it wrote
+                # is in the pipe, and an empty pipe means the end.
+                ended = self.proc.poll() is not None
+                if selector.select(0 if ended else 0.1):
+                    chunk = os.read(fd, 65536)
+                    if chunk:
+                        self._pending += chunk
+                        continue
+                elif not ended:
+                    continue
+                break
+        if self._pending:
+            rest, self._pending = self._pending, b""
+            yield rest.decode("utf-8", "replace")
+
+    def _end_group(self) -> None:
+        """End what the worker started and left behind (it has ended itself)."""
+        if self.proc is not None and OWN_GROUP and not self._group_ended:
+            self._group_ended = True
+            end_group(self.proc.pid)
 
     def _watch(self, event: Event, terminal: bool) -> None:
         """Time a model file's building phase (user code), which the worker cannot stop."""
@@ -274,9 +325,13 @@ class WorkerProcess:
         timer.start()
 
     def kill(self) -> None:
+        """Kill the worker, and with it every process of its group."""
         proc = self.proc
         if proc is not None and proc.poll() is None:
-            proc.kill()
+            if OWN_GROUP:
+                _signal_group(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
 
     def close(self) -> None:
         """Make sure the process is gone and reaped (window close, test teardown)."""
@@ -288,13 +343,43 @@ class WorkerProcess:
             try:
                 proc.wait(timeout=3)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                self.kill()
                 proc.wait()
+        self._end_group()
+        streams = [proc.stdin, proc.stdout, proc.stderr]
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=2)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if self._stderr_thread.is_alive():
+                # A process out of the group's reach holds the pipe: closing the stream would
+                # wait for the thread's read. The thread ends when that process does.
+                streams.remove(proc.stderr)
+        for stream in streams:
             try:
                 if stream:
                     stream.close()
             except OSError:
                 pass
+
+
+def end_group(pgid: int, grace_s: float = GROUP_GRACE_S) -> None:
+    """SIGTERM to every process of the group `pgid`, and SIGKILL after grace_s to what is left.
+    Returns at once for a group that is empty (the usual case: the worker started nothing)."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if not _signal_group(pgid, 0):
+            return
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send sig to the group; False when the group has no process left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member that is not ours to signal (it changed its user)
+        return True
+    return True
