@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from engine.cli import numbers
 from engine.cli.common import UsageError, print_json
 from engine.pricing import cost
 
@@ -16,21 +17,32 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the same work. SPEEDUP = owned throughput / cloud throughput (0.5: the owned machine "
         "is half as fast, so renting the same work needs half the hours).",
     )
-    p.add_argument("--purchase-usd", type=float, required=True, metavar="P")
-    p.add_argument("--cloud-usd-per-hour", type=float, required=True, metavar="C")
-    p.add_argument("--speedup", type=float, required=True, metavar="R")
+    p.add_argument("--purchase-usd", type=numbers.PURCHASE_USD, required=True, metavar="P")
+    p.add_argument("--cloud-usd-per-hour", type=numbers.PRICE_PER_HOUR, required=True, metavar="C")
     p.add_argument(
-        "--power-w", type=float, default=None, metavar="W", help="owned machine's draw (watts)"
+        "--speedup",
+        type=numbers.number(0.001, 1_000, "(owned throughput / cloud throughput)"),
+        required=True,
+        metavar="R",
     )
-    p.add_argument("--usd-per-kwh", type=float, default=None, metavar="T", help="tariff")
+    p.add_argument(
+        "--power-w",
+        type=numbers.POWER_W,
+        default=None,
+        metavar="W",
+        help="owned machine's draw (watts)",
+    )
+    p.add_argument(
+        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, metavar="T", help="tariff"
+    )
     p.add_argument(
         "--psu-efficiency",
-        type=float,
+        type=numbers.PSU_EFFICIENCY,
         default=1.0,
         metavar="E",
         help="when --power-w is the DC draw (NVML), e.g. 0.9; default 1: W is at the wall",
     )
-    p.add_argument("--hours-per-day", type=float, default=24.0, metavar="H")
+    p.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=24.0, metavar="H")
     p.add_argument("--json", action="store_true", help="machine-readable output (key: days)")
     p.set_defaults(handler=handle)
 
@@ -62,17 +74,10 @@ def handle(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    days = result.days
     cloud_hours = args.hours_per_day * args.speedup
-    if days is None:
-        print("owning never pays for itself: its electricity costs more than renting the same work")
-    else:
-        print(
-            f"owning pays for itself after {days:,.1f} days of use at {args.hours_per_day:g} h/day"
-            f" ({days * args.hours_per_day:,.0f} hours of training)"
-        )
+    print(_verdict(result, args.hours_per_day))
     electricity = (
-        f" + ${result.owned_usd_per_day:,.2f}/day electricity ({args.power_w:g} W"
+        f" + {_usd(result.owned_usd_per_day)}/day electricity ({args.power_w:g} W"
         f"{'' if args.psu_efficiency == 1 else f' / {args.psu_efficiency:g} PSU'}"
         f" at ${args.usd_per_kwh:g}/kWh)"
         if args.power_w is not None
@@ -80,7 +85,41 @@ def handle(args: argparse.Namespace) -> int:
     )
     print(f"  owned   ${args.purchase_usd:,.2f} up front{electricity}")
     print(
-        f"  rented  ${result.rented_usd_per_day:,.2f}/day: the same work takes {cloud_hours:,.2f} "
-        f"cloud hours a day at ${args.cloud_usd_per_hour:g}/h"
+        f"  rented  {_usd(result.rented_usd_per_day)}/day: the same work takes "
+        f"{_figure(cloud_hours)} cloud hours a day at ${args.cloud_usd_per_hour:g}/h"
     )
     return 0
+
+
+CENTURY_DAYS = 100 * 365.0
+
+
+def _verdict(result: cost.BreakEven, hours_per_day: float) -> str:
+    """When owning pays for itself, or why it never does, from the figures given."""
+    days = result.days
+    if days is None:
+        # Renting costs something (every price, speedup and hour is above 0): only the
+        # electricity, given, can make owning never pay.
+        return (
+            f"owning never pays for itself: its electricity ({_usd(result.owned_usd_per_day)}/day)"
+            f" costs as much as renting the same work ({_usd(result.rented_usd_per_day)}/day) "
+            "or more"
+        )
+    if days > CENTURY_DAYS:
+        return (
+            "owning does not pay for itself within a century of use (it would take "
+            f"{days:.3g} days at {hours_per_day:g} h/day)"
+        )
+    return (
+        f"owning pays for itself after {days:,.1f} days of use at {hours_per_day:g} h/day "
+        f"({days * hours_per_day:,.0f} hours of training)"
+    )
+
+
+def _figure(value: float) -> str:
+    """1,234.56, or two significant figures below 0.01 (0.0024), never 0.00 for some."""
+    return f"{value:,.2f}" if value >= 0.01 or value == 0 else f"{value:.2g}"
+
+
+def _usd(value: float) -> str:
+    return f"${_figure(value)}"

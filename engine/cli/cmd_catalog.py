@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from dataclasses import asdict
 
-from engine.cli.common import print_json
+from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table
 from engine.core import paths
 from engine.pricing import catalog as catalog_module
@@ -40,6 +41,52 @@ def register(sub: argparse._SubParsersAction) -> None:
     files.set_defaults(handler=_files)
 
 
+def check_clouds(cat: Catalog, text: str | None) -> tuple[str, ...] | None:
+    """--cloud as names the catalog sells under (None: every cloud); an unknown one is refused,
+    with the names close to it."""
+    if text is None:
+        return None
+    names = tuple(name.strip().lower() for name in text.split(",") if name.strip())
+    known = sorted({i.cloud.lower() for i in cat.instances})
+    if not names:
+        raise UsageError("cloud", f"give one or more of {', '.join(known)}, comma-separated")
+    for name in names:
+        if name not in known:
+            raise UsageError(
+                "cloud",
+                f"no cloud {name!r} in the catalog{_close(name, known)}; it has {', '.join(known)}",
+            )
+    return names
+
+
+def check_gpu(cat: Catalog, text: str | None) -> None:
+    """Refuses --gpu when no catalog GPU or instance matches it, with the names close to it."""
+    if text is None:
+        return
+    wanted = catalog_module.normalise(text)
+    if not wanted:
+        raise UsageError("gpu", f"{text!r}: give a GPU name (epochcost catalog gpus lists them)")
+    if cat.find_gpus(text) or any(
+        wanted in catalog_module.normalise(i.gpu_model) for i in cat.instances
+    ):
+        return
+    names = {g.name for g in cat.gpus} | {i.gpu_model for i in cat.instances if i.gpu_model}
+    raise UsageError(
+        "gpu",
+        f"no GPU matches {text!r}{_close(text, sorted(names))}; epochcost catalog gpus lists them",
+    )
+
+
+def _close(text: str, names: list[str]) -> str:
+    """' (did you mean a, b or c?)' for the names like `text`, else nothing."""
+    by_key = {name.lower(): name for name in names}
+    close = [by_key[c] for c in difflib.get_close_matches(text.strip().lower(), list(by_key))]
+    if not close:
+        return ""
+    listed = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"
+    return f" (did you mean {listed}?)"
+
+
 def load_reporting() -> Catalog:
     """The catalog; each bad row is reported on stderr (it is skipped, the rest loads)."""
     cat = catalog_module.load()
@@ -51,7 +98,7 @@ def load_reporting() -> Catalog:
 def _instances(args: argparse.Namespace) -> int:
     cat = load_reporting()
     historical = {"no": False, "yes": True, "both": None}[args.historical]
-    clouds = args.cloud.split(",") if args.cloud else None
+    clouds = check_clouds(cat, args.cloud)
     rows = cat.select(clouds, args.gpu, args.search, historical=historical, full_only=False)
     if args.json:
         print_json([{**asdict(r), "full_instance": r.full_instance} for r in rows])

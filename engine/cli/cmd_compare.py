@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine.cli.cmd_catalog import load_reporting
+from engine.cli import numbers
+from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table, usd
 from engine.pricing import cost, owning
@@ -24,6 +25,12 @@ from engine.pricing.rows import Machine
 from engine.results.report import duration
 from engine.results.store import Store, read_result_file
 
+# The engine's ConfigError field -> this command's option (engine/cli/numbers.py, Named).
+FIELDS = {
+    "rerun_fraction": "interruption_overhead",
+    "g_co2e_per_kwh": "grid_g_per_kwh",
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -39,36 +46,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--spot", action="store_true", help="sort by the spot price")
     p.add_argument(
         "--interruption-overhead",
-        type=float,
+        type=numbers.number(0.001, 10, "(share of the work run again)", zero=True),
         default=0.0,
         metavar="F",
         help="spot: share of work run again after interruptions (0.1 = 10%%; default 0)",
     )
-    p.add_argument("--startup-minutes", type=float, default=0.0, help="billed per run (rented)")
-    p.add_argument("--epochs", type=float, default=1.0, help="epochs in a run, for $/run")
+    p.add_argument(
+        "--startup-minutes",
+        type=numbers.number(0.01, 7 * 24 * 60, "minutes", zero=True),
+        default=0.0,
+        help="billed per run (rented)",
+    )
+    p.add_argument("--epochs", type=numbers.EPOCHS, default=1.0, help="epochs in a run, for $/run")
     p.add_argument("--historical", action="store_true", help="add the 2016-2018 study prices")
     p.add_argument(
         "--max-gpus",
-        type=float,
+        type=numbers.number(0.01, 100_000, "GPUs"),
         default=1.0,
         help="leave out bigger instances (default 1; larger ones assume perfect scaling)",
     )
-    p.add_argument("--limit", type=int, default=30, help="rows shown (0: all; JSON: all)")
+    p.add_argument("--limit", type=numbers.LIMIT, default=30, help="rows shown (0: all; JSON: all)")
     own = p.add_argument_group("the measured machine as owned hardware")
     own.add_argument("--owned", action="store_true", help="price it as owned (launch price)")
     own.add_argument("--machine", default=None, help="a machine from your catalog's machines.csv")
-    own.add_argument("--purchase-usd", type=float, default=None, help="default: launch price")
-    own.add_argument("--lifetime-years", type=float, default=None, help="default 3")
-    own.add_argument("--hours-per-day", type=float, default=None, help="use; default 24")
-    own.add_argument("--power-w", type=float, default=None, help="default: measured, else TDP")
-    own.add_argument("--rest-of-system-w", type=float, default=None, help="default 0")
-    own.add_argument("--usd-per-kwh", type=float, default=None, help="electricity tariff")
-    own.add_argument("--psu-efficiency", type=float, default=None, help="default 0.9")
+    own.add_argument(
+        "--purchase-usd", type=numbers.PURCHASE_USD, default=None, help="default: launch price"
+    )
+    own.add_argument(
+        "--lifetime-years", type=numbers.LIFETIME_YEARS, default=None, help="default 3"
+    )
+    own.add_argument(
+        "--hours-per-day", type=numbers.HOURS_PER_DAY, default=None, help="use; default 24"
+    )
+    own.add_argument(
+        "--power-w", type=numbers.POWER_W, default=None, help="default: measured, else TDP"
+    )
+    own.add_argument(
+        "--rest-of-system-w", type=numbers.REST_OF_SYSTEM_W, default=None, help="default 0"
+    )
+    own.add_argument(
+        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="electricity tariff"
+    )
+    own.add_argument(
+        "--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None, help="default 0.9"
+    )
     grid = p.add_argument_group("carbon of the measured machine's electricity")
     grid.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
-    grid.add_argument("--grid-g-per-kwh", type=float, default=None, metavar="G")
+    grid.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
     p.add_argument("--json", action="store_true", help="a list of rows, sorted by $/epoch")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=numbers.Named(handle, FIELDS))
 
 
 def load_result(text: str) -> dict[str, Any]:
@@ -107,7 +133,6 @@ def _grid(
     args: argparse.Namespace, cat: Catalog, machine: Machine | None
 ) -> tuple[float | None, str]:
     if args.grid_g_per_kwh is not None:
-        cost.co2_kg(0.0, args.grid_g_per_kwh)  # validates: not negative
         return args.grid_g_per_kwh, f"{args.grid_g_per_kwh:g} g/kWh (given)"
     region = args.grid_region or (machine.grid if machine else "")
     if region:
@@ -133,14 +158,15 @@ def handle(args: argparse.Namespace) -> int:
     if args.machine and machine is None:
         known = ", ".join(m.name for m in cat.machines) or "none yet"
         raise UsageError("machine", f"no machine {args.machine!r} in your catalog ({known})")
-    for name in ("interruption_overhead", "startup_minutes", "epochs", "max_gpus"):
-        value = getattr(args, name)
-        if not 0 <= value < float("inf"):
-            raise UsageError(name, f"{value:g} must be a number of at least 0")
+    clouds = check_clouds(cat, args.cloud)
+    check_gpu(cat, args.gpu)
+    if args.gpu and not cat.select(clouds, args.gpu, historical=None, full_only=False):
+        where = f" on {', '.join(clouds)}" if clouds else ""
+        raise UsageError("gpu", f"no instance{where} has a GPU matching {args.gpu!r}")
     owned, owned_text = _owned(args, cat, result, machine)
     g_per_kwh, grid_text = _grid(args, cat, machine)
     options = CompareOptions(
-        clouds=tuple(args.cloud.split(",")) if args.cloud else None,
+        clouds=clouds,
         gpu=args.gpu,
         spot=args.spot,
         historical=args.historical,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.cli import numbers
 from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
 from engine.process.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
 from engine.workloads import registry
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--framework", choices=("torch", "tensorflow"), help="for --model-file")
     p.add_argument(
         "--timeout",
-        type=float,
+        type=numbers.number(1, 86_400, "seconds"),
         default=CHECK_TIMEOUT_S,
         metavar="S",
         help=f"time the file may take to load and build (default {CHECK_TIMEOUT_S:g} s)",
@@ -46,8 +47,6 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    if not args.timeout > 0:
-        raise UsageError("timeout", f"{args.timeout:g} must be more than 0 seconds")
     check = check_model_file(args.model_file, args.framework, timeout_s=args.timeout)
     if args.json:
         print_json(check.to_dict())

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.cmd_catalog import load_reporting
+from engine.cli import numbers
+from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.common import UsageError, print_json
 from engine.cli.plan_text import render_comparison, render_plan
@@ -19,6 +20,29 @@ from engine.plan.report import Inputs
 from engine.plan.targets import PlanOptions
 from engine.pricing.catalog import Catalog
 
+# What can be planned: a model to 10 trillion parameters on a quadrillion tokens, a million GPUs;
+# every figure of the plan stays finite.
+PARAMS = numbers.number(1, 1e13, "parameters")
+TOKENS = numbers.number(1, 1e15, "tokens")
+LAYERS = numbers.whole(1, 10_000, "layers")
+SEQ_LEN = numbers.whole(1, 100_000_000, "tokens")
+D_ATTN = numbers.whole(1, 1_000_000)
+SAMPLES = numbers.number(1, 1e13, "samples")
+FLOPS_PER_SAMPLE = numbers.number(1, 1e21, "FLOPs")
+COUNT = numbers.whole(1, 1_000_000, "GPUs")
+MFU = numbers.fraction(0.001)
+POWER_FRACTION = numbers.number(0.01, 1.5, "(draw / TDP)")
+RUNS = numbers.number(1, 1_000_000, "runs")
+PUE = numbers.number(1, 5)
+
+# The engine's ConfigError field -> this command's option (engine/cli/numbers.py, Named).
+FIELDS = {
+    "n_layers": "layers",
+    "g_co2e_per_kwh": "grid_g_per_kwh",
+    "relative_size": "runs_table",  # a row of the run-count table
+    "power_w": "power_fraction",  # one GPU's draw: its TDP x the fraction
+}
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -31,22 +55,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     what = p.add_argument_group("what is trained")
     what.add_argument("--preset", default=None, help="a published model (--list-presets)")
     what.add_argument("--list-presets", action="store_true", help="list the presets and exit")
-    what.add_argument("--params", type=float, default=None, help="parameters N (110e6)")
-    what.add_argument("--tokens", type=float, default=None, help="training tokens D (3.3e9)")
-    what.add_argument("--layers", type=int, default=None, help="for the attention term")
-    what.add_argument("--seq-len", type=int, default=None, help="context length, same")
-    what.add_argument("--d-attn", type=int, default=None, help="attention width, same")
+    what.add_argument("--params", type=PARAMS, default=None, help="parameters N (110e6)")
+    what.add_argument("--tokens", type=TOKENS, default=None, help="training tokens D (3.3e9)")
+    what.add_argument("--layers", type=LAYERS, default=None, help="for the attention term")
+    what.add_argument("--seq-len", type=SEQ_LEN, default=None, help="context length, same")
+    what.add_argument("--d-attn", type=D_ATTN, default=None, help="attention width, same")
     what.add_argument("--attention", choices=("causal", "full"), default=None)
-    what.add_argument("--samples", type=float, default=None, help="samples per epoch (non-LM)")
-    what.add_argument("--epochs", type=float, default=1.0, help="with --samples (default 1)")
-    what.add_argument("--flops-per-sample", type=float, default=None, help="default: the result's")
+    what.add_argument("--samples", type=SAMPLES, default=None, help="samples per epoch (non-LM)")
+    what.add_argument(
+        "--epochs", type=numbers.EPOCHS, default=1.0, help="with --samples (default 1)"
+    )
+    what.add_argument(
+        "--flops-per-sample", type=FLOPS_PER_SAMPLE, default=None, help="default: the result's"
+    )
     hw = p.add_argument_group("on what")
     hw.add_argument(
         "--gpu", default=None, help="a catalog GPU (V100, 'A100 SXM4 80GB'); all: compare"
     )
     hw.add_argument("--instance", default=None, help="a catalog instance type (p3.16xlarge)")
     hw.add_argument("--compare", action="store_true", help="one row per catalog GPU")
-    hw.add_argument("--count", type=int, default=None, help="GPUs (default 1, or the instance's)")
+    hw.add_argument("--count", type=COUNT, default=None, help="GPUs (default 1, or the instance's)")
     hw.add_argument("--cloud", default=None, help="comma-separated clouds to price on")
     hw.add_argument(
         "--precision",
@@ -55,13 +83,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="peak used (default: the result's, else fp16 = the FP16/BF16 tensor rate)",
     )
     use = p.add_argument_group("utilisation")
-    use.add_argument("--mfu", type=float, default=None, help="assumed MFU, a fraction (0.35)")
+    use.add_argument("--mfu", type=MFU, default=None, help="assumed MFU, a fraction (0.35)")
     use.add_argument("--from-result", default=None, metavar="ID", help="measured MFU (and power)")
     use.add_argument(
-        "--power-fraction", type=float, default=None, help="GPU draw / TDP (default 1)"
+        "--power-fraction", type=POWER_FRACTION, default=None, help="GPU draw / TDP (default 1)"
     )
     runs = p.add_argument_group("fully loaded")
-    runs.add_argument("--runs", type=float, default=None, help="N full-size runs in all")
+    runs.add_argument("--runs", type=RUNS, default=None, help="N full-size runs in all")
     runs.add_argument(
         "--runs-table",
         default=None,
@@ -70,17 +98,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     env = p.add_argument_group("energy, CO2 and owning")
     env.add_argument("--region", default=None, help="grid region: us-east-1 or aws:us-east-1")
-    env.add_argument("--grid-g-per-kwh", type=float, default=None, metavar="G")
-    env.add_argument("--pue", type=float, default=None, help="default: the region's, else 1")
+    env.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
+    env.add_argument("--pue", type=PUE, default=None, help="default: the region's, else 1")
     env.add_argument("--owned", action="store_true", help="price owning (needs --usd-per-kwh)")
-    env.add_argument("--usd-per-kwh", type=float, default=None, help="tariff; prices owning")
-    env.add_argument("--purchase-usd", type=float, default=None, help="per GPU; default launch")
-    env.add_argument("--lifetime-years", type=float, default=None, help="default 3")
-    env.add_argument("--hours-per-day", type=float, default=None, help="default 24")
-    env.add_argument("--psu-efficiency", type=float, default=None, help="default 0.9")
-    p.add_argument("--limit", type=int, default=30, help="comparison rows shown (0: all)")
+    env.add_argument(
+        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="tariff; prices owning"
+    )
+    env.add_argument(
+        "--purchase-usd", type=numbers.PURCHASE_USD, default=None, help="per GPU; default launch"
+    )
+    env.add_argument(
+        "--lifetime-years", type=numbers.LIFETIME_YEARS, default=None, help="default 3"
+    )
+    env.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=None, help="default 24")
+    env.add_argument(
+        "--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None, help="default 0.9"
+    )
+    p.add_argument("--limit", type=numbers.LIMIT, default=30, help="comparison rows shown (0: all)")
     p.add_argument("--json", action="store_true", help="numbers and the assumptions used")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=numbers.Named(handle, FIELDS))
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -125,7 +161,7 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
     options = PlanOptions(
         count=args.count,
         precision=precision,
-        clouds=tuple(c.strip() for c in args.cloud.split(",")) if args.cloud else None,
+        clouds=check_clouds(cat, args.cloud),
         region=args.region,
         g_co2e_per_kwh=args.grid_g_per_kwh,
         pue=args.pue,
@@ -193,10 +229,6 @@ def _transformer(args: argparse.Namespace, preset: Preset | None) -> Compute:
 
 def _power(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | None) -> Power:
     if args.power_fraction is not None:
-        if not 0 < args.power_fraction <= 1.5:
-            raise UsageError(
-                "power_fraction", f"{args.power_fraction:g}: give the draw over TDP, 0.8"
-            )
         return Power(args.power_fraction, f"given: {args.power_fraction:.0%} of TDP")
     measured = plan_targets.power_from_result(result, cat) if result else None
     return measured or planner.TDP
@@ -212,6 +244,7 @@ def _single_target(
         return plan_targets.target_for_instance(cat, instance, options, power)
     if not args.gpu:
         raise UsageError("gpu", "say on what: --gpu NAME, --instance TYPE, or --compare")
+    check_gpu(cat, args.gpu)
     spec, note = plan_targets.find_gpu(cat, args.gpu)
     target = plan_targets.target_for_gpu(cat, spec, options, power)
     return plan_targets.with_notes(target, (note,) if note else ())

@@ -130,7 +130,7 @@ class Utilisation:
 
 def assumed(mfu: float) -> Utilisation:
     _fraction("mfu", mfu)
-    return Utilisation(mfu, f"assumed: MFU {mfu:.0%} (stated, not measured)")
+    return Utilisation(mfu, f"assumed: MFU {mfu * 100:.3g}% (stated, not measured)")
 
 
 @dataclass(frozen=True)

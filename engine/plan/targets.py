@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.core.checks import number_range
 from engine.core.errors import ConfigError
 from engine.measure.utilisation import peak_for_spec
 from engine.plan.planner import TDP, Compute, PlanRow, Power, RunsRow, Target, Utilisation, plan
@@ -26,6 +27,8 @@ from engine.pricing.cost import OwnedHardware
 from engine.pricing.rows import GpuSpec, Instance
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+MAX_G_CO2E_PER_KWH = 10_000.0  # the dirtiest grids are near 1,000
+MAX_PURCHASE_USD = 1e9  # one GPU; as OwnedHardware's bound
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class PlanOptions:
             raise ConfigError("count", f"{self.count} must be a whole number of GPUs, 1 or more")
         if self.pue is not None and not 1.0 <= self.pue <= 5.0:
             raise ConfigError("pue", f"{self.pue:g} must be between 1 and 5")
+        if self.g_co2e_per_kwh is not None:
+            number_range("g_co2e_per_kwh", self.g_co2e_per_kwh, 0.0, MAX_G_CO2E_PER_KWH)
+        if self.purchase_usd is not None:  # one GPU's, as given (not `count` of them)
+            number_range("purchase_usd", self.purchase_usd, 0.0, MAX_PURCHASE_USD)
         if self.owned and self.usd_per_kwh is None:
             raise ConfigError("usd_per_kwh", "give your electricity tariff ($/kWh) to price owning")
         return self
@@ -138,8 +145,6 @@ def grid(
     """(g CO2e per kWh or None, where it comes from, PUE)."""
     pue = options.pue
     if options.g_co2e_per_kwh is not None:
-        if options.g_co2e_per_kwh < 0:
-            raise ConfigError("grid_g_per_kwh", "must not be negative")
         return options.g_co2e_per_kwh, f"{options.g_co2e_per_kwh:g} g/kWh (given)", pue or 1.0
     row = None
     if options.region:
@@ -186,14 +191,20 @@ def owned(
                 "purchase_usd", f"no launch price for {spec.name} in the catalog; give it"
             )
         return None, f"owning not priced: no launch price for {spec.name} (give --purchase-usd)"
-    power_w = None if spec.tdp_w is None else count * spec.tdp_w * power.fraction_of_tdp
+    power_w = None if spec.tdp_w is None else spec.tdp_w * power.fraction_of_tdp
     chosen = {
         "lifetime_years": options.lifetime_years,
         "hours_per_day": options.hours_per_day,
         "psu_efficiency": options.psu_efficiency,
     }
     rest = {k: v if v is not None else owning.DEFAULTS[k] for k, v in chosen.items()}
-    hardware = OwnedHardware(purchase * count, options.usd_per_kwh, power_w, **rest).validated()
+    # Checked as one GPU, so that a mistake is told in the figure given (-5, not -40 for 8).
+    one = OwnedHardware(purchase, options.usd_per_kwh, power_w, **rest).validated()
+    hardware = replace(
+        one,
+        purchase_usd=purchase * count,
+        power_w=None if power_w is None else power_w * count,
+    )
     source = "given" if options.purchase_usd is not None else "launch price, catalog"
     basis = (
         f"owned: {count} x ${purchase:,.0f} ({source}) over {hardware.lifetime_years:g} years at "

@@ -235,9 +235,11 @@ class BreakEven:
     def days(self) -> float | None:
         """Days of use after which owning is cheaper; None when it never is."""
         saving = self.rented_usd_per_day - self.owned_usd_per_day
-        if self.purchase_usd == 0:
-            return 0.0
-        return self.purchase_usd / saving if saving > 0 else None
+        if saving > 0:
+            return self.purchase_usd / saving
+        # Nothing saved a day: a machine had for nothing is as cheap from the start when its
+        # electricity costs what renting does, and never when it costs more.
+        return 0.0 if self.purchase_usd == 0 and saving == 0 else None
 
     def cumulative(self, day: float) -> tuple[float, float]:
         """(owned, rented) money spent after `day` days of use."""
@@ -276,7 +278,9 @@ def break_even(
     _check("cloud_usd_per_hour", cloud_usd_per_hour, 0.0, 1e5)
     _check("speedup", speedup, 1e-9, 1e6)
     _check("hours_per_day", hours_per_day, 1e-3, 24.0)
-    _check("power_w", power_w, 0.0, 1e6)
+    # A wall draw: an owned machine's device and rest-of-system watts over its PSU efficiency
+    # (OwnedHardware.wall_power_w) may pass the 1e6 W each of those is allowed.
+    _check("power_w", power_w, 0.0, 1e10)
     _check("usd_per_kwh", usd_per_kwh, 0.0, 100.0)
     _check("psu_efficiency", psu_efficiency, 1e-3, 1.0)
     electricity_per_hour = power_w / psu_efficiency / 1000.0 * usd_per_kwh

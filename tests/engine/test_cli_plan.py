@@ -128,7 +128,6 @@ def test_list_presets(capsys):
     ("argv", "option", "words"),
     [
         (EXAMPLE, "--mfu", "--from-result ID"),
-        ([*EXAMPLE, "--mfu", "35"], "--mfu", "give 0.35 for 35%"),
         (["plan", "--gpu", "V100", "--mfu", "0.3"], "--params", "--preset NAME"),
         (["plan", "--preset", "gpt-5", "--gpu", "V100", "--mfu", ".3"], "--preset", "bert-base"),
         (["plan", "--preset", "gpt2-1.5b", "--gpu", "V100", "--mfu", ".3"], "--tokens", "no pub"),
@@ -139,7 +138,6 @@ def test_list_presets(capsys):
         ([*EXAMPLE[:5], "--instance", "p9.huge", "--mfu", ".3"], "--instance", "no instance"),
         ([*EXAMPLE, "--mfu", ".3", "--region", "mars-1"], "--region", "not in the grid"),
         ([*EXAMPLE, "--mfu", ".3", "--owned"], "--usd-per-kwh", "tariff"),
-        ([*EXAMPLE, "--mfu", ".3", "--count", "0"], "--count", "whole number"),
         ([*EXAMPLE[:5], "--mfu", ".3"], "--gpu", "--compare"),
         ([*EXAMPLE, "--from-result", "nosuchrun"], "", "nosuchrun"),
     ],
@@ -150,6 +148,23 @@ def test_mistakes_exit_2_naming_the_option(capsys, argv, option, words):
     assert err.startswith(f"epochcost: error: {option}"), err
     assert words in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "option", "words"),
+    [
+        (["--mfu", "35"], "--mfu", "give a fraction from 0.001 to 1 (0.35 for 35%)"),
+        (["--mfu", ".3", "--count", "0"], "--count", "give a whole number from 1 to 1,000,000"),
+    ],
+)
+def test_a_number_out_of_its_range_exits_2_as_it_is_read(capsys, extra, option, words):
+    """Ranges are checked as the options are read (engine/cli/numbers.py; more in
+    test_cli_numbers.py): argparse names the option and the range."""
+    with pytest.raises(SystemExit) as info:
+        main([*EXAMPLE, *extra])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument {option}: " in err and words in err and "Traceback" not in err
 
 
 def test_a_result_without_mfu_is_refused(capsys):

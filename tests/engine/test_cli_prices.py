@@ -65,11 +65,11 @@ def test_breakeven_text_says_when_owning_never_pays(capsys):
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        (["--purchase-usd", "-5"], "--purchase-usd: -5 must be at least 0"),
-        (["--speedup", "0"], "--speedup: 0 must be at least 1e-09"),
-        (["--hours-per-day", "30"], "--hours-per-day: 30 must be at least 0.001 and at most 24"),
+        (["--purchase-usd", "-5"], "--purchase-usd: -5 is out of range: give 0, or 1 to 1e9"),
+        (["--speedup", "0"], "--speedup: 0 is out of range: give 0.001 to 1,000"),
+        (["--hours-per-day", "30"], "--hours-per-day: 30 is out of range: give 0.1 to 24"),
         (["--power-w", "300"], "--usd-per-kwh: give it with --power-w (or neither)"),
-        (["--psu-efficiency", "1.2"], "--psu-efficiency: 1.2 must be at least"),
+        (["--psu-efficiency", "1.2"], "--psu-efficiency: 1.2 is out of range: give a fraction"),
     ],
 )
 def test_breakeven_bad_input_exits_2_naming_the_option(capsys, extra, words):
@@ -77,7 +77,11 @@ def test_breakeven_bad_input_exits_2_naming_the_option(capsys, extra, words):
     for key, value in zip(extra[::2], extra[1::2], strict=True):
         base[key] = value
     argv = ["breakeven", *[x for kv in base.items() for x in kv]]
-    assert main(argv) == 2
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # a number out of its range: refused as it is read
+        code = exc.code
+    assert code == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
 
@@ -144,7 +148,6 @@ def test_compare_a_gpu_result_file_owned_with_break_even(tmp_path, capsys):
         (["compare", "CPU", "--owned", "--usd-per-kwh", "0.2"], "no launch price for Some CPU"),
         (["compare", "GPU", "--grid-region", "mars:1"], "--grid-region: 'mars:1' is not in"),
         (["compare", "GPU", "--machine", "nobox"], "--machine: no machine 'nobox'"),
-        (["compare", "GPU", "--interruption-overhead", "-1"], "--interruption-overhead: -1"),
         (["compare", "OOM"], "ended oom: nothing to price"),
     ],
 )
