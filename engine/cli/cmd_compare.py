@@ -102,7 +102,7 @@ def load_result(text: str) -> dict[str, Any]:
     path = Path(text)
     if path.exists() or text.endswith(".json") or "/" in text:
         return read_result_file(path)
-    return Store().get(text)
+    return Store(readonly=True).get(text)
 
 
 def _owned(
@@ -179,7 +179,8 @@ def handle(args: argparse.Namespace) -> int:
         local_g_co2e_per_kwh=g_per_kwh,
         local_grid_label=grid_text,
     )
-    comparison = compare(result, cat, options, measured_elsewhere(Store().list(), result))
+    elsewhere = measured_elsewhere(Store(readonly=True).list(), result)
+    comparison = compare(result, cat, options, elsewhere)
     if args.json:
         print_json([row.to_row() for row in comparison.rows])
         return 0

@@ -9,6 +9,7 @@ seconds, energy in kWh, emissions in kg CO2e.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.pricing import cost
@@ -108,7 +109,31 @@ def _throughput(
         )
         if proj.status == "no_estimate":
             return proj.basis
+        proj = _with_measured_spread(proj, result)
     return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
+
+
+def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
+    """(low, high) of the result's 95% throughput interval as factors of its figure; (1, 1)
+    for a result stored without one."""
+    ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
+    if not ci or not center or ci[0] is None or ci[1] is None:
+        return 1.0, 1.0
+    return ci[0] / center, ci[1] / center
+
+
+def _with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
+    """A projection's range widened by the measurement's own 95% interval: the estimate
+    scales a figure that is itself only known to within it."""
+    low_f, high_f = measured_spread(result)
+    if proj.low is None or proj.high is None or (low_f, high_f) == (1.0, 1.0):
+        return proj
+    return replace(
+        proj,
+        low=proj.low * low_f,
+        high=proj.high * high_f,
+        basis=f"{proj.basis}; with the measurement's own 95% interval",
+    )
 
 
 def _per_epoch(epoch_samples: int, samples_per_s: float | None) -> float | None:
@@ -246,6 +271,8 @@ def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions
     grid = options.local_g_co2e_per_kwh
     usd_per_epoch = _usd(epoch_s, usd_per_hour)
     throughput = result["throughput_samples_per_s"]
+    low_f, high_f = measured_spread(result)
+    n = result["epoch_samples"]
     return CompareRow(
         instance_type=env.get("hostname") or "measured machine",
         cloud="local",
@@ -253,14 +280,14 @@ def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions
         gpu_count=0.0 if is_cpu(result) else 1.0,
         status="measured",
         throughput_samples_per_s=throughput,
-        throughput_low=throughput,
-        throughput_high=throughput,
+        throughput_low=throughput * low_f,
+        throughput_high=throughput * high_f,
         epoch_seconds=epoch_s,
         usd_per_hour=usd_per_hour,
         usd_per_hour_spot=None,
         usd_per_epoch=usd_per_epoch,
-        usd_per_epoch_low=usd_per_epoch,
-        usd_per_epoch_high=usd_per_epoch,
+        usd_per_epoch_low=_usd(_per_epoch(n, throughput * high_f), usd_per_hour),
+        usd_per_epoch_high=_usd(_per_epoch(n, throughput * low_f), usd_per_hour),
         usd_per_epoch_spot=None,
         usd_per_run=None if usd_per_epoch is None else usd_per_epoch * options.epochs,
         usd_per_run_spot=None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.process.launcher import STDERR_TAIL_LINES, Watchdog, WorkerSpec
+from engine.process.launcher import STDERR_TAIL_LINES, Watchdog, WorkerSpec, end_group
 from engine.workloads.model_file_source import check_path, normalized
 
 # Loading and building the file, and one small step on the CPU (s).
@@ -116,6 +117,8 @@ class ModelFileCheck:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+            if os.name == "posix":  # whatever the file started ends with the check
+                end_group(proc.pid)
             drain.join(timeout=2)
             for stream in (proc.stdout, proc.stderr):
                 if stream:
@@ -140,6 +143,8 @@ class ModelFileCheck:
             encoding="utf-8",
             errors="replace",
             env=env,
+            # Its own process group, so that children the file starts end with it (end_group).
+            start_new_session=os.name == "posix",
         )
 
 

@@ -252,7 +252,7 @@ def test_a_result_of_a_file_that_is_not_on_this_machine_still_imports(tmp_path):
     path.unlink()
     exported = tmp_path / "result.json"
     exported.write_text(json.dumps(result))
-    run_id = Store().import_file(exported)
+    run_id = Store().import_file(exported).run_id
     assert Store().get(run_id)["workload"]["model_file"]["path"] == str(path)
 
 

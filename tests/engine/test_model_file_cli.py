@@ -59,7 +59,7 @@ def test_models_shows_a_broken_file_with_its_line_and_exits_2(tmp_path):
         ),
         (
             ["run", "--model-file", str(EXAMPLES / "torch_char_lm.py"), "--build-timeout", "0"],
-            "--build-timeout: 0 must be more than 0 seconds",
+            "--build-timeout: 0: give 1 to 86400 seconds",
         ),
     ],
 )
