@@ -9,13 +9,19 @@ seconds, energy in kWh, emissions in kg CO2e.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.pricing import cost
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
-from engine.pricing.projection import Projection, measured, memory_bytes, project
+from engine.pricing.projection import (
+    Projection,
+    measured,
+    measured_spread,
+    memory_bytes,
+    project,
+    with_measured_spread,
+)
 from engine.pricing.rows import GpuSpec, Instance
 
 if TYPE_CHECKING:  # the listing is a DataFrame; pandas itself is not needed to compare
@@ -109,31 +115,8 @@ def _throughput(
         )
         if proj.status == "no_estimate":
             return proj.basis
-        proj = _with_measured_spread(proj, result)
+        proj = with_measured_spread(proj, result)
     return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
-
-
-def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
-    """(low, high) of the result's 95% throughput interval as factors of its figure; (1, 1)
-    for a result stored without one."""
-    ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
-    if not ci or not center or ci[0] is None or ci[1] is None:
-        return 1.0, 1.0
-    return ci[0] / center, ci[1] / center
-
-
-def _with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
-    """A projection's range widened by the measurement's own 95% interval: the estimate
-    scales a figure that is itself only known to within it."""
-    low_f, high_f = measured_spread(result)
-    if proj.low is None or proj.high is None or (low_f, high_f) == (1.0, 1.0):
-        return proj
-    return replace(
-        proj,
-        low=proj.low * low_f,
-        high=proj.high * high_f,
-        basis=f"{proj.basis}; with the measurement's own 95% interval",
-    )
 
 
 def _per_epoch(epoch_samples: int, samples_per_s: float | None) -> float | None:

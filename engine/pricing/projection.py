@@ -162,3 +162,26 @@ def _without(status: str, why: str, memory: tuple[int | None, int | None]) -> Pr
     return Projection(
         status, basis=why, memory_needed_bytes=memory[0], memory_available_bytes=memory[1]
     )
+
+
+def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
+    """(low, high) of the result's 95% throughput interval as factors of its figure; (1, 1)
+    for a result stored without one."""
+    ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
+    if not ci or not center or ci[0] is None or ci[1] is None:
+        return 1.0, 1.0
+    return ci[0] / center, ci[1] / center
+
+
+def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
+    """A projection's range widened by the measurement's own 95% interval: the estimate
+    scales a figure that is itself only known to within it."""
+    low_f, high_f = measured_spread(result)
+    if proj.low is None or proj.high is None or (low_f, high_f) == (1.0, 1.0):
+        return proj
+    return replace(
+        proj,
+        low=proj.low * low_f,
+        high=proj.high * high_f,
+        basis=f"{proj.basis}; with the measurement's own 95% interval",
+    )

@@ -304,15 +304,8 @@ class AccuracyPage(Page):
         if isinstance(outcome, accuracy_study.StudyDone):
             self._projections = (outcome.projections, outcome.projection_note)
             self.costs.show_runs(self.results, *self._projections)
-            level = "info" if not outcome.outcome.failed or outcome.outcome.cancelled else "error"
             assert self.plan is not None
-            text = accuracy_study.summary_text(self.plan, outcome.outcome)
-            if outcome.outcome.unstored:
-                text += " Some results could not be added to the results database."
-                details = "\n\n".join(outcome.outcome.unstored)
-                self.message_bar.show_message(text, "error", details)
-            else:
-                self.message_bar.show_message(text, level)
+            self.message_bar.show_message(*accuracy_study.done_message(self.plan, outcome.outcome))
         elif isinstance(outcome, accuracy_study.StudyRefused):
             self.message_bar.show_message(f"The settings were refused: {outcome.message}")
         elif isinstance(outcome, JobError):

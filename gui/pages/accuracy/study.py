@@ -129,6 +129,16 @@ def _reached(result: dict[str, Any], batch_size: int) -> bool:
     )
 
 
+def done_message(plan: StudyPlan, outcome: StudyOutcome) -> tuple[str, str, str]:
+    """(text, level, details) for the message bar when a study ends; results the store could
+    not take are an error, with where each is kept in the details."""
+    text = summary_text(plan, outcome)
+    if outcome.unstored:
+        text += " Some results could not be added to the results database."
+        return text, "error", "\n\n".join(outcome.unstored)
+    return text, "info" if not outcome.failed or outcome.cancelled else "error", ""
+
+
 def summary_text(plan: StudyPlan, outcome: StudyOutcome) -> str:
     """One sentence for the message bar: what the study found, or why it found nothing."""
     base = plan.base
