@@ -1,0 +1,35 @@
+"""Issue 15 in compare: the measured 95% interval shows on the measured row and widens every
+projected row's range (the estimate scales a figure known only to within it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.pricing import catalog
+from engine.pricing.compare import compare
+from engine.pricing.comparison import CompareOptions
+from tests.engine.test_result_validation import _gpu
+
+
+def _rows(result):
+    return {
+        (r.cloud, r.instance_type): r
+        for r in compare(result, catalog.load(), CompareOptions(), []).rows
+    }
+
+
+def test_the_measured_interval_carries_into_compare():
+    plain = _gpu()
+    spread = {**plain, "throughput_ci95": [90.0, 110.0]}  # ± 10% around 100 samples/s
+    before, after = _rows(plain), _rows(spread)
+    local = next(r for r in after.values() if r.local)
+    assert (local.throughput_low, local.throughput_high) == pytest.approx((90.0, 110.0))
+    assert local.usd_per_epoch_low < local.usd_per_epoch < local.usd_per_epoch_high
+    estimated = [k for k, r in after.items() if r.status == "estimated"]
+    assert estimated
+    for key in estimated:
+        a, b = before[key], after[key]
+        assert b.throughput_samples_per_s == a.throughput_samples_per_s  # the figure stays
+        assert b.throughput_low == pytest.approx(a.throughput_low * 0.9)
+        assert b.throughput_high == pytest.approx(a.throughput_high * 1.1)
+        assert b.usd_per_epoch_high > a.usd_per_epoch_high
