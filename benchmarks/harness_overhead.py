@@ -1,11 +1,14 @@
 """Harness overhead: what `epochcost run` reports against a minimal hand-written loop.
 
-Alternates the two, in one run, on the same model (resnet18-cifar), batch, device and thread
-count, for PyTorch and for TensorFlow, and prints each throughput and the ratio of medians
-(targets: at least 0.98 for PyTorch, 0.97 for TensorFlow).
+Alternates the two (the order swapped every round), on the same model, batch, device and thread
+count, for PyTorch and for TensorFlow, on resnet18-cifar (steps of a fraction of a second) and on
+tiny-mlp (steps of about a millisecond, where the harness's own cost per step shows most: its
+step events are coalesced, engine/measure/loop.py). Prints each throughput, the ratio of the
+medians over the rounds (targets: at least 0.99 for PyTorch, 0.98 for TensorFlow) and the load
+average before and after: run it on a quiet machine.
 
-    .venv/bin/python benchmarks/harness_overhead.py [--rounds 3] [--batch-size 64]
-        [--framework torch|tensorflow|both]
+    .venv/bin/python benchmarks/harness_overhead.py [--rounds 5] [--framework torch|tensorflow|both]
+        [--model resnet18-cifar|tiny-mlp|both]
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.cli.common import run_worker
@@ -23,22 +27,49 @@ from engine.measure.config import RunConfig
 from engine.process.launcher import _engine_root
 
 HERE = Path(__file__).resolve().parent
-HAND_LOOPS = {"torch": "hand_loop_torch.py", "tensorflow": "hand_loop_tf.py"}
-TARGETS = {"torch": 0.98, "tensorflow": 0.97}
+TARGETS = {"torch": 0.99, "tensorflow": 0.98}
 
 
-def harness(framework: str, batch: int, threads: int, steps: int) -> float:
-    # Fixed step count (stability threshold 0), like the hand loop, so both time the same work.
+@dataclass(frozen=True)
+class Case:
+    """One model's settings, the same for the harness and the hand loop."""
+
+    model: str
+    batch: int
+    threads: int
+    warmup: int
+    steps: int
+
+    def hand_loop(self, framework: str) -> list[str]:
+        common = ["--batch-size", str(self.batch), "--threads", str(self.threads)]
+        common += ["--warmup", str(self.warmup), "--steps", str(self.steps)]
+        if self.model == "tiny-mlp":
+            return [str(HERE / "hand_loop_tiny.py"), "--framework", framework, *common]
+        script = {"torch": "hand_loop_torch.py", "tensorflow": "hand_loop_tf.py"}[framework]
+        return [str(HERE / script), *common]
+
+
+CASES = {
+    "resnet18-cifar": Case("resnet18-cifar", batch=64, threads=2, warmup=10, steps=20),
+    # One thread: two on a shared two-core machine make a millisecond step wait on the other.
+    "tiny-mlp": Case("tiny-mlp", batch=16, threads=1, warmup=50, steps=3000),
+}
+
+
+def harness(framework: str, case: Case) -> float:
+    # One window of a fixed step count (stability threshold 0), like the hand loop, so both
+    # time the same work.
     config = RunConfig(
-        model="resnet18-cifar",
+        model=case.model,
         framework=framework,
-        batch_size=batch,
-        threads=threads,
-        warmup_steps=10,
-        min_steps=steps,
-        max_steps=steps,
+        batch_size=case.batch,
+        threads=case.threads,
+        warmup_steps=case.warmup,
+        min_steps=case.steps,
+        max_steps=case.steps,
         max_seconds=600.0,
         stability_threshold=0.0,
+        repeats=1,
     )
     result, failure, _ = run_worker(config.validated())
     if result is None:
@@ -46,48 +77,71 @@ def harness(framework: str, batch: int, threads: int, steps: int) -> float:
     return float(result["throughput_samples_per_s"])
 
 
-def hand_loop(framework: str, batch: int, threads: int, steps: int) -> float:
-    script = HERE / HAND_LOOPS[framework]
-    args = ["--batch-size", str(batch), "--threads", str(threads), "--steps", str(steps)]
-    # The TensorFlow loop borrows epochcost's Keras model builder, so it needs engine importable.
+def hand_loop(framework: str, case: Case) -> float:
+    # The TensorFlow loops borrow epochcost's Keras model builder: engine must be importable.
     env = {**os.environ, "PYTHONPATH": _engine_root()}
     out = subprocess.run(
-        [sys.executable, str(script), *args], capture_output=True, text=True, check=True, env=env
+        [sys.executable, *case.hand_loop(framework)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     return float(json.loads(out.stdout.splitlines()[-1])["throughput_samples_per_s"])
 
 
-def compare(framework: str, rounds: int, batch: int, threads: int, steps: int) -> None:
-    ours, theirs = [], []
+def compare(framework: str, case: Case, rounds: int) -> dict[str, object]:
+    ours: list[float] = []
+    theirs: list[float] = []
     for i in range(rounds):
-        ours.append(harness(framework, batch, threads, steps))
-        theirs.append(hand_loop(framework, batch, threads, steps))
+        if i % 2 == 0:
+            ours.append(harness(framework, case))
+            theirs.append(hand_loop(framework, case))
+        else:  # the other order, so that a drift in the machine's speed evens out
+            theirs.append(hand_loop(framework, case))
+            ours.append(harness(framework, case))
         print(
-            f"{framework} round {i + 1}: epochcost {ours[-1]:8.2f} samples/s   "
-            f"hand loop {theirs[-1]:8.2f} samples/s",
+            f"{framework} {case.model} round {i + 1}: epochcost {ours[-1]:10.2f} samples/s   "
+            f"hand loop {theirs[-1]:10.2f} samples/s",
             flush=True,
         )
     ratio = statistics.median(ours) / statistics.median(theirs)
+    verdict = "ok" if ratio >= TARGETS[framework] else "BELOW TARGET"
     print(
-        f"{framework} resnet18-cifar batch {batch}, {threads} threads, CPU: "
-        f"median epochcost {statistics.median(ours):.2f}, hand loop "
-        f"{statistics.median(theirs):.2f} samples/s, ratio {ratio:.3f} "
-        f"(target >= {TARGETS[framework]})",
+        f"{framework} {case.model} batch {case.batch}, {case.threads} threads, CPU: median "
+        f"epochcost {statistics.median(ours):.2f}, hand loop {statistics.median(theirs):.2f} "
+        f"samples/s, ratio {ratio:.3f} (target >= {TARGETS[framework]}: {verdict})",
         flush=True,
     )
+    return {
+        "framework": framework,
+        "model": case.model,
+        "epochcost": ours,
+        "hand_loop": theirs,
+        "ratio_of_medians": round(ratio, 4),
+        "target": TARGETS[framework],
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--framework", choices=("torch", "tensorflow", "both"), default="both")
+    p.add_argument("--model", choices=(*CASES, "both"), default="both")
     args = p.parse_args()
     frameworks = ["torch", "tensorflow"] if args.framework == "both" else [args.framework]
-    for framework in frameworks:
-        compare(framework, args.rounds, args.batch_size, args.threads, args.steps)
+    models = list(CASES) if args.model == "both" else [args.model]
+    load_before = os.getloadavg()
+    print(f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f}", flush=True)
+    rows = [compare(f, CASES[m], args.rounds) for m in models for f in frameworks]
+    report = {
+        "cpu_count": os.cpu_count(),
+        "load_average_1min_before": round(load_before[0], 2),
+        "load_average_1min_after": round(os.getloadavg()[0], 2),
+        "rounds": args.rounds,
+        "results": rows,
+    }
+    print(json.dumps(report), flush=True)
 
 
 if __name__ == "__main__":

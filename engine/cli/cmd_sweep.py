@@ -155,7 +155,8 @@ class _Progress:
     @staticmethod
     def _bar(bar: Progress, event: Event | None) -> None:
         if isinstance(event, Phase):  # the bar only: one line per trial is enough
-            bar.phase, bar.expected, bar.measured = event.phase, event.expected_steps or 0, 0
+            bar.phase, bar.expected = event.phase, event.expected_steps or 0
+            bar.measured, bar.rate = 0, 0.0
         elif isinstance(event, Step):
             bar(event)
 

@@ -221,19 +221,30 @@ class Progress:
         self.expected = 0
         self.measured = 0
         self.phase = ""
+        self.rate = 0.0
         self._last_draw = 0.0
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Phase):
             self.phase = event.phase
             self.expected = event.expected_steps or 0
-            self.measured = 0
+            self.measured, self.rate = 0, 0.0
             detail = f" ({event.detail})" if event.detail else ""
             self._line(f"{self.phase}{detail}")
         elif isinstance(event, Step):
-            self.measured += 1
+            self.measured += event.steps  # an event carries the steps since the last one
+            if event.measured:
+                self.rate = event.window_throughput or self.rate
+            elif event.steps:
+                self.rate = self.per_step_rate(event)
             if self.tty and time.monotonic() - self._last_draw > 0.1:
-                self._bar(event)
+                self._bar()
+
+    @staticmethod
+    def per_step_rate(step: Step) -> float:
+        """Samples / step time over an event's steps (warm-up has no window)."""
+        seconds = sum(t for t in step.step_times_s if t is not None)
+        return step.samples * step.steps / seconds if seconds > 0 else 0.0
 
     def _line(self, text: str) -> None:
         elapsed = time.monotonic() - self.t0
@@ -243,15 +254,17 @@ class Progress:
         self.stream.write(f"[{elapsed:6.1f}s] {prefix}{text}\n")
         self.stream.flush()
 
-    def _bar(self, step: Step) -> None:
+    def _bar(self) -> None:
+        """Measuring, the window's samples / wall time so far: the statistic the result keeps
+        (its figure is the median of the windows'); in warm-up, samples / step time."""
         self._last_draw = time.monotonic()
         width = 30
         total = max(self.expected, self.measured)
         filled = int(width * self.measured / total) if total else 0
-        rate = step.samples / step.step_time_s if step.step_time_s > 0 else 0.0
+        what = "this window" if self.phase == "measuring" else "per step"
         self.stream.write(
             f"\r\033[K{self.phase:9s} [{'#' * filled}{'.' * (width - filled)}] "
-            f"{self.measured}/{total} steps  {rate:,.1f} samples/s"
+            f"{self.measured}/{total} steps  {self.rate:,.1f} samples/s {what}"
         )
         self.stream.flush()
 

@@ -43,18 +43,56 @@ class Phase(Event):
     expected_steps: int | None = None
 
 
+# The worker sends the steps of a window (or of warm-up) at least this often, and at its end.
+STEP_EVENT_EVERY_S = 0.05
+
+
 @dataclass(frozen=True)
 class Step(Event):
-    """One training step. `measured` is False during warm-up."""
+    """The training steps since the previous `step` event: the worker coalesces them, one event
+    at least every STEP_EVENT_EVERY_S and one at the end of warm-up and of every window, so that a
+    tiny model's thousands of steps a second cost a few events. `measured` is False in warm-up.
+
+    `index` is the first step's index in its warm-up or window, `step_times_s` each step's time
+    (the session's timer), `samples` the samples of one step (the batch), `elapsed_s` the
+    worker's clock when the event was made (seconds since warm-up began). A measured event also
+    carries its window so far: `window_samples` over `window_seconds` (wall time since the
+    window's starting sync) is the window's throughput, the statistic the result stores (its
+    headline figure is the median of the windows'). The window's last event has `window_done`
+    and the window's own figures, read after its ending sync.
+    """
 
     type: ClassVar[str] = "step"
     index: int = 0
-    step_time_s: float = 0.0
+    step_times_s: list[float] = field(default_factory=list)
     samples: int = 0
     measured: bool = True
     repeat: int = 0
     loss: float | None = None
     elapsed_s: float = 0.0
+    window_samples: int = 0
+    window_seconds: float = 0.0
+    window_done: bool = False
+
+    @property
+    def steps(self) -> int:
+        return len(self.step_times_s)
+
+    def to_json(self) -> str:
+        """Cheap for hundreds of step times: no deep copy, one pass to check they are finite
+        (written on the measuring thread, inside the window)."""
+        data = {"type": self.type, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        times = data.pop("step_times_s")
+        data = json_safe(data)
+        data["step_times_s"] = times if all(map(math.isfinite, times)) else json_safe(times)
+        return json.dumps(data, allow_nan=False, separators=(",", ":"))
+
+    @property
+    def window_throughput(self) -> float | None:
+        """Samples / wall seconds of this event's window so far (None: warm-up, no time yet)."""
+        if not self.measured or not self.window_seconds or self.window_seconds <= 0:
+            return None
+        return self.window_samples / self.window_seconds
 
 
 @dataclass(frozen=True)

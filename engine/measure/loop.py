@@ -4,17 +4,19 @@ Warm-up steps are excluded; each window starts and ends on a device synchronisat
 throughput is samples / wall time between them. Per-step times come from the session's timer
 (device events on GPUs) for the distribution, with no sync inside a step. A window ends when
 IQR/median of step times is under the threshold after min_steps, or at max_steps / max_seconds.
+Steps go out coalesced (_Pending): a `step` event at least every 50 ms and at the end of warm-up
+and of each window, with the window's samples and wall time so far (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from engine.core.errors import RunFailed
-from engine.core.events import Event, Phase, Step
+from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
 from engine.core.stats import relative_iqr
 from engine.measure.config import RunConfig
 from engine.measure.monitor import Monitor
@@ -62,25 +64,53 @@ def _check_cancel(cancel: threading.Event) -> None:
         raise RunFailed("cancelled", "cancelled by the user")
 
 
-def _step_events(
-    run_id: str,
-    times: list[float],
-    first_index: int,
-    batch: int,
-    measured: bool,
-    repeat: int,
-    clock: _Clock,
-) -> Iterator[Step]:
-    for i, dt in enumerate(times):
-        yield Step(
-            run_id=run_id,
-            index=first_index + i,
-            step_time_s=dt,
-            samples=batch,
-            measured=measured,
-            repeat=repeat,
-            elapsed_s=clock.elapsed(),
+class _Pending:
+    """Step times not yet sent, coalesced into one `step` event (engine/core/events.py) at least
+    every STEP_EVENT_EVERY_S and at the end of warm-up and of each window; writing an event per
+    step would cost a tiny model a good part of its throughput."""
+
+    def __init__(self, run_id: str, batch: int, clock: _Clock) -> None:
+        self.run_id, self.batch, self.clock = run_id, batch, clock
+        self.times: list[float] = []
+        self.index = 0  # the first pending step's index in its warm-up or window
+        self.measured, self.repeat = False, 0
+        self.window_t0 = 0.0
+        self.sent = time.perf_counter()
+
+    def begin(self, measured: bool, repeat: int = 0, window_t0: float = 0.0) -> None:
+        self.times, self.index = [], 0
+        self.measured, self.repeat, self.window_t0 = measured, repeat, window_t0
+
+    def due(self, now: float) -> bool:
+        return now - self.sent >= STEP_EVENT_EVERY_S
+
+    def take(self, window: tuple[int, float] | None = None) -> Step:
+        """The pending steps as one event; measured, with the window so far (samples, wall
+        seconds), or with `window`: the window's own figures at its end."""
+        now = time.perf_counter()
+        times, self.times = self.times, []
+        samples, seconds = (
+            (0, 0.0)
+            if not self.measured
+            else ((self.index + len(times)) * self.batch, now - self.window_t0)
         )
+        if window is not None:
+            samples, seconds = window
+        event = Step(
+            run_id=self.run_id,
+            index=self.index,
+            step_times_s=times,
+            samples=self.batch,
+            measured=self.measured,
+            repeat=self.repeat,
+            elapsed_s=now - self.clock.t0,
+            window_samples=samples,
+            window_seconds=seconds,
+            window_done=window is not None,
+        )
+        self.index += len(times)
+        self.sent = now
+        return event
 
 
 def measure(
@@ -92,37 +122,58 @@ def measure(
     out: Measurement,
 ) -> Generator[Event, None, None]:
     """Run warm-up and the measured windows, yielding events; fill `out`."""
-    clock = _Clock()
-    batch = config.batch_size
+    pending = _Pending(run_id, config.batch_size, _Clock())
+    try:
+        yield from _measure(session, config, run_id, cancel, monitor, out, pending)
+    except Exception:
+        if pending.times:  # a failure or a cancel loses no step that was measured
+            yield pending.take()
+        raise
+
+
+def _measure(
+    session: Session,
+    config: RunConfig,
+    run_id: str,
+    cancel: threading.Event,
+    monitor: Monitor,
+    out: Measurement,
+    pending: _Pending,
+) -> Generator[Event, None, None]:
     # A compiling session always gets at least one step before the window, so that compile
     # time never lands inside it.
     warmup = max(config.warmup_steps, 1 if session.compiles else 0)
     yield Phase(run_id=run_id, phase="warmup", expected_steps=warmup)
     session.sync()  # start warm-up from an idle device
     t0 = time.perf_counter()
+    pending.begin(measured=False)
     for i in range(warmup):
         _check_cancel(cancel)
         session.timer.start()
         session.step()
         session.timer.stop()
         done = session.timer.completed()
-        yield from _step_events(run_id, done, len(out.warmup_step_times_s), batch, False, 0, clock)
         out.warmup_step_times_s += done
+        pending.times += done
+        if pending.due(time.perf_counter()):
+            yield pending.take()
         yield from monitor.drain()
         if i == 0 and session.compiles:
             session.sync()  # the first call traces/compiles: time it on its own
             out.compile_seconds = time.perf_counter() - t0
     session.sync()  # warm-up ends with an idle device
     rest = session.timer.flush()
-    yield from _step_events(run_id, rest, len(out.warmup_step_times_s), batch, False, 0, clock)
     out.warmup_step_times_s += rest
+    pending.times += rest
     out.warmup_seconds = time.perf_counter() - t0
+    if pending.times:
+        yield pending.take()  # warm-up's last steps, before the first window's phase
     out.warmup_peak_memory_bytes = _warmup_peak(session, monitor)
     session.reset_peak_memory()
     monitor.reset_peaks()
     monitor.begin_window()  # energy and mean power cover the measured windows only
     for repeat in range(config.repeats):
-        window = yield from _window(session, config, run_id, cancel, monitor, repeat, clock)
+        window = yield from _window(session, config, run_id, cancel, monitor, repeat, pending)
         out.windows.append(window)
         out.warnings += session.window_warnings()
         limit = limit_warning(config, window)
@@ -145,7 +196,7 @@ def _window(
     cancel: threading.Event,
     monitor: Monitor,
     repeat: int,
-    clock: _Clock,
+    pending: _Pending,
 ) -> Generator[Event, None, Window]:
     batch = config.batch_size
     yield Phase(
@@ -158,6 +209,7 @@ def _window(
     steps = 0
     session.sync()  # window start: nothing queued from before
     t0 = time.perf_counter()
+    pending.begin(measured=True, repeat=repeat, window_t0=t0)
     while True:
         _check_cancel(cancel)
         session.timer.start()
@@ -165,8 +217,10 @@ def _window(
         session.timer.stop()
         steps += 1
         done = session.timer.completed()
-        yield from _step_events(run_id, done, len(times), batch, True, repeat, clock)
         times += done
+        pending.times += done
+        if pending.due(time.perf_counter()):
+            yield pending.take()
         yield from monitor.drain()
         reason = _stop_reason(config, steps, times, time.perf_counter() - t0)
         if reason:
@@ -174,8 +228,9 @@ def _window(
     session.sync()  # window end: every step's work is done before the clock is read
     seconds = time.perf_counter() - t0
     rest = session.timer.flush()
-    yield from _step_events(run_id, rest, len(times), batch, True, repeat, clock)
     times += rest
+    pending.times += rest
+    yield pending.take(window=(steps * batch, seconds))  # the window's own figures
     return Window(steps, steps * batch, seconds, reason, times)
 
 

@@ -45,12 +45,12 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     order = ["importing", "building", "warmup", "measuring", "finishing"]
     seen = [p for i, p in enumerate(phases) if p in order and (i == 0 or phases[i - 1] != p)]
     assert seen == order
-    steps = [e for e in events if isinstance(e, Step)]
-    warm = [s for s in steps if not s.measured]
-    measured = [s for s in steps if s.measured]
+    steps = [e for e in events if isinstance(e, Step)]  # each carries the steps since the last
+    warm = [t for s in steps if not s.measured for t in s.step_times_s]
+    measured = [t for s in steps if s.measured for t in s.step_times_s]
     assert len(warm) == TINY.warmup_steps
     assert TINY.min_steps * TINY.repeats <= len(measured) <= TINY.max_steps * TINY.repeats
-    assert all(s.step_time_s > 0 and s.samples == batch for s in steps)
+    assert all(t > 0 for t in warm + measured) and all(s.samples == batch for s in steps)
     assert any(isinstance(e, Sample) and e.process_memory_bytes for e in events)
 
     result = events[-1].result
@@ -84,6 +84,9 @@ def test_repeats_give_one_throughput_per_window_and_their_median():
     result = events[-1].result
     assert len(result["throughput_repeats"]) == 3
     assert sorted(result["throughput_repeats"])[1] == result["throughput_samples_per_s"]
+    # Each window's last step event carries the window's own figure: what the live plot ends on.
+    ends = [e.window_throughput for e in events if isinstance(e, Step) and e.window_done]
+    assert ends == result["throughput_repeats"]
 
 
 def test_out_of_memory_is_reported_as_data_with_the_batch_size():

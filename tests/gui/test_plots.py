@@ -1,5 +1,7 @@
 """Live plots driven by scripted events (the engine is not the subject here): curves fill
-from buffers on the timer, the cost projection converges, memory shows its peak."""
+from buffers on the timer, the window's throughput is the result's statistic and ends where the
+result's level is, the cost projection converges, memory shows its peak, legends stay off the
+data."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ from engine.core.events import Flops, Phase, Sample, Started, Step
 from engine.pricing import cost
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import BAND_POINTS, GIB, LivePlots, band_outline
-from gui.pages.run.series import Buffer, median_interval, project
+from gui.pages.run.series import Buffer, project, relative_half_width
 from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
+PER_EVENT = 5  # steps in one scripted event (the worker sends those of about 50 ms)
+GAP_S = 0.002  # the loop's own time between two steps, in the window's wall time only
 
 
 def band_now(plots) -> tuple[float, float]:
@@ -36,6 +40,11 @@ def step_times(n: int, seed: int = 1) -> list[float]:
     return list(0.05 * (1 + 0.1 * rng.standard_normal(n)))
 
 
+def window_rate(times, batch=16) -> float:
+    """What the worker measures for a window of these steps: samples / wall time."""
+    return len(times) * batch / (sum(times) + GAP_S * len(times))
+
+
 @pytest.fixture
 def plots(qtbot):
     p = LivePlots(LIGHT_PLOTS)
@@ -44,30 +53,47 @@ def plots(qtbot):
     return p
 
 
-def feed_run(plots, times, batch=16, total=2**34):
+def feed_window(plots, times, t, batch=16, repeat=0, total=2**34) -> float:
+    """One measured window as the worker sends it: steps coalesced, the window so far in each
+    event, its own figure in the last; a memory sample now and then. Returns the clock."""
+    plots.on_event(Phase(run_id=RUN, phase="measuring", detail=f"repeat {repeat + 1} of 3"))
+    start = t
+    for first in range(0, len(times), PER_EVENT):
+        chunk = times[first : first + PER_EVENT]
+        t += sum(chunk) + GAP_S * len(chunk)
+        done = first + len(chunk) == len(times)
+        plots.on_event(
+            Step(
+                run_id=RUN,
+                index=first,
+                step_times_s=list(chunk),
+                samples=batch,
+                repeat=repeat,
+                elapsed_s=t,
+                window_samples=(first + len(chunk)) * batch,
+                window_seconds=t - start,
+                window_done=done,
+            )
+        )
+        own = 2**30 + first * 2**20
+        plots.on_event(
+            Sample(
+                run_id=RUN,
+                elapsed_s=t,
+                memory_used_bytes=own + 2**32,
+                memory_total_bytes=total,
+                process_memory_bytes=own,
+            )
+        )
+    return t
+
+
+def feed_run(plots, times, batch=16, total=2**34) -> float:
     plots.on_event(Started(run_id=RUN))
     plots.on_event(Phase(run_id=RUN, phase="warmup", expected_steps=3))
-    t = 0.0
-    for i in range(3):
-        t += 0.2
-        plots.on_event(
-            Step(run_id=RUN, index=i, step_time_s=0.2, samples=batch, measured=False, elapsed_s=t)
-        )
-    plots.on_event(Phase(run_id=RUN, phase="measuring", expected_steps=len(times)))
-    for i, dt in enumerate(times):
-        t += dt
-        plots.on_event(Step(run_id=RUN, index=i, step_time_s=dt, samples=batch, elapsed_s=t))
-        if i % 5 == 0:
-            own = 2**30 + i * 2**20
-            plots.on_event(
-                Sample(
-                    run_id=RUN,
-                    elapsed_s=t,
-                    memory_used_bytes=own + 2**32,
-                    memory_total_bytes=total,
-                    process_memory_bytes=own,
-                )
-            )
+    warm = Step(run_id=RUN, step_times_s=[0.2] * 3, samples=batch, measured=False, elapsed_s=0.6)
+    plots.on_event(warm)
+    return feed_window(plots, times, 0.6, batch, total=total)
 
 
 def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
@@ -80,18 +106,23 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     qtbot.waitUntil(
         lambda: data(plots._measured)[0] is not None and len(data(plots._measured)[0]) == 60
     )
+    # Per step, lighter: samples / step time, spread over the time between two events.
     x, y = data(plots._measured)
     assert np.allclose(y, 16 / np.array(times))
-    assert len(data(plots._warm)[0]) == 3
-    # Running median and projected cost: steps that came together still get a curve (several
-    # points in one redraw), ending on all 60 steps.
-    assert 10 < len(data(plots._median)[0]) <= 60
-    assert data(plots._median)[1][-1] == pytest.approx(16 / statistics.median(times))
-    expected = cost.usd_per_epoch(50_000 * statistics.median(times) / 16, 2.0)
+    assert np.all(np.diff(x) > 0)
+    assert list(data(plots._warm)[0]) == pytest.approx([0.2, 0.4, 0.6])
+    # The main line: the window so far, a point per event, ending on the window's own figure.
+    wx, wy = data(plots._window)
+    assert len(wx) == 60 / PER_EVENT
+    assert wy[-1] == pytest.approx(window_rate(times))
+    assert wy[-1] < statistics.median(16 / np.array(times))  # the steps leave out the gaps
+    assert list(plots._ends.getData()[1]) == [wy[-1]]
+    # Projected cost: from the window's throughput, inside the steps' 95 % interval.
+    expected = cost.usd_per_epoch(50_000 / window_rate(times), 2.0)
     assert data(plots._mid)[1][-1] == pytest.approx(expected)
     assert not plots._cost_hint.isVisible()
     low, high = band_now(plots)
-    assert low <= expected <= high
+    assert low < expected < high
     # Memory: this run's curve in GiB, the device total, the peak marked and labelled.
     mx, my = data(plots._process)
     assert my[-1] == pytest.approx((2**30 + 55 * 2**20) / GIB)
@@ -103,6 +134,25 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     assert [m.label.format for _, m in plots._marks] == ["measuring", "measuring"]
 
 
+def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots, qtbot):
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    t = feed_run(plots, step_times(40, seed=1))
+    t = feed_window(plots, [0.04] * 40, t, repeat=1)
+    t = feed_window(plots, step_times(40, seed=2), t, repeat=2)
+    plots.refresh()
+    ends = list(plots._ends.getData()[1])
+    assert len(ends) == 3
+    # One line a window: a break (NaN) between them, each ending on its window's dot.
+    wx, wy = data(plots._window)
+    assert np.isnan(wy).sum() == 2
+    assert [y for i, y in enumerate(wy) if i + 1 == len(wy) or np.isnan(wy[i + 1])] == ends
+    result = {"status": "ok", "throughput_samples_per_s": statistics.median(ends), "repeats": 3}
+    plots.end_run(result)
+    assert plots._final_rate.value() == statistics.median(ends)
+    label = plots._final_rate.label.textItem.toPlainText()
+    assert label == f"result {statistics.median(ends):,.1f} samples/s (median of 3 windows)"
+
+
 def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
     plots.begin_run(tiny_config(usd_per_hour=1.0), "")
     times = step_times(400, seed=3)
@@ -110,8 +160,7 @@ def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
     plots.refresh()
     low, high = band_now(plots)
     width_early = high - low
-    for i, dt in enumerate(times[20:]):
-        plots.on_event(Step(run_id=RUN, index=20 + i, step_time_s=dt, samples=16, elapsed_s=10 + i))
+    feed_window(plots, times, 20.0, repeat=1)
     plots.refresh()
     low, high = band_now(plots)
     width_late = high - low
@@ -123,8 +172,28 @@ def test_without_a_price_the_cost_plot_shows_epoch_time(plots):
     feed_run(plots, step_times(30))
     plots.refresh()
     assert "epoch time" in plots.cost.plot.titleLabel.text
-    median = statistics.median(step_times(30))
-    assert data(plots._mid)[1][-1] == pytest.approx(50_000 * median / 16)
+    assert data(plots._mid)[1][-1] == pytest.approx(50_000 / window_rate(step_times(30)))
+
+
+def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    feed_run(plots, step_times(60))
+    plots.end_run({"status": "ok", "throughput_samples_per_s": 300.0, "usd_per_epoch": 0.05})
+    qtbot.wait(50)
+    for chart in plots.charts.values():
+        view = chart.plot.vb.sceneBoundingRect()
+        legend = chart.legend.sceneBoundingRect()
+        assert legend.height() > 0 and legend.width() > 0, chart.name
+        assert legend.top() >= view.bottom(), chart.name
+        assert chart.plot.legend is chart.legend
+    names = [label.text for _, label in plots.throughput.legend.items]
+    assert names == [
+        "warm-up, per step",
+        "per step: samples / step time",
+        "this window: samples / wall time",
+        "each window's figure",
+    ]
+    assert [label.text for _, label in plots.flops.legend.items] == ["running median"]
 
 
 def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
@@ -190,28 +259,25 @@ def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
     qtbot.waitUntil(lambda: plots._measured._getDisplayDataset().x[0] > 1900)
 
 
-def test_median_interval_holds_the_median_and_narrows_like_one_over_root_n():
+def test_the_interval_of_the_mean_step_narrows_like_one_over_root_n():
     rng = np.random.default_rng(0)
     widths = []
     for n in (25, 100, 400, 1600):
         values = rng.normal(1.0, 0.1, n)
-        low, mid, high = median_interval(values)
-        assert low <= mid <= high
-        assert mid == pytest.approx(float(np.median(values)))
-        widths.append(high - low)
+        w = relative_half_width(n, float(values.sum()), float((values**2).sum()))
+        assert w == pytest.approx(1.96 * values.std(ddof=1) / math.sqrt(n) / values.mean())
+        widths.append(w)
     ratios = [a / b for a, b in zip(widths, widths[1:], strict=False)]
-    assert all(1.4 < r < 2.9 for r in ratios)  # about 2 for each 4x more steps
-    assert median_interval(np.array([0.3])) == (0.3, 0.3, 0.3)
+    assert all(1.6 < r < 2.5 for r in ratios)  # about 2 for each 4x more steps
+    assert relative_half_width(1, 0.3, 0.09) == math.inf
 
 
 def test_projection_is_the_engine_cost_arithmetic():
-    times = np.array([0.1, 0.12, 0.11, 0.13, 0.1])
-    p = project(times, batch_size=32, epoch_samples=50_000, usd_per_hour=3.0)
-    epoch = 50_000 * 0.11 / 32
-    assert p.epoch_s[1] == pytest.approx(epoch)
-    assert p.usd_per_epoch[1] == pytest.approx(cost.usd_per_epoch(epoch, 3.0))
-    assert p.throughput_samples_per_s == pytest.approx(32 / 0.11)
-    assert project(times, 32, 50_000, None).usd_per_epoch is None
+    epoch, usd = project(320.0, 0.1, epoch_samples=50_000, usd_per_hour=3.0)
+    assert epoch == pytest.approx((50_000 / 352, 50_000 / 320, 50_000 / 288))
+    assert usd[1] == pytest.approx(cost.usd_per_epoch(50_000 / 320, 3.0))
+    assert project(320.0, 0.1, 50_000, None)[1] is None
+    assert project(320.0, math.inf, 50_000, None)[0][2] == math.inf
 
 
 def test_band_outline_goes_out_along_the_top_and_back_along_the_bottom():
@@ -229,8 +295,9 @@ def test_buffer_grows_and_keeps_earlier_views():
     view = b.values
     for v in range(2, 10):
         b.append(float(v))
+    b.extend(np.arange(10.0, 20.0))
     assert list(view) == [1.0]
-    assert list(b.values) == [float(v) for v in range(1, 10)]
+    assert list(b.values) == [float(v) for v in range(1, 20)]
     assert not math.isnan(b.values[-1])
 
 

@@ -1,6 +1,12 @@
 """The four live plots: throughput, memory fill, projected cost per epoch and the achieved
 FLOP rate (gui/pages/run/flops_chart.py), two by two.
 
+The throughput plot's main line is the statistic the result stores: the running window's
+samples over its wall time so far (its last point is the window's own figure, a dot), and the
+result's figure, the median of the windows', is a labelled level at the end. The per-step rates
+(samples / step time, lighter) leave out the time between steps and so run above it. Each
+chart's legend is a row of its own under the plot, never over the data.
+
 Each curve is created once. Events only append numbers to a RunSeries; a 25 Hz timer pushes the
 buffers into the curves with setData, and each plot downsamples and clips to its view, so an
 hour-long run redraws as cheaply as a short one. The x axis of all four is seconds since
@@ -13,8 +19,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QGraphicsSceneMouseEvent, QGridLayout, QSizePolicy, QWidget
 
 from engine.core.events import Event, Flops, Phase, Sample, Started, Step
 from engine.measure.config import RunConfig
@@ -28,9 +34,46 @@ from gui.pages.run.series import RunSeries
 REFRESH_HZ = 25
 BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
 RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
+FADE = 0.45  # the per-step rates' colour: this much of theirs, the rest the background
+PER_STEP_REACH = 2.0  # the throughput axis shows per-step rates up to this x the window's line
 GIB = float(2**30)
 # Phases worth a line on the time axis (importing and building come before it starts).
 MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
+
+
+class LegendRow(pg.LegendItem):
+    """A legend in a row of its own under the plot, entries side by side, so that it never
+    covers the data (pyqtgraph's sits in a corner of the view)."""
+
+    def __init__(self, columns: int) -> None:
+        super().__init__(colCount=columns, labelTextSize="8pt")
+        # Scaled with the chart when exported, as gui/common/chart.py does with its legend.
+        self.setFlag(self.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        """The entries' size is this item's size hint: the chart's layout places it."""
+        self.layout.invalidate()
+        self.updateGeometry()
+
+    def mouseDragEvent(self, ev: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        ev.ignore()  # laid out, not dragged about
+
+
+def legend_below(chart: Chart, columns: int = 2) -> LegendRow:
+    """Move the chart's legend (and its entries) into a row between the plot and the caption."""
+    old = chart.legend
+    legend = LegendRow(columns)
+    for sample, label in old.items:
+        legend.addItem(sample.item, label.text)
+    if old.scene() is not None:
+        old.scene().removeItem(old)
+    chart.legend = chart.plot.legend = legend
+    chart.ci.removeItem(chart.caption)
+    chart.ci.addItem(legend, row=1, col=0)
+    chart.ci.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
+    chart.ci.addItem(chart.caption, row=2, col=0)
+    return legend
 
 
 def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -63,10 +106,14 @@ class LivePlots(QWidget):
             chart.plot.setXLink(self.throughput.plot)
         self._ranges = {name: FollowRange(chart.plot) for name, chart in self.charts.items()}
         self._reset_ranges()
+        for chart in self.charts.values():
+            legend_below(chart)
 
-        self._warm = add_line(self.throughput, "warm-up steps")
-        self._measured = add_line(self.throughput, "measured steps")
-        self._median = add_line(self.throughput, "running median")
+        self._warm = add_line(self.throughput, "warm-up, per step")
+        self._measured = add_line(self.throughput, "per step: samples / step time")
+        self._window = add_line(self.throughput, "this window: samples / wall time")
+        self._ends = pg.ScatterPlotItem(size=9, symbol="o", name="each window's figure")
+        self.throughput.plot.addItem(self._ends)
         self._final_rate = add_level(self.throughput, "result")
         self._process = add_line(self.memory, "this run")
         self._device = add_line(self.memory, "in use on the device (all processes)")
@@ -79,10 +126,10 @@ class LivePlots(QWidget):
         # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
         self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
         self.cost.plot.addItem(self._band)
-        self._mid = add_line(self.cost, "projected (median step)")
+        self._mid = add_line(self.cost, "projected from this window's throughput")
         # A wide translucent line stands for the band in the legend.
         self._band_key = pg.PlotDataItem()
-        self.cost.legend.addItem(self._band_key, "95 % interval of the median")
+        self.cost.legend.addItem(self._band_key, "95 % interval (step times)")
         self._final_cost = add_level(self.cost, "result")
         # Shown in the empty cost plot until the first measured steps give a projection.
         self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
@@ -112,9 +159,11 @@ class LivePlots(QWidget):
         self.colors = colors
         for chart in self.charts.values():
             chart.set_colors(colors)
-        self._warm.setPen(pg.mkPen(colors.warmup, width=1))
-        self._measured.setPen(pg.mkPen(colors.measured, width=1))
-        self._median.setPen(pg.mkPen(colors.median, width=2.5))
+        self._warm.setPen(pg.mkPen(_faded(colors.warmup, colors.background), width=1))
+        self._measured.setPen(pg.mkPen(_faded(colors.measured, colors.background), width=1))
+        self._window.setPen(pg.mkPen(colors.median, width=2.5))
+        self._ends.setBrush(pg.mkBrush(colors.median))
+        self._ends.setPen(pg.mkPen(colors.foreground))
         self._process.setPen(pg.mkPen(colors.process_memory, width=2))
         self._device.setPen(pg.mkPen(colors.device_memory, width=1.5, style=pg.QtCore.Qt.DashLine))
         self._peak.setBrush(pg.mkBrush(colors.peak))
@@ -126,9 +175,12 @@ class LivePlots(QWidget):
         self._band.setBrush(pg.mkBrush(band))
         self._band_key.setPen(pg.mkPen(band, width=10))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
+        backdrop = pg.mkColor(colors.background)
+        backdrop.setAlpha(200)
         for line in (self._final_rate, self._total, self._final_cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
             line.label.setColor(colors.limit)
+            line.label.fill = pg.mkBrush(backdrop)  # readable over the per-step rates
         for _, mark in self._marks:
             mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
             mark.label.setColor(colors.phase)
@@ -141,8 +193,9 @@ class LivePlots(QWidget):
         self.series = RunSeries(
             config.batch_size, config.resolved_epoch_samples, config.usd_per_hour
         )
-        for item in (self._warm, self._measured, self._median, self._process, self._device):
+        for item in (self._warm, self._measured, self._window, self._process, self._device):
             item.setData([], [])
+        self._ends.setData([], [])
         self._mid.setData([], [])
         self._band.setData([], [])
         for chart, mark in self._marks:
@@ -179,7 +232,7 @@ class LivePlots(QWidget):
             self.set_overlays(self._overlay_results)  # drop this run's own row, if selected
             return
         if isinstance(event, Step):
-            self.series.add_step(event)
+            self.series.add_steps(event)
         elif isinstance(event, Sample):
             self.series.add_sample(event)
         elif isinstance(event, Flops):
@@ -208,19 +261,20 @@ class LivePlots(QWidget):
         if s is None or not self._dirty:
             return
         self._dirty = False
-        projected = s.update_projection()
+        stepped = s.update_median()
         self.flops.refresh(s)
-        if projected:
+        if stepped:
             self._follow_y()
         self._ranges["throughput"].follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
-        self._median.setData(s.median_t.values, s.median_rate.values)
+        self._window.setData(s.window_t.values, s.window_rate.values)
+        self._ends.setData(s.ends_t.values, s.ends_rate.values)
         self._process.setData(s.mem_t.values, s.mem_process.values / GIB)
         self._device.setData(s.mem_t.values, s.mem_device.values / GIB)
         self._band.setData(*band_outline(s.proj_t.values, s.proj_low.values, s.proj_high.values))
-        self._mid.setData(s.proj_t.values, s.proj_mid.values)
         self._cost_hint.setVisible(len(s.proj_t) == 0)
+        self._mid.setData(s.proj_t.values, s.proj_mid.values)
         if s.memory_total_bytes:
             total = f"device total {report.size(s.memory_total_bytes)}"
             set_level(self._total, s.memory_total_bytes / GIB, total)
@@ -234,9 +288,15 @@ class LivePlots(QWidget):
         assert s is not None
         if len(s.meas_rate):
             # Single steps can be many times the typical rate (timer granularity on tiny
-            # steps): scale to the bulk of the recent ones so the median stays readable.
+            # steps): scale to the bulk of the recent ones. The window's line sets the scale:
+            # steps far above it (a busy machine's gaps between them) run off the top.
             rates = np.concatenate([s.warm_rate.values[-RECENT:], s.meas_rate.values[-RECENT:]])
-            self._ranges["throughput"].follow_y(float(np.nanpercentile(rates, 98)), final)
+            top = float(np.nanpercentile(rates, 98))
+            line = s.window_rate.values[-RECENT:]
+            if np.isfinite(line).any():
+                level = float(np.nanpercentile(line, 98))
+                top = max(level, min(top, PER_STEP_REACH * level))
+            self._ranges["throughput"].follow_y(top, final)
         if len(s.proj_t):
             # The first few steps' interval can be huge; it may run off the top.
             high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
@@ -263,7 +323,7 @@ class LivePlots(QWidget):
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
-        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s")
+        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{_median_of(result)}")
         self.flops.end(result)
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
@@ -305,3 +365,21 @@ class LivePlots(QWidget):
                 )
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
+
+
+def _median_of(result: dict[str, Any]) -> str:
+    """How the result's figure was found, for its level's label."""
+    n = result.get("repeats") or len(result.get("throughput_repeats") or ())
+    return f" (median of {n} windows)" if n and n > 1 else " (one window)" if n else ""
+
+
+def _faded(color: str, background: str) -> Any:
+    """A colour drawn lighter, for the per-step rates under the window's line: mixed with the
+    background, opaque (a translucent pen costs a software-rendered display much more)."""
+    c, b = pg.mkColor(color), pg.mkColor(background)
+    mix = FADE
+    return pg.mkColor(
+        round(c.red() * mix + b.red() * (1 - mix)),
+        round(c.green() * mix + b.green() * (1 - mix)),
+        round(c.blue() * mix + b.blue() * (1 - mix)),
+    )

@@ -1,8 +1,12 @@
 """The numbers the live plots draw for one run, kept in growable numpy buffers (no Qt here).
 
-Events append in O(1); the running statistics (median step time and its confidence interval,
-projected epoch time and cost) are recomputed on the plot timer, not per event, so a run with a
-million steps stays cheap. Times in seconds since warm-up began, memory in bytes, money in USD.
+The headline figure is the result's own statistic: each measured window's samples over its
+wall time so far (engine/core/events.py, Step; the result stores the median of the windows'
+final figures). Per-step rates (samples / step time) are kept as well, lighter: they leave out
+the time between steps, so they run above the window's figure. Step events arrive coalesced,
+about one per 50 ms: each appends in O(its steps). The running median of the steps (the FLOP
+chart's) is recomputed on the plot timer, not per event. Times in seconds since warm-up began,
+memory in bytes, money in USD.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from engine.pricing import cost
 
 # z for a two-sided 95 % interval.
 Z_95 = 1.96
-# Up to this many points per redraw for steps that arrived together, while the run is short
-# enough (in measured steps) for it to cost nothing.
+# Up to this many points per redraw of the running median for steps that arrived together,
+# while the run is short enough (in measured steps) for it to cost nothing.
 INTERMEDIATE_POINTS = 25
 INTERMEDIATE_MAX_STEPS = 2_000
 
@@ -32,9 +36,20 @@ class Buffer:
 
     def append(self, value: float) -> None:
         if self.n == len(self._data):
-            self._data = np.concatenate([self._data, np.empty(len(self._data))])
+            self._grow(self.n + 1)
         self._data[self.n] = value
         self.n += 1
+
+    def extend(self, values: np.ndarray) -> None:
+        need = self.n + len(values)
+        if need > len(self._data):
+            self._grow(need)
+        self._data[self.n : need] = values
+        self.n = need
+
+    def _grow(self, need: int) -> None:
+        size = max(need, 2 * len(self._data))
+        self._data = np.concatenate([self._data[: self.n], np.empty(size - self.n)])
 
     @property
     def values(self) -> np.ndarray:
@@ -45,46 +60,49 @@ class Buffer:
         return self.n
 
 
-def median_interval(values: np.ndarray, z: float = Z_95) -> tuple[float, float, float]:
-    """(low, median, high): the median with a distribution-free confidence interval.
-
-    The bounds are the order statistics at (1-based) ranks n/2 - z*sqrt(n)/2 and
-    1 + n/2 + z*sqrt(n)/2, so the interval narrows as 1/sqrt(n) while the window settles
-    (p10/p90 of the steps would not).
-    """
-    n = len(values)
-    half = z * math.sqrt(n) / 2
-    low = max(0, math.floor(n / 2 - half) - 1)
-    high = min(n - 1, math.ceil(1 + n / 2 + half) - 1)
-    ranked = np.partition(values, [low, high])
-    return float(ranked[low]), float(np.median(values)), float(ranked[high])
-
-
 @dataclass(frozen=True)
-class Projection:
-    """Where the run is heading, from the measured steps so far (low/high: 95 % interval)."""
+class WindowSoFar:
+    """The running window: its throughput so far (samples / wall time, the result's statistic)
+    and the epoch time and cost it projects, low/high from the steps' 95 % interval."""
 
+    repeat: int
     steps: int
-    median_step_s: float
     throughput_samples_per_s: float
     epoch_s: tuple[float, float, float]  # low, mid, high
     usd_per_epoch: tuple[float, float, float] | None  # None without a price
+    done: bool
+
+
+def relative_half_width(n: int, total: float, total_sq: float, z: float = Z_95) -> float:
+    """z standard errors of the mean step time over the mean (the steps' share of the result's
+    interval, engine/core/interval.py), from the count, sum and sum of squares; inf below 2."""
+    if n < 2 or total <= 0:
+        return math.inf
+    mean = total / n
+    variance = max(total_sq - n * mean * mean, 0.0) / (n - 1)
+    return z * math.sqrt(variance / n) / mean
 
 
 def project(
-    step_times_s: np.ndarray, batch_size: int, epoch_samples: int, usd_per_hour: float | None
-) -> Projection:
-    """Epoch time and cost per epoch from the per-step times measured so far."""
-    fast, mid, slow = median_interval(step_times_s)
-    epoch = tuple(epoch_samples * t / batch_size for t in (fast, mid, slow))
-    usd = None
-    if usd_per_hour is not None:
-        usd = tuple(cost.usd_per_epoch(s, usd_per_hour) for s in epoch)
-    return Projection(len(step_times_s), mid, batch_size / mid, epoch, usd)  # type: ignore[arg-type]
+    throughput: float, relative: float, epoch_samples: int, usd_per_hour: float | None
+) -> tuple[tuple[float, float, float], tuple[float, float, float] | None]:
+    """(epoch seconds, USD per epoch), each (low, mid, high), at `throughput` +- `relative`."""
+    fast = throughput * (1 + relative)
+    slow = throughput * (1 - relative)
+    epoch = (
+        epoch_samples / fast,
+        epoch_samples / throughput,
+        epoch_samples / slow if slow > 0 else math.inf,
+    )
+    if usd_per_hour is None:
+        return epoch, None
+    usd = tuple(cost.usd_per_epoch(s, usd_per_hour) for s in epoch)
+    return epoch, usd  # type: ignore[return-value]
 
 
 class RunSeries:
-    """Buffers for one run: steps (warm-up and measured), monitor samples, projections."""
+    """Buffers for one run: steps (warm-up and measured), the windows' figures, monitor
+    samples, projections."""
 
     def __init__(self, batch_size: int, epoch_samples: int, usd_per_hour: float | None) -> None:
         self.batch_size = batch_size
@@ -92,15 +110,22 @@ class RunSeries:
         self.usd_per_hour = usd_per_hour
         self.warm_t, self.warm_rate = Buffer(), Buffer()
         self.meas_t, self.meas_rate, self.meas_step_s = Buffer(), Buffer(), Buffer()
-        self.median_t, self.median_rate = Buffer(), Buffer()
+        # The result's statistic, a point per event; NaN between windows breaks the line.
+        self.window_t, self.window_rate = Buffer(), Buffer()
+        self.ends_t, self.ends_rate = Buffer(), Buffer()  # each finished window's own figure
+        self.window: WindowSoFar | None = None
+        self.median_t, self.median_rate = Buffer(), Buffer()  # per-step running median
         self.proj_t = Buffer()
         self.proj_low, self.proj_mid, self.proj_high = Buffer(), Buffer(), Buffer()
         self.mem_t, self.mem_process, self.mem_device = Buffer(), Buffer(), Buffer()
         self.memory_total_bytes: int | None = None
         self.peak_memory: tuple[float, float] | None = None  # (t, bytes) of this run's peak
         self.latest_t = 0.0
-        self.projection: Projection | None = None
-        self._projected_steps = 0
+        self.median_throughput: float | None = None
+        self._medianed_steps = 0
+        self._last_event_t = 0.0
+        self._repeat: int | None = None
+        self._sums = (0, 0.0, 0.0)  # this window's finite step times: count, sum, sum of squares
         # FLOPs of one step and the device's peak (the worker's Flops event; None: unknown).
         self.flops_per_step: float | None = None
         self.peak_tflops: float | None = None
@@ -119,21 +144,63 @@ class RunSeries:
     @property
     def mfu(self) -> float | None:
         """The running median's FLOP rate over the device's peak (a fraction), where known."""
-        p, per_sample = self.projection, self.tflop_per_sample
-        if p is None or per_sample is None or not self.peak_tflops:
+        rate, per_sample = self.median_throughput, self.tflop_per_sample
+        if rate is None or per_sample is None or not self.peak_tflops:
             return None
-        return p.throughput_samples_per_s * per_sample / self.peak_tflops
+        return rate * per_sample / self.peak_tflops
 
-    def add_step(self, step: Step) -> None:
-        rate = step.samples / step.step_time_s if step.step_time_s > 0 else math.nan
-        self.latest_t = max(self.latest_t, step.elapsed_s)
-        if step.measured:
-            self.meas_t.append(step.elapsed_s)
-            self.meas_rate.append(rate)
-            self.meas_step_s.append(step.step_time_s)
-        else:
-            self.warm_t.append(step.elapsed_s)
-            self.warm_rate.append(rate)
+    def add_steps(self, event: Step) -> None:
+        """The steps since the last event, spread evenly over the time since it; measured,
+        the window's figure so far."""
+        times = np.asarray(event.step_times_s, dtype=float)  # null (non-finite) -> NaN
+        n = len(times)
+        if n:
+            start = min(self._last_event_t, event.elapsed_s)
+            t = start + (event.elapsed_s - start) * np.arange(1, n + 1) / n
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rates = np.where(times > 0, event.samples / times, np.nan)
+            if event.measured:
+                self.meas_t.extend(t)
+                self.meas_rate.extend(rates)
+                self.meas_step_s.extend(times)
+            else:
+                self.warm_t.extend(t)
+                self.warm_rate.extend(rates)
+        self._last_event_t = max(self._last_event_t, event.elapsed_s)
+        self.latest_t = max(self.latest_t, event.elapsed_s)
+        if event.measured:
+            self._add_window_point(event, times)
+
+    def _add_window_point(self, event: Step, times: np.ndarray) -> None:
+        if event.repeat != self._repeat:  # a new window: its own line and interval
+            if self._repeat is not None:
+                self.window_t.append(event.elapsed_s)
+                self.window_rate.append(math.nan)
+            self._repeat = event.repeat
+            self._sums = (0, 0.0, 0.0)
+        finite = times[np.isfinite(times)]
+        n, total, total_sq = self._sums
+        self._sums = (n + len(finite), total + finite.sum(), total_sq + (finite**2).sum())
+        rate = event.window_throughput
+        if rate is None or rate <= 0:
+            return
+        t = event.elapsed_s
+        self.window_t.append(t)
+        self.window_rate.append(rate)
+        if event.window_done:
+            self.ends_t.append(t)
+            self.ends_rate.append(rate)
+        relative = relative_half_width(*self._sums)
+        epoch, usd = project(rate, relative, self.epoch_samples, self.usd_per_hour)
+        steps = event.window_samples // max(event.samples, 1)
+        self.window = WindowSoFar(event.repeat, steps, rate, epoch, usd, event.window_done)
+        if math.isfinite(relative):  # from two steps on
+            # Without a price the cost plot shows the projected epoch time instead.
+            low, mid, high = usd if usd is not None else epoch
+            self.proj_t.append(t)
+            self.proj_low.append(low)
+            self.proj_mid.append(mid)
+            self.proj_high.append(high)
 
     def add_sample(self, sample: Sample) -> None:
         """This run's memory is the process's own (device or RSS); device use shows others."""
@@ -150,33 +217,23 @@ class RunSeries:
         if own is not None and (self.peak_memory is None or own > self.peak_memory[1]):
             self.peak_memory = (sample.elapsed_s, float(own))
 
-    def update_projection(self) -> bool:
-        """Recompute the running statistics if steps were measured since; True if it did.
+    def update_median(self) -> bool:
+        """Recompute the running median of the step times (the FLOP chart draws it) if steps
+        were measured since; True if it did.
 
         Steps that arrived together (a fast model between two redraws) get intermediate points,
-        so the curves show how the figures settled; long runs get one point per redraw.
+        so the curve shows how the figure settled; long runs get one point per redraw.
         """
         n = len(self.meas_step_s)
-        if n == self._projected_steps:
+        if n == self._medianed_steps:
             return False
-        first = self._projected_steps + 1
-        self._projected_steps = n
+        first = self._medianed_steps + 1
+        self._medianed_steps = n
         count = min(n - first + 1, INTERMEDIATE_POINTS if n <= INTERMEDIATE_MAX_STEPS else 1)
         for k in np.unique(np.linspace(first, n, count).round().astype(int)):
-            self._project_at(int(k))
+            times = self.meas_step_s.values[: int(k)]
+            median = float(np.nanmedian(times)) if np.isfinite(times).any() else math.nan
+            self.median_throughput = self.batch_size / median if median > 0 else None
+            self.median_t.append(self.meas_t.values[int(k) - 1])
+            self.median_rate.append(self.median_throughput or math.nan)
         return True
-
-    def _project_at(self, k: int) -> None:
-        """Append the projection from the first k measured steps."""
-        times = self.meas_step_s.values[:k]
-        p = project(times, self.batch_size, self.epoch_samples, self.usd_per_hour)
-        self.projection = p
-        t = self.meas_t.values[k - 1]
-        self.median_t.append(t)
-        self.median_rate.append(p.throughput_samples_per_s)
-        # Without a price the cost plot shows the projected epoch time instead.
-        low, mid, high = p.usd_per_epoch if p.usd_per_epoch is not None else p.epoch_s
-        self.proj_t.append(t)
-        self.proj_low.append(low)
-        self.proj_mid.append(mid)
-        self.proj_high.append(high)

@@ -1,8 +1,13 @@
 """The run's status line: the phase strip, elapsed time with the current figures, and the
-progress of the phase's step window (warm-up, then measuring)."""
+progress of the phase's step window (warm-up, then measuring).
+
+The throughput it shows is the result's statistic: while measuring, the running window's
+samples over its wall time so far; at the end, the result's figure, the median of the windows'.
+"""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -45,6 +50,7 @@ class RunStatus(QWidget):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.progress)
         self.phase = ""
+        self.detail = ""  # "repeat 2 of 3" while measuring
         self._t0: float | None = None
         self._steps = 0
         self._series: RunSeries | None = None
@@ -65,7 +71,7 @@ class RunStatus(QWidget):
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, Phase):
-            self.phase = event.phase
+            self.phase, self.detail = event.phase, event.detail
             self._highlight(event.phase)
             self._steps = 0
             expected = event.expected_steps or 0
@@ -79,33 +85,36 @@ class RunStatus(QWidget):
                 self.progress.setFormat(event.phase)
         elif isinstance(event, Step):
             # Counted here, drawn by the clock: QProgressBar repaints at once on every new
-            # value, which a fast model's hundreds of steps a second would pay for.
-            self._steps += 1
+            # value, which a fast model's events (a few dozen a second) would pay for.
+            self._steps += event.steps
 
     def _tick(self) -> None:
-        if self.progress.maximum() > 0:
-            self.progress.setValue(min(self._steps, self.progress.maximum()))
         self.show_figures()
 
     def show_figures(self) -> None:
-        """Phase, elapsed time and the current figures in one line."""
+        """Phase, elapsed time and the current figures in one line (with the step count, so
+        that both say the same number of steps)."""
         if self._t0 is None:
             return
+        if self.progress.maximum() > 0:
+            self.progress.setValue(min(self._steps, self.progress.maximum()))
         parts = [
             PHASE_NAMES.get(self.phase, self.phase),
             report.duration(time.monotonic() - self._t0),
         ]
         s = self._series
-        p = s.projection if s else None
-        if p is not None and s is not None:
-            parts.append(f"{p.throughput_samples_per_s:,.1f} samples/s (median of {p.steps} steps)")
-            if p.usd_per_epoch is not None:
-                low, mid, high = p.usd_per_epoch
-                parts.append(
-                    f"{report.money(mid)} per epoch ({report.money(low)} to {report.money(high)})"
-                )
-            else:
-                parts.append(f"{report.duration(p.epoch_s[1])} per epoch")
+        w = s.window if s else None
+        if w is not None and self.phase == "measuring":
+            total = self.detail.rpartition(" of ")[2] if " of " in self.detail else ""
+            which = f"window {w.repeat + 1}" + (f" of {total}" if total else "")
+            parts.append(
+                f"{which}: {w.throughput_samples_per_s:,.1f} samples/s"
+                f"{'' if w.done else ' so far'} (samples / wall time, {w.steps} steps)"
+            )
+            low, mid, high = w.usd_per_epoch or w.epoch_s
+            show = report.money if w.usd_per_epoch is not None else report.duration
+            interval = f" ({show(low)} to {show(high)})" if math.isfinite(high) else ""
+            parts.append(f"{show(mid)} per epoch{interval}")
         if s is not None and s.peak_memory is not None:
             parts.append(f"peak memory {report.size(s.peak_memory[1])}")
         self.text.setText(" · ".join(parts))
@@ -136,8 +145,11 @@ class RunStatus(QWidget):
 
 
 def finished_text(result: dict[str, Any]) -> str:
+    """The result's figures; the throughput as the throughput plot's "result" level says it."""
+    n = result.get("repeats") or len(result.get("throughput_repeats") or ())
+    how = f" (median of {n} windows)" if n and n > 1 else ""
     parts = [
-        f"Finished: {result['throughput_samples_per_s']:,.1f} samples/s",
+        f"Finished: {result['throughput_samples_per_s']:,.1f} samples/s{how}",
         f"epoch {report.duration(result.get('epoch_seconds'))}",
     ]
     if result.get("usd_per_epoch") is not None:

@@ -299,7 +299,8 @@ class SweepPage(Page):
             self._current = f"{head} · {event.event.phase}"
         elif isinstance(event.event, Step):
             kind = "measuring" if event.event.measured else "warm-up"
-            self._current = f"{head} · {kind} step {event.event.index + 1}"
+            done = event.event.index + event.event.steps  # the steps since the last event
+            self._current = f"{head} · {kind} step {done}"
 
     def _on_trial(self, trial: Trial) -> None:
         self.trials.append(trial)

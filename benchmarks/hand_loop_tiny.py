@@ -1,0 +1,93 @@
+"""A minimal hand-written training loop for tiny-mlp, in PyTorch or TensorFlow: the reference
+the harness is measured against on a model whose steps take about a millisecond, where the
+harness's own cost per step (timers, events, the monitor) shows most.
+
+Prints one JSON line: {"throughput_samples_per_s": ...}. The same model as epochcost's tiny-mlp
+(flatten, 3072 -> 128 ReLU -> 10), SGD with momentum and weight decay, one synthetic batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ["KERAS_BACKEND"] = "tensorflow"
+
+
+def torch_loop(args: argparse.Namespace) -> float:
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(3072, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
+    x = torch.randn(args.batch_size, 3, 32, 32)
+    y = torch.randint(0, 10, (args.batch_size,))
+
+    def step() -> None:
+        opt.zero_grad(set_to_none=True)
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    for _ in range(args.warmup):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    return args.steps * args.batch_size / (time.perf_counter() - t0)
+
+
+def tf_loop(args: argparse.Namespace) -> float:
+    import keras
+    import tensorflow as tf
+
+    from engine.frameworks.tensorflow import models as keras_models
+    from engine.workloads import registry
+
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    keras.utils.set_random_seed(0)
+    model = keras_models.build(registry.get("tiny-mlp")).model
+    opt = keras.optimizers.SGD(learning_rate=0.01, momentum=0.9, weight_decay=5e-4)
+    opt.build(model.trainable_variables)
+    x = tf.random.normal((args.batch_size, 32, 32, 3))
+    y = tf.random.uniform((args.batch_size,), 0, 10, dtype=tf.int32)
+
+    @tf.function
+    def step(x: tf.Tensor, y: tf.Tensor) -> tf.Tensor:
+        with tf.GradientTape() as tape:
+            logits = model(x, training=True)
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+            )
+        opt.apply(tape.gradient(loss, model.trainable_variables), model.trainable_variables)
+        return loss
+
+    for _ in range(args.warmup):  # the first call traces the function
+        step(x, y)
+    tf.test.experimental.sync_devices()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        step(x, y)
+    tf.test.experimental.sync_devices()
+    return args.steps * args.batch_size / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--warmup", type=int, default=50)
+    p.add_argument("--steps", type=int, default=3000)
+    args = p.parse_args()
+    rate = torch_loop(args) if args.framework == "torch" else tf_loop(args)
+    print(json.dumps({"throughput_samples_per_s": rate}))
+
+
+if __name__ == "__main__":
+    main()

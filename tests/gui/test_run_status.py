@@ -1,0 +1,48 @@
+"""The status line says the result's statistic: the running window's samples / wall time while
+measuring, the result's median of the windows at the end; the step count adds up events."""
+
+from __future__ import annotations
+
+from engine.core.events import Finished, Phase, Step
+from gui.pages.run.series import RunSeries
+from gui.pages.run.status import RunStatus, finished_text
+
+RUN = "20260101T000000-abcdef12"
+
+
+def test_the_status_line_shows_the_window_so_far_and_counts_every_step(qtbot):
+    status = RunStatus()
+    qtbot.addWidget(status)
+    series = RunSeries(batch_size=16, epoch_samples=50_000, usd_per_hour=3.6)
+    status.begin(series)
+    phase = Phase(run_id=RUN, phase="measuring", expected_steps=100, detail="repeat 2 of 3")
+    status.on_event(phase)
+    for first in (0, 4):
+        step = Step(
+            run_id=RUN,
+            index=first,
+            step_times_s=[0.01] * 4,
+            samples=16,
+            repeat=1,
+            elapsed_s=1.0 + first * 0.0125,
+            window_samples=(first + 4) * 16,
+            window_seconds=(first + 4) * 0.0125,
+        )
+        series.add_steps(step)
+        status.on_event(step)
+    status.show_figures()
+    text = status.text.text()
+    assert "window 2 of 3: 1,280.0 samples/s so far (samples / wall time, 8 steps)" in text
+    assert "$0.0391 per epoch" in text  # 50,000 / 1,280 s at $3.60/h
+    assert status.progress.value() == 8
+    result = {
+        "status": "ok",
+        "throughput_samples_per_s": 1234.5,
+        "repeats": 3,
+        "epoch_seconds": 40.5,
+        "steps_measured": 300,
+        "stop_reason": "stable",
+    }
+    status.end(Finished(run_id=RUN, result=result), result)
+    assert status.text.text().startswith("Finished: 1,234.5 samples/s (median of 3 windows)")
+    assert finished_text({**result, "repeats": 1}).startswith("Finished: 1,234.5 samples/s ·")
