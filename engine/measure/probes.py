@@ -90,19 +90,26 @@ class NvmlProbe:
         self._pid = pid or os.getpid()
         self.name = _text(pynvml.nvmlDeviceGetName(self._handle))
         # Volta and newer keep an energy counter; Pascal (GTX 1080 Ti) does not.
-        self._has_energy = self._try(pynvml.nvmlDeviceGetTotalEnergyConsumption) is not None
+        self._has_energy = self._try("nvmlDeviceGetTotalEnergyConsumption") is not None
 
-    def _try(self, fn: Any, *args: Any) -> Any:
+    def _try(self, function: str, *constants: str) -> Any:
+        """Call pynvml's `function` on this GPU with the named constants; None when the driver
+        says the query is not supported, or when this pynvml is too old to have the function or
+        a constant (nvmlDeviceGetViolationStatus, the clocks-event reasons are recent)."""
+        nv = self._nvml
+        fn = getattr(nv, function, None)
+        args = [getattr(nv, name, None) for name in constants]
+        if fn is None or any(arg is None for arg in args):
+            return None
         try:
             return fn(self._handle, *args)
-        except self._nvml.NVMLError:
+        except nv.NVMLError:
             return None
 
     def read(self) -> Reading:
-        nv = self._nvml
-        memory = self._try(nv.nvmlDeviceGetMemoryInfo)
-        util = self._try(nv.nvmlDeviceGetUtilizationRates)
-        power_mw = self._try(nv.nvmlDeviceGetPowerUsage)
+        memory = self._try("nvmlDeviceGetMemoryInfo")
+        util = self._try("nvmlDeviceGetUtilizationRates")
+        power_mw = self._try("nvmlDeviceGetPowerUsage")
         return Reading(
             memory_used_bytes=int(memory.used) if memory else None,
             memory_total_bytes=int(memory.total) if memory else None,
@@ -112,7 +119,7 @@ class NvmlProbe:
         )
 
     def _process_memory(self) -> int | None:
-        processes = self._try(self._nvml.nvmlDeviceGetComputeRunningProcesses)
+        processes = self._try("nvmlDeviceGetComputeRunningProcesses")
         if processes is None:
             return None  # not available (e.g. Windows WDDM)
         for proc in processes:
@@ -123,27 +130,33 @@ class NvmlProbe:
     def energy_j(self) -> float | None:
         if not self._has_energy:
             return None
-        millijoules = self._try(self._nvml.nvmlDeviceGetTotalEnergyConsumption)
+        millijoules = self._try("nvmlDeviceGetTotalEnergyConsumption")
         return millijoules / 1000.0 if millijoules is not None else None
 
     def state(self) -> dict[str, Any]:
-        nv = self._nvml
         return {
-            "sm_clock_mhz": self._try(nv.nvmlDeviceGetClockInfo, nv.NVML_CLOCK_SM),
-            "memory_clock_mhz": self._try(nv.nvmlDeviceGetClockInfo, nv.NVML_CLOCK_MEM),
-            "temperature_c": self._try(nv.nvmlDeviceGetTemperature, nv.NVML_TEMPERATURE_GPU),
-            "throttle_reasons": self._try(nv.nvmlDeviceGetCurrentClocksEventReasons),
-            "power_limit_w": _div(self._try(nv.nvmlDeviceGetEnforcedPowerLimit), 1000.0),
+            "sm_clock_mhz": self._try("nvmlDeviceGetClockInfo", "NVML_CLOCK_SM"),
+            "memory_clock_mhz": self._try("nvmlDeviceGetClockInfo", "NVML_CLOCK_MEM"),
+            "temperature_c": self._try("nvmlDeviceGetTemperature", "NVML_TEMPERATURE_GPU"),
+            "throttle_reasons": self._clock_event_reasons(),
+            "power_limit_w": _div(self._try("nvmlDeviceGetEnforcedPowerLimit"), 1000.0),
             **self._violations(),
             "other_processes": self._other_processes(),
         }
 
+    def _clock_event_reasons(self) -> int | None:
+        """Why the clocks are held down now (a bit mask); pynvml before 12.535 names the same
+        query "throttle reasons"."""
+        reasons = self._try("nvmlDeviceGetCurrentClocksEventReasons")
+        if reasons is None:
+            reasons = self._try("nvmlDeviceGetCurrentClocksThrottleReasons")
+        return reasons
+
     def _violations(self) -> dict[str, Any]:
         """How long (ns, cumulative) the card was held below its clocks by heat or power, and
         the counters' reference time (us); engine/measure/busy.py turns deltas into warnings."""
-        nv = self._nvml
-        thermal = self._try(nv.nvmlDeviceGetViolationStatus, nv.NVML_PERF_POLICY_THERMAL)
-        power = self._try(nv.nvmlDeviceGetViolationStatus, nv.NVML_PERF_POLICY_POWER)
+        thermal = self._try("nvmlDeviceGetViolationStatus", "NVML_PERF_POLICY_THERMAL")
+        power = self._try("nvmlDeviceGetViolationStatus", "NVML_PERF_POLICY_POWER")
         return {
             "reference_time_us": getattr(thermal or power, "referenceTime", None),
             "thermal_violation_ns": getattr(thermal, "violationTime", None),
@@ -154,11 +167,11 @@ class NvmlProbe:
         """Processes other than this one with work on the GPU (compute or graphics)."""
         pids: set[int] = set()
         seen = False
-        for fn in (
-            self._nvml.nvmlDeviceGetComputeRunningProcesses,
-            self._nvml.nvmlDeviceGetGraphicsRunningProcesses,
+        for function in (
+            "nvmlDeviceGetComputeRunningProcesses",
+            "nvmlDeviceGetGraphicsRunningProcesses",
         ):
-            processes = self._try(fn)
+            processes = self._try(function)
             if processes is not None:
                 seen = True
                 pids |= {p.pid for p in processes if p.pid != self._pid}

@@ -119,6 +119,30 @@ def test_nvml_probe_reads_this_process_memory_and_power(fake_nvml):
     assert probe.state()["power_limit_w"] == 250.0
 
 
+def test_an_older_pynvml_without_violation_counters_reads_them_as_unknown(fake_nvml):
+    fake_nvml(energy=False)  # this fake has no nvmlDeviceGetViolationStatus, as pynvml < 11
+    state = NvmlProbe(0).state()
+    assert state["thermal_violation_ns"] is None and state["power_violation_ns"] is None
+    assert state["reference_time_us"] is None
+    assert state["throttle_reasons"] == 0 and state["other_processes"] == 1
+
+
+def test_violation_counters_and_the_old_throttle_name_are_read(fake_nvml, monkeypatch):
+    module = fake_nvml(energy=True)
+    module.NVML_PERF_POLICY_POWER, module.NVML_PERF_POLICY_THERMAL = 0, 1
+    counters = {0: 3_000_000, 1: 5_000_000}
+    module.nvmlDeviceGetViolationStatus = lambda h, policy: types.SimpleNamespace(
+        referenceTime=1_000_000, violationTime=counters[policy]
+    )
+    monkeypatch.delattr(FakeNvml, "nvmlDeviceGetCurrentClocksEventReasons")  # pynvml < 12.535
+    module.nvmlDeviceGetCurrentClocksThrottleReasons = lambda h: 0x20
+    state = NvmlProbe(0).state()
+    assert state["reference_time_us"] == 1_000_000
+    assert state["power_violation_ns"] == 3_000_000
+    assert state["thermal_violation_ns"] == 5_000_000
+    assert state["throttle_reasons"] == 0x20
+
+
 def test_without_an_energy_counter_power_is_integrated(fake_nvml):
     fake_nvml(energy=False)
     monitor = Monitor(NvmlProbe(0), "r", interval_s=0.05).start()

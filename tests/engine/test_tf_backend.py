@@ -111,7 +111,13 @@ def _worker_in_process(config) -> tuple[list, str, int]:
 
 def test_resnet18_cifar_runs_in_a_tensorflow_worker_that_never_imports_torch():
     config = TF_TINY.with_changes(
-        model="resnet18-cifar", batch_size=8, warmup_steps=1, min_steps=3, max_steps=3, threads=2
+        model="resnet18-cifar",
+        batch_size=8,
+        warmup_steps=1,
+        min_steps=3,
+        max_steps=3,
+        repeats=1,
+        threads=2,
     )
     events, stderr, code = _worker_in_process(config)
     assert code == 0, stderr
