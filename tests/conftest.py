@@ -32,6 +32,7 @@ PROCESS_MODULES = {
     "test_tf_backend",
     "test_worker",
     "test_worker_children",
+    "test_run_status",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneMouseEvent, QSizePolicy
 
 from gui.common.theme import PlotColors
 
@@ -117,3 +117,40 @@ def set_level(line: pg.InfiniteLine, value: float, text: str) -> None:
     line.show()
     line.setValue(value)
     line.label.setFormat(text)
+
+
+class LegendRow(pg.LegendItem):
+    """A legend in a row of its own under the plot, entries side by side, so that it never
+    covers the data (pyqtgraph's sits in a corner of the view)."""
+
+    def __init__(self, columns: int) -> None:
+        super().__init__(colCount=columns, labelTextSize="8pt")
+        # Scaled with the chart when exported, as Chart does with its legend.
+        self.setFlag(self.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        """The entries' size is this item's size hint: the chart's layout places it."""
+        self.layout.invalidate()
+        self.updateGeometry()
+
+    def mouseDragEvent(self, ev: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        ev.ignore()  # laid out, not dragged about
+
+
+def legend_below(chart: Chart, columns: int = 2, row: int = 1) -> LegendRow:
+    """Move the chart's legend (and its entries) into a row of its own at `row`, under the
+    plots, with the caption in the row after it."""
+    old = chart.legend
+    legend = LegendRow(columns)
+    for sample, label in old.items:
+        legend.addItem(sample.item, label.text)
+    if old.scene() is not None:
+        old.scene().removeItem(old)
+    chart.legend = chart.plot.legend = legend
+    if chart.caption in chart.ci.items:
+        chart.ci.removeItem(chart.caption)
+    chart.ci.addItem(legend, row=row, col=0)
+    chart.ci.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
+    chart.ci.addItem(chart.caption, row=row + 1, col=0)
+    return legend

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 STYLES = {
     "error": "QFrame#message_bar { background: rgba(208, 68, 55, 0.18);"
     " border: 1px solid #d04437; border-radius: 4px; }",
+    "warning": "QFrame#message_bar { background: rgba(224, 160, 32, 0.20);"
+    " border: 1px solid #c08a10; border-radius: 4px; }",
     "info": "QFrame#message_bar { background: rgba(61, 127, 196, 0.16);"
     " border: 1px solid #3d7fc4; border-radius: 4px; }",
 }

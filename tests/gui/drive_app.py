@@ -1,6 +1,7 @@
 """Drive the real app in a process of its own (used by test_app_process.py).
 
-    python tests/gui/drive_app.py full [--screenshot PNG]   one run to the end, then quit
+    python tests/gui/drive_app.py full [--screenshot PNG] [--final PNG]
+                                                            one run to the end, then quit
     python tests/gui/drive_app.py hold                      a long run; prints the worker's pid
 
 Builds the window the way `epochcost-gui` does, types a short tiny-mlp run into the form and
@@ -47,7 +48,8 @@ FRAMEWORK_MODULES = ("torch", "torchvision", "tensorflow", "keras")
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=("full", "hold"))
-    parser.add_argument("--screenshot", type=Path)
+    parser.add_argument("--screenshot", type=Path, help="the screen 1.5 s into measuring")
+    parser.add_argument("--final", type=Path, help="the screen once the result is shown")
     args = parser.parse_args()
     app = create_app([])
     from gui.shell.main_window import MainWindow
@@ -62,12 +64,11 @@ def main() -> int:
         panel.numbers[name].setText(text)
     out: dict = {"screenshot": None}
 
-    def grab() -> None:
-        assert args.screenshot is not None
-        args.screenshot.parent.mkdir(parents=True, exist_ok=True)
+    def grab(path: Path, key: str = "screenshot") -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
         # The screen as the X server shows it, not the widget's own rendering.
-        window.screen().grabWindow(0).save(str(args.screenshot))
-        out["screenshot"] = str(args.screenshot)
+        window.screen().grabWindow(0).save(str(path))
+        out[key] = str(path)
 
     def on_event(event) -> None:
         if not (isinstance(event, Step) and event.measured) or out.get("measuring"):
@@ -76,14 +77,19 @@ def main() -> int:
         if args.mode == "hold":
             print(json.dumps({"worker_pid": window.controller.worker_pid}), flush=True)
         elif args.screenshot:
-            QTimer.singleShot(1500, grab)
+            QTimer.singleShot(1500, lambda: grab(args.screenshot))
+
+    def finish() -> None:
+        if args.final:
+            grab(args.final, "final")
+        window.close()
+        app.quit()
 
     def on_running(running: bool) -> None:
         if not running:
             out["rows"] = window.results.model.rowCount()
             out["status"] = window.status.text.text()
-            window.close()
-            app.quit()
+            QTimer.singleShot(500 if args.final else 0, finish)  # painted before the grab
 
     window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)

@@ -14,7 +14,7 @@ import pytest
 from engine.core.events import Flops, Phase, Sample, Started, Step
 from engine.pricing import cost
 from gui.common.theme import LIGHT_PLOTS
-from gui.pages.run.plots import BAND_POINTS, GIB, LivePlots, band_outline
+from gui.pages.run.plots import BAND_POINTS, GIB, LivePlots, band_outline, mark_text
 from gui.pages.run.series import Buffer, project, relative_half_width
 from tests.gui.helpers import tiny_config
 
@@ -131,7 +131,7 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     assert py[0] == pytest.approx(my.max())
     assert plots._peak_label.textItem.toPlainText().startswith("peak 1.05 GiB")
     # Phases: a line where measuring began, on the throughput and memory plots.
-    assert [m.label.format for _, m in plots._marks] == ["measuring", "measuring"]
+    assert [m.label.format for _, m in plots._marks] == ["window 1", "window 1"]
 
 
 def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots, qtbot):
@@ -193,7 +193,9 @@ def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
         "this window: samples / wall time",
         "each window's figure",
     ]
-    assert [label.text for _, label in plots.flops.legend.items] == ["running median"]
+    assert [label.text for _, label in plots.flops.legend.items] == [
+        "this window: FLOPs / wall time"
+    ]
 
 
 def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
@@ -306,19 +308,19 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
 
     plots.begin_run(tiny_config(batch_size=16), "bert-base · cuda:0")
     assert plots.flops.hint.isVisible() and plots.flops.plot.titleLabel.text == TITLE
-    # 2e12 FLOPs a step on a 125 TFLOP/s peak: 50 ms steps are 40 TFLOP/s, 32% MFU.
+    # 2e12 FLOPs a step on a 125 TFLOP/s peak: 50 ms steps and 2 ms between them are
+    # 2e12 / 52 ms = 38.5 TFLOP/s over the wall time, 30.8% MFU (the result's statistic).
     plots.on_event(
         Flops(run_id=RUN, per_step=2e12, peak_tflops=125.0, peak_source="V100: tensor FP16")
     )
     assert not plots.flops.hint.isVisible()
     assert "2e+12 FLOPs per step; V100: tensor FP16" in plots.flops.caption.text
     feed_run(plots, [0.05] * 40)
-    qtbot.waitUntil(
-        lambda: plots.flops.median.yData is not None and len(plots.flops.median.yData) > 0
-    )
-    assert np.allclose(plots.flops.median.yData, 40.0)
-    assert plots.flops.median.yData[-1] == pytest.approx(40.0)
-    assert plots.flops.plot.titleLabel.text == f"{TITLE}: MFU 32.0% of 125 TFLOP/s"
+    qtbot.waitUntil(lambda: plots.flops.line.yData is not None and len(plots.flops.line.yData) > 0)
+    window = plots.series.window_rate.values
+    assert np.allclose(plots.flops.line.yData, window * 2e12 / 16 / 1e12)
+    assert plots.flops.line.yData[-1] == pytest.approx(2e12 / 0.052 / 1e12)
+    assert plots.flops.plot.titleLabel.text == f"{TITLE}: MFU 30.8% of 125 TFLOP/s"
     plots.end_run(
         {
             "status": "ok",
@@ -339,10 +341,8 @@ def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(
     plots.begin_run(tiny_config(batch_size=16), "tiny-mlp · cpu")
     plots.on_event(Flops(run_id=RUN, per_step=1e9, peak_source="peak unknown: a CPU"))
     feed_run(plots, [0.01] * 20)
-    qtbot.waitUntil(
-        lambda: plots.flops.median.yData is not None and len(plots.flops.median.yData) > 0
-    )
-    assert plots.flops.median.yData[-1] == pytest.approx(0.1)  # 1e9 / 10 ms
+    qtbot.waitUntil(lambda: plots.flops.line.yData is not None and len(plots.flops.line.yData) > 0)
+    assert plots.flops.line.yData[-1] == pytest.approx(1e9 / 0.012 / 1e12)  # 10 ms + 2 ms
     assert plots.flops.plot.titleLabel.text == f"{TITLE} (peak unknown: no MFU)"
     # A model whose FLOPs could not be counted draws nothing and says so.
     plots.begin_run(tiny_config(batch_size=16), "tiny-mlp · cpu")
@@ -350,4 +350,34 @@ def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(
     feed_run(plots, [0.01] * 20)
     plots.refresh()
     assert plots.flops.hint.isVisible() and plots.flops.hint.textItem.toPlainText() == NOT_COUNTED
-    assert plots.flops.median.yData is None or len(plots.flops.median.yData) == 0
+    assert plots.flops.line.yData is None or len(plots.flops.line.yData) == 0
+
+
+@pytest.mark.parametrize("fraction", [0.02, 0.5, 0.9, 1.0])
+def test_the_peak_label_stays_whole_inside_the_memory_plot(plots, qtbot, fraction):
+    plots.resize(700, 500)  # a narrow window: the label is most of the plot's width
+    plots.begin_run(tiny_config(), "")
+    feed_run(plots, [0.01] * 40)
+    plots.refresh()
+    vb = plots.memory.plot.vb
+    (x0, x1), _ = vb.viewRange()
+    plots._show_peak(x0 + fraction * (x1 - x0), 3 * 2**30, 2**34)
+    label = plots._peak_label
+    assert label.textItem.toPlainText() == "peak 3.00 GiB (18.8% of the device)"
+    view = vb.sceneBoundingRect()
+
+    def inside() -> bool:  # the text moves on the next paint
+        text = label.textItem.sceneBoundingRect()
+        return view.left() - 1 <= text.left() and text.right() <= view.right() + 1
+
+    qtbot.waitUntil(inside, timeout=2000)
+
+
+def test_phase_lines_name_the_windows_briefly():
+    def label(phase, detail=""):
+        return mark_text(Phase(run_id=RUN, phase=phase, detail=detail))
+
+    assert label("measuring", "repeat 1 of 3") == "window 1"
+    assert label("measuring", "repeat 3 of 3") == "3"
+    assert label("measuring", "repeat 1 of 1") == "measuring"
+    assert label("evaluating") == "evaluating" and label("finishing") == "done"

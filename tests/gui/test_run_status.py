@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.core.events import Finished, Phase, Step
 from gui.pages.run.series import RunSeries
 from gui.pages.run.status import RunStatus, finished_text
+from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
 
@@ -44,5 +45,48 @@ def test_the_status_line_shows_the_window_so_far_and_counts_every_step(qtbot):
         "stop_reason": "stable",
     }
     status.end(Finished(run_id=RUN, result=result), result)
-    assert status.text.text().startswith("Finished: 1,234.5 samples/s (median of 3 windows)")
-    assert finished_text({**result, "repeats": 1}).startswith("Finished: 1,234.5 samples/s ·")
+    assert status.text.text().startswith(
+        "Finished: 1,234.5 samples/s (no interval, median of 3 windows)"
+    )
+    assert finished_text({**result, "repeats": 1}).startswith(
+        "Finished: 1,234.5 samples/s (no interval) ·"
+    )
+
+
+def test_the_finished_line_gives_each_figure_its_interval_and_counts_the_warnings():
+    result = {
+        "status": "ok",
+        "throughput_samples_per_s": 1000.0,
+        "throughput_ci95": [950.0, 1050.0],
+        "repeats": 3,
+        "epoch_seconds": 50.0,
+        "usd_per_epoch": 0.05,
+        "usd_per_epoch_ci95": [0.0476, 0.0526],
+        "warnings": ["machine busy: other processes used 60% of the CPU while measuring"],
+    }
+    text = finished_text(result)
+    assert text.startswith("Finished: 1,000.0 samples/s (± 5.0%, median of 3 windows)")
+    assert "$0.0500 per epoch (± 5.0%)" in text
+    assert text.endswith("· 1 warning")
+    result["usd_per_epoch_ci95"] = [0.0476, None]  # the low end of throughput was 0
+    assert "per epoch (± more than 100%)" in finished_text(result)
+
+
+def test_a_result_with_a_warning_shows_it_above_the_plots_and_clean_runs_clear_it(
+    qtbot, window, measured
+):
+    page = window.run_page
+    busy = "machine busy: other processes used 61% of the CPU while measuring"
+    for warnings in ([busy], []):
+        result = {**measured, "warnings": warnings}
+        page.plots.begin_run(tiny_config(), "tiny-mlp · cpu")
+        page.status.begin(page.plots.series)
+        page.message_bar.dismiss()  # as start_run does
+        window.controller.engine_event.emit(Finished(run_id=result["run_id"], result=result))
+        if warnings:
+            assert page.message_bar.isVisible() and page.message_bar.level == "warning"
+            assert busy in page.message_bar.text.text()
+            assert page.status.text.text().endswith("· 1 warning")
+        else:
+            assert not page.message_bar.isVisible()
+            assert "warning" not in page.status.text.text()

@@ -1,13 +1,13 @@
 """The fourth live chart: the FLOP rate a run achieves, step by step, and its model FLOPs
 utilisation (MFU) where the device's peak is known.
 
-Achieved TFLOP/s = FLOPs per step (counted once in the worker, engine/backends) / step time,
-drawn for the running median step (the per-step scatter is the throughput chart's, scaled by
-a constant: drawing it twice would only cost the GUI thread paint time).
+Achieved TFLOP/s = FLOPs per sample (counted once in the worker, engine/frameworks) x the
+throughput chart's main line: each window's samples over its wall time, the result's own
+statistic, so the chart's line ends where the result's level says (per-step rates, which leave
+out the time between steps, are the throughput chart's lighter scatter and not drawn twice).
 The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense
-peak
-for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and no
-MFU, never a guessed one.
+peak for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and
+no MFU, never a guessed one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ WAITING = "shown once the FLOPs per step are counted"
 
 
 def title_for(series: RunSeries | None) -> str:
-    """The chart's title: the MFU of the running median where the peak is known."""
+    """The chart's title: the running window's MFU where the peak is known."""
     if series is None or not series.flops_per_step:
         return TITLE
     mfu = series.mfu
@@ -41,7 +41,7 @@ def title_for(series: RunSeries | None) -> str:
 class FlopsChart(Chart):
     def __init__(self) -> None:
         super().__init__("flops", TITLE, "TFLOP/s")
-        self.median = add_line(self, "running median")
+        self.line = add_line(self, "this window: FLOPs / wall time")
         self.final = add_level(self, "result")
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
         self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
@@ -54,7 +54,7 @@ class FlopsChart(Chart):
 
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
-        self.median.setPen(pg.mkPen(colors.median, width=2.5))
+        self.line.setPen(pg.mkPen(colors.median, width=2.5))
         self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
         self.final.label.setColor(colors.limit)
         self.hint.setColor(colors.foreground)
@@ -63,7 +63,7 @@ class FlopsChart(Chart):
 
     def begin(self, caption: str) -> None:
         self.top = None
-        self.median.setData([], [])
+        self.line.setData([], [])
         self.final.hide()
         self.hint.setText(WAITING)
         self.hint.show()
@@ -80,14 +80,15 @@ class FlopsChart(Chart):
         self.set_caption(f"{caption}<br>{per_step}; {series.peak_source}")
 
     def refresh(self, series: RunSeries) -> None:
-        """Redraw from the series; `top` becomes the highest median rate so far."""
+        """Redraw from the series; `top` becomes the highest rate so far."""
         per_sample = series.tflop_per_sample
-        if per_sample is None or not len(series.median_rate):
+        if per_sample is None or not len(series.window_rate):
             return
-        rates = series.median_rate.values * per_sample
-        self.median.setData(series.median_t.values, rates)
+        rates = series.window_rate.values * per_sample
+        self.line.setData(series.window_t.values, rates)
         self._set_title(title_for(series))
-        self.top = float(np.nanmax(rates)) * 1.15  # room above the line for the legend
+        if np.isfinite(rates).any():
+            self.top = float(np.nanmax(rates)) * 1.15  # room above the line
 
     def end(self, result: dict[str, Any]) -> None:
         """The result's own figures (the whole window's throughput, not the last median)."""

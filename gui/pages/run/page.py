@@ -68,9 +68,20 @@ class RunPage(Page):
         self.status.on_event(event)
         if isinstance(event, Finished):
             self._result = event.result
+            self._show_warnings(event.result)
         if isinstance(event, Finished | Failed):
             self.plots.end_run(self._result)
             self.status.end(event, self._result)
+
+    def _show_warnings(self, result: dict[str, Any]) -> None:
+        """What may have bent the figure (a busy machine, a throttled card, a window cut short)
+        stands above the plots, beside the figure it concerns; the result is kept either way."""
+        warnings = result.get("warnings") or []
+        if warnings:
+            self.message_bar.show_message(
+                "Measured, with a caution: " + " ".join(w.rstrip(".") + "." for w in warnings),
+                "warning",
+            )
 
     def _on_run_failed(self, failure: Failed, text: str) -> None:
         logger().warning(

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QGraphicsSceneMouseEvent, QGridLayout, QSizePolicy, QWidget
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine.core.events import Event, Flops, Phase, Sample, Started, Step
 from engine.measure.config import RunConfig
 from engine.results import report
-from gui.common.chart import Chart, add_level, add_line, set_level
+from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
 from gui.common.plot_ranges import FollowRange
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
@@ -39,41 +39,6 @@ PER_STEP_REACH = 2.0  # the throughput axis shows per-step rates up to this x th
 GIB = float(2**30)
 # Phases worth a line on the time axis (importing and building come before it starts).
 MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
-
-
-class LegendRow(pg.LegendItem):
-    """A legend in a row of its own under the plot, entries side by side, so that it never
-    covers the data (pyqtgraph's sits in a corner of the view)."""
-
-    def __init__(self, columns: int) -> None:
-        super().__init__(colCount=columns, labelTextSize="8pt")
-        # Scaled with the chart when exported, as gui/common/chart.py does with its legend.
-        self.setFlag(self.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-
-    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        """The entries' size is this item's size hint: the chart's layout places it."""
-        self.layout.invalidate()
-        self.updateGeometry()
-
-    def mouseDragEvent(self, ev: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        ev.ignore()  # laid out, not dragged about
-
-
-def legend_below(chart: Chart, columns: int = 2) -> LegendRow:
-    """Move the chart's legend (and its entries) into a row between the plot and the caption."""
-    old = chart.legend
-    legend = LegendRow(columns)
-    for sample, label in old.items:
-        legend.addItem(sample.item, label.text)
-    if old.scene() is not None:
-        old.scene().removeItem(old)
-    chart.legend = chart.plot.legend = legend
-    chart.ci.removeItem(chart.caption)
-    chart.ci.addItem(legend, row=1, col=0)
-    chart.ci.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
-    chart.ci.addItem(chart.caption, row=2, col=0)
-    return legend
 
 
 def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,6 +87,8 @@ class LivePlots(QWidget):
         self._peak_label = pg.TextItem(anchor=(0, 1))
         self.memory.plot.addItem(self._peak)
         self.memory.plot.addItem(self._peak_label)
+        self.memory.plot.vb.sigRangeChanged.connect(lambda *_: self._place_peak_label())
+        self.memory.plot.vb.sigResized.connect(lambda *_: self._place_peak_label())
         # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
         # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
         self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
@@ -146,6 +113,7 @@ class LivePlots(QWidget):
         self.config: RunConfig | None = None
         self.run_id: str | None = None
         self._dirty = False
+        self._ranged_steps = 0  # measured steps when the y ranges last followed
         self.timer = QTimer(self)
         self.timer.setInterval(1000 // REFRESH_HZ)
         self.timer.timeout.connect(self.refresh)
@@ -190,6 +158,7 @@ class LivePlots(QWidget):
         """Clear the curves and start drawing a new run."""
         self.config = config
         self.run_id = None
+        self._ranged_steps = 0
         self.series = RunSeries(
             config.batch_size, config.resolved_epoch_samples, config.usd_per_hour
         )
@@ -239,7 +208,7 @@ class LivePlots(QWidget):
             self.series.set_flops(event)
             self.flops.counted(self.series, self.caption)
         elif isinstance(event, Phase) and event.phase in MARKED_PHASES:
-            self._mark(self.series.latest_t, MARKED_PHASES[event.phase])
+            self._mark(self.series.latest_t, mark_text(event))
         else:
             return
         self._dirty = True
@@ -261,9 +230,9 @@ class LivePlots(QWidget):
         if s is None or not self._dirty:
             return
         self._dirty = False
-        stepped = s.update_median()
         self.flops.refresh(s)
-        if stepped:
+        if len(s.meas_rate) != self._ranged_steps:  # new steps: the y ranges follow them
+            self._ranged_steps = len(s.meas_rate)
             self._follow_y()
         self._ranges["throughput"].follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
@@ -309,8 +278,19 @@ class LivePlots(QWidget):
         fill = f" ({peak_bytes / total:.1%} of the device)" if total else ""
         self._peak_label.setText(f"peak {report.size(peak_bytes)}{fill}")
         self._peak_label.setPos(t, peak_bytes / GIB)
-        (x0, x1), _ = self.memory.plot.viewRange()
-        self._peak_label.setAnchor((1, 1) if t > (x0 + x1) / 2 else (0, 1))  # keep it in view
+        self._place_peak_label()
+
+    def _place_peak_label(self) -> None:
+        """Keep the peak's label whole inside the plot: it starts at the point and slides left,
+        as far as it must, when the point is near the right edge (or the plot narrow)."""
+        vb = self.memory.plot.vb
+        (x0, x1), _ = vb.viewRange()
+        view_px, text_px = vb.width(), self._peak_label.textItem.boundingRect().width()
+        if view_px <= 0 or text_px <= 0 or x1 <= x0:
+            return
+        point_px = (self._peak_label.pos().x() - x0) / (x1 - x0) * view_px
+        left_px = min(max(point_px, 0.0), max(view_px - text_px, 0.0))
+        self._peak_label.setAnchor((min(max((point_px - left_px) / text_px, 0.0), 1.0), 1))
 
     def end_run(self, result: dict[str, Any] | None) -> None:
         """Stop the timer after a last redraw; with a result, draw its final figures."""
@@ -365,6 +345,15 @@ class LivePlots(QWidget):
                 )
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
+
+
+def mark_text(event: Phase) -> str:
+    """A phase line's label; of several measured windows, "window 1" then "2", "3" (short:
+    windows of a fast model sit close together)."""
+    repeat, _, total = event.detail.removeprefix("repeat ").partition(" of ")
+    if event.phase == "measuring" and repeat.isdigit() and total not in ("", "1"):
+        return "window 1" if repeat == "1" else repeat
+    return MARKED_PHASES[event.phase]
 
 
 def _median_of(result: dict[str, Any]) -> str:

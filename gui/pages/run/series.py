@@ -4,8 +4,7 @@ The headline figure is the result's own statistic: each measured window's sample
 wall time so far (engine/core/events.py, Step; the result stores the median of the windows'
 final figures). Per-step rates (samples / step time) are kept as well, lighter: they leave out
 the time between steps, so they run above the window's figure. Step events arrive coalesced,
-about one per 50 ms: each appends in O(its steps). The running median of the steps (the FLOP
-chart's) is recomputed on the plot timer, not per event. Times in seconds since warm-up began,
+about one per 50 ms: each appends in O(its steps). Times in seconds since warm-up began,
 memory in bytes, money in USD.
 """
 
@@ -21,10 +20,6 @@ from engine.pricing import cost
 
 # z for a two-sided 95 % interval.
 Z_95 = 1.96
-# Up to this many points per redraw of the running median for steps that arrived together,
-# while the run is short enough (in measured steps) for it to cost nothing.
-INTERMEDIATE_POINTS = 25
-INTERMEDIATE_MAX_STEPS = 2_000
 
 
 class Buffer:
@@ -114,15 +109,12 @@ class RunSeries:
         self.window_t, self.window_rate = Buffer(), Buffer()
         self.ends_t, self.ends_rate = Buffer(), Buffer()  # each finished window's own figure
         self.window: WindowSoFar | None = None
-        self.median_t, self.median_rate = Buffer(), Buffer()  # per-step running median
         self.proj_t = Buffer()
         self.proj_low, self.proj_mid, self.proj_high = Buffer(), Buffer(), Buffer()
         self.mem_t, self.mem_process, self.mem_device = Buffer(), Buffer(), Buffer()
         self.memory_total_bytes: int | None = None
         self.peak_memory: tuple[float, float] | None = None  # (t, bytes) of this run's peak
         self.latest_t = 0.0
-        self.median_throughput: float | None = None
-        self._medianed_steps = 0
         self._last_event_t = 0.0
         self._repeat: int | None = None
         self._sums = (0, 0.0, 0.0)  # this window's finite step times: count, sum, sum of squares
@@ -143,11 +135,11 @@ class RunSeries:
 
     @property
     def mfu(self) -> float | None:
-        """The running median's FLOP rate over the device's peak (a fraction), where known."""
-        rate, per_sample = self.median_throughput, self.tflop_per_sample
-        if rate is None or per_sample is None or not self.peak_tflops:
+        """The running window's FLOP rate over the device's peak (a fraction), where known."""
+        per_sample = self.tflop_per_sample
+        if self.window is None or per_sample is None or not self.peak_tflops:
             return None
-        return rate * per_sample / self.peak_tflops
+        return self.window.throughput_samples_per_s * per_sample / self.peak_tflops
 
     def add_steps(self, event: Step) -> None:
         """The steps since the last event, spread evenly over the time since it; measured,
@@ -216,24 +208,3 @@ class RunSeries:
             self.memory_total_bytes = sample.memory_total_bytes
         if own is not None and (self.peak_memory is None or own > self.peak_memory[1]):
             self.peak_memory = (sample.elapsed_s, float(own))
-
-    def update_median(self) -> bool:
-        """Recompute the running median of the step times (the FLOP chart draws it) if steps
-        were measured since; True if it did.
-
-        Steps that arrived together (a fast model between two redraws) get intermediate points,
-        so the curve shows how the figure settled; long runs get one point per redraw.
-        """
-        n = len(self.meas_step_s)
-        if n == self._medianed_steps:
-            return False
-        first = self._medianed_steps + 1
-        self._medianed_steps = n
-        count = min(n - first + 1, INTERMEDIATE_POINTS if n <= INTERMEDIATE_MAX_STEPS else 1)
-        for k in np.unique(np.linspace(first, n, count).round().astype(int)):
-            times = self.meas_step_s.values[: int(k)]
-            median = float(np.nanmedian(times)) if np.isfinite(times).any() else math.nan
-            self.median_throughput = self.batch_size / median if median > 0 else None
-            self.median_t.append(self.meas_t.values[int(k) - 1])
-            self.median_rate.append(self.median_throughput or math.nan)
-        return True

@@ -15,6 +15,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
 
 from engine.core.events import Event, Failed, Finished, Phase, Step
+from engine.core.interval import plus_minus
 from engine.results import report
 from gui.pages.run.series import RunSeries
 
@@ -145,16 +146,25 @@ class RunStatus(QWidget):
 
 
 def finished_text(result: dict[str, Any]) -> str:
-    """The result's figures; the throughput as the throughput plot's "result" level says it."""
+    """The result's figures with their 95% intervals; the throughput as the throughput plot's
+    "result" level says it."""
     n = result.get("repeats") or len(result.get("throughput_repeats") or ())
-    how = f" (median of {n} windows)" if n and n > 1 else ""
+    how = f", median of {n} windows" if n and n > 1 else ""
+    tput = result["throughput_samples_per_s"]
+    spread = plus_minus(result.get("throughput_ci95"), tput)
     parts = [
-        f"Finished: {result['throughput_samples_per_s']:,.1f} samples/s{how}",
+        f"Finished: {tput:,.1f} samples/s ({spread}{how})",
         f"epoch {report.duration(result.get('epoch_seconds'))}",
     ]
-    if result.get("usd_per_epoch") is not None:
-        parts.append(f"{report.money(result['usd_per_epoch'])} per epoch")
+    usd = result.get("usd_per_epoch")
+    if usd is not None:
+        parts.append(
+            f"{report.money(usd)} per epoch ({plus_minus(result.get('usd_per_epoch_ci95'), usd)})"
+        )
     fill = result.get("memory_fill")
     if fill is not None:
         parts.append(f"memory {report.size(result.get('peak_memory_bytes'))} ({fill:.1%})")
+    warnings = result.get("warnings") or []
+    if warnings:
+        parts.append("1 warning" if len(warnings) == 1 else f"{len(warnings)} warnings")
     return " · ".join(parts)

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem
 
 from engine.sweep.events import Trial
-from gui.common.chart import Chart
+from gui.common.chart import Chart, legend_below
 from gui.common.theme import PlotColors
 
 BATCH_LABEL = "batch size (samples per step, log2 scale)"
@@ -28,7 +28,6 @@ MIN_TICK_SPACING_PX = 48
 SYMBOL_SIZE = 9
 COST_AXIS_WIDTH_PX = 70
 LEFT_AXIS_WIDTH_PX = 60
-LEGEND_HEIGHT_PX = 26
 MIN_HEIGHT_PX = 330  # two panels, their axes, the legend and the caption stay legible
 HEADROOM = 1.12  # the top of a panel above its highest point: room for the marks' labels
 
@@ -74,29 +73,6 @@ def _xy(trials: Sequence[Trial], key: str, scale: float) -> tuple[np.ndarray, np
     return x, np.array([t.value(key) * scale for t in trials], dtype=float)
 
 
-class LegendRow(pg.GraphicsWidget):
-    """A strip under the panels that holds the legend, so that it never covers a point."""
-
-    def __init__(self, legend: pg.LegendItem) -> None:
-        super().__init__()
-        self.legend = legend
-        legend.setParentItem(self)  # no offset: not anchored; centred here
-        # pyqtgraph's legend ignores transformations (to float over a zoomable view); in a
-        # row of its own it must scale like the rest, or a PNG export draws it tiny.
-        legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        legend.geometryChanged.connect(self.centre)
-        self.setFixedHeight(LEGEND_HEIGHT_PX)
-
-    def resizeEvent(self, event: object) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self.centre()
-
-    def centre(self) -> None:
-        x = max(0.0, (self.width() - self.legend.width()) / 2)
-        if self.legend.pos().x() != x:
-            self.legend.setPos(x, 0)
-
-
 class SweepChart(Chart):
     def __init__(self) -> None:
         super().__init__("sweep", "Batch-size sweep", "throughput (samples/s)")
@@ -111,8 +87,8 @@ class SweepChart(Chart):
         self.memory: pg.PlotItem = self.addPlot(
             row=1, col=0, axisItems={"bottom": Log2Axis("bottom")}
         )
-        self._move_legend_below(row=2)
-        self.ci.addItem(self.caption, row=3, col=0)
+        legend_below(self, columns=5, row=2)
+        self.plot.legend = None  # entries are added here by name, not by every named item
         self.ci.layout.setRowStretchFactor(0, 2)
         self.ci.layout.setRowStretchFactor(1, 1)
         self.setMinimumHeight(MIN_HEIGHT_PX)
@@ -171,13 +147,6 @@ class SweepChart(Chart):
         self._trials: list[Trial] = []
         self._span: set[int] = set()  # batch sizes the x axis shows: planned, run, marked
         self.set_priced(True)
-
-    def _move_legend_below(self, row: int) -> None:
-        """Chart's legend sits inside the plot; this chart's goes in a row of its own."""
-        self.plot.vb.scene().removeItem(self.legend)
-        self.plot.legend = None  # named items are not added to it by themselves
-        self.legend = pg.LegendItem(colCount=5)
-        self.ci.addItem(LegendRow(self.legend), row=row, col=0)
 
     def _style_memory_panel(self) -> None:
         self.memory.setLabel("left", "memory (%)")
