@@ -18,9 +18,9 @@ from engine.pricing.compare import (
     Comparison,
     compare,
     is_cpu,
-    measured_elsewhere,
     throughput_to_beat,
 )
+from engine.pricing.comparison import measured_elsewhere
 from engine.pricing.rows import Machine
 from engine.results.report import duration
 from engine.results.store import Store, read_result_file

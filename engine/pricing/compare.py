@@ -9,7 +9,7 @@ seconds, energy in kWh, emissions in kg CO2e.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.pricing import cost
 from engine.pricing.catalog import Catalog
@@ -23,9 +23,6 @@ from engine.pricing.projection import (
     with_measured_spread,
 )
 from engine.pricing.rows import GpuSpec, Instance
-
-if TYPE_CHECKING:  # the listing is a DataFrame; pandas itself is not needed to compare
-    import pandas as pd
 
 
 def is_cpu(result: dict[str, Any]) -> bool:
@@ -53,28 +50,6 @@ def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float 
     return None, "unknown (no power reading, no TDP in the catalog)"
 
 
-def measured_elsewhere(listing: pd.DataFrame, result: dict[str, Any]) -> list[MeasuredRun]:
-    """Stored ok results (Store.list()) of the same model, framework, batch and precision measured
-    on another device, newest first."""
-    c = result["config"]
-    if listing.empty:
-        return []
-    same = listing[
-        (listing["status"] == "ok")
-        & (listing["model"] == c["model"])
-        & (listing["framework"] == c["framework"])
-        & (listing["batch_size"] == c["batch_size"])
-        & (listing["precision"] == c["precision"])
-        & (listing["run_id"] != result["run_id"])
-        & listing["throughput_samples_per_s"].notna()
-    ]
-    return [
-        MeasuredRun(r.run_id, str(r.device), float(r.throughput_samples_per_s))
-        for r in same.itertuples()
-        if r.device and r.device != "cpu"
-    ]
-
-
 def _scale_note(count: float) -> str:
     if count < 1:
         return f"{count:g} of a GPU (a partition): that share of its rate assumed"
@@ -98,7 +73,11 @@ def _throughput(
     precision = result["config"]["precision"]
     if target.name in on_gpu:
         run = on_gpu[target.name]
-        proj = measured(run.samples_per_s, f"measured on {target.name} (run {run.run_id})")
+        proj = measured(
+            run.samples_per_s,
+            f"measured on {target.name} (run {run.run_id})",
+            (run.low, run.high),
+        )
     elif is_cpu(result):
         return "a CPU result cannot be scaled to a GPU by spec ratios"
     else:

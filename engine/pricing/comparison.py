@@ -1,5 +1,5 @@
-"""What a comparison is made of: its options, its rows and the whole (engine/pricing/compare.py
-builds it).
+"""What a comparison is made of: its options, its rows, the whole (engine/pricing/compare.py
+builds it), and the stored runs of the same workload measured on other GPUs.
 
 Rows are frozen dataclasses a table model or a chart shows as they are; `to_row()` gives the
 flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 in kg.
@@ -7,6 +7,7 @@ flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,8 @@ class MeasuredRun:
     run_id: str
     device_name: str
     samples_per_s: float
+    low: float | None = None  # its 95% interval; None: stored before intervals were
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -100,3 +103,40 @@ class Comparison:
         for _, why in self.left_out:
             counts[why] = counts.get(why, 0) + 1
         return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
+def measured_elsewhere(listing: pd.DataFrame, result: dict[str, Any]) -> list[MeasuredRun]:
+    """Stored ok results (Store.list()) of the same model, framework, batch and precision measured
+    on another device, newest first."""
+    c = result["config"]
+    if listing.empty:
+        return []
+    same = listing[
+        (listing["status"] == "ok")
+        & (listing["model"] == c["model"])
+        & (listing["framework"] == c["framework"])
+        & (listing["batch_size"] == c["batch_size"])
+        & (listing["precision"] == c["precision"])
+        & (listing["run_id"] != result["run_id"])
+        & listing["throughput_samples_per_s"].notna()
+    ]
+    return [
+        MeasuredRun(
+            r.run_id,
+            str(r.device),
+            float(r.throughput_samples_per_s),
+            _finite(getattr(r, "throughput_low", None)),
+            _finite(getattr(r, "throughput_high", None)),
+        )
+        for r in same.itertuples()
+        if r.device and r.device != "cpu"
+    ]
+
+
+def _finite(value: Any) -> float | None:
+    """A listing cell as a number: None for a missing one (NaN in the frame)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None

@@ -97,13 +97,20 @@ def memory_bytes(spec: GpuSpec | None, instance: Instance | None = None) -> int 
     return None
 
 
-def measured(samples_per_s: float, basis: str, memory_needed: int | None = None) -> Projection:
-    """A throughput measured on the target itself (no range, always fits: it ran)."""
+def measured(
+    samples_per_s: float,
+    basis: str,
+    interval: tuple[float | None, float | None] = (None, None),
+    memory_needed: int | None = None,
+) -> Projection:
+    """A throughput measured on the target itself (always fits: it ran); its range is that
+    measurement's own 95% interval, or the figure alone for a result stored without one."""
+    low, high = interval
     return Projection(
         "measured",
         samples_per_s,
-        samples_per_s,
-        samples_per_s,
+        samples_per_s if low is None else low,
+        samples_per_s if high is None else high,
         basis=basis,
         memory_needed_bytes=memory_needed,
     )

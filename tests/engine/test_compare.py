@@ -10,9 +10,9 @@ from engine.pricing.compare import (
     MeasuredRun,
     break_even_against,
     compare,
-    measured_elsewhere,
     throughput_to_beat,
 )
+from engine.pricing.comparison import measured_elsewhere
 from engine.results.store import Store
 from tests.engine.helpers import COMPARE_JSON_KEYS
 from tests.engine.price_results import result
@@ -92,6 +92,22 @@ def test_a_result_measured_on_the_target_gpu_replaces_the_estimate():
     t4 = compare(result(device_name="Tesla T4", samples_per_s=700.0), CAT)
     assert _row(t4, "g4dn.xlarge").status == "measured"
     assert _row(t4, "g4dn.xlarge").throughput_samples_per_s == 700.0
+
+
+def test_a_measurement_on_the_target_brings_its_own_interval_to_the_row():
+    # V100 run: 1700 samples/s, 95% interval 1650-1760; p3.2xlarge $3.06/h, epoch 50,000:
+    # $/epoch 50,000 / 1760 / 3600 x 3.06 = $0.0241477 to 50,000 / 1650 / 3600 x 3.06 = $0.0257576
+    store = Store()
+    v100 = result(run_id="20250103T000000-v100", device_name="Tesla V100-SXM2-16GB")
+    v100.update(throughput_samples_per_s=1700.0, throughput_ci95=[1650.0, 1760.0])
+    store.add(v100)
+    mine = result()
+    (run,) = measured_elsewhere(store.list(), mine)
+    assert (run.samples_per_s, run.low, run.high) == (1700.0, 1650.0, 1760.0)
+    p3 = _row(compare(mine, CAT, CompareOptions(), [run]), "p3.2xlarge")
+    assert p3.status == "measured" and (p3.throughput_low, p3.throughput_high) == (1650, 1760)
+    assert p3.usd_per_epoch_low == pytest.approx(0.0241477, rel=1e-5)
+    assert p3.usd_per_epoch_high == pytest.approx(0.0257576, rel=1e-5)
 
 
 def test_multi_gpu_and_partial_gpu_instances_say_what_they_assume():

@@ -13,7 +13,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.pricing import catalog
-from engine.pricing.compare import CompareOptions, break_even_against, compare, measured_elsewhere
+from engine.pricing.compare import CompareOptions, break_even_against, compare
+from engine.pricing.comparison import measured_elsewhere
 from engine.pricing.cost import OwnedHardware
 from engine.results import report
 from engine.results.store import Store
@@ -70,7 +71,11 @@ def test_a_cpu_result_is_priced_here_and_where_its_workload_was_measured(window,
         f"this machine ({r.instance_type})" if r.local else r.instance_type for r in expected
     ]
     assert column(page, "$/epoch") == [report.money(r.usd_per_epoch) for r in expected]
-    assert column(page, "Range") == ["measured"] * len(expected)
+    # this machine's row: its measurement's 95% interval; the T4 result stored without one
+    assert column(page, "Range") == [
+        f"{r.throughput_low:,.1f}–{r.throughput_high:,.1f}" if r.local else "no interval"
+        for r in expected
+    ]
     assert "g4dn.xlarge" in column(page, "Machine")
     local = next(r for r in expected if r.local)
     assert local.usd_per_hour == 0.9 and local.price_source == "user"
@@ -161,3 +166,31 @@ def test_the_table_exports_as_csv_and_the_charts_as_png_and_svg(window, tmp_path
         assert title in text and "GeForce GTX 1080 Ti" in text  # caption: what was measured
     assert page.export_chart("compare_bars", tmp_path / "bars.gif") is None
     assert "save charts as .png or .svg" in page.message_bar.text.text()
+
+
+def test_the_bars_carry_whiskers_for_estimates_and_for_the_measurement_itself(qtbot):
+    import pyqtgraph as pg
+
+    from gui.common.theme import LIGHT_PLOTS
+    from gui.pages.compare.charts import MAX_BARS, CompareChart, draw_bars, priced
+    from tests.engine.price_results import result
+
+    measured = result(samples_per_s=1000.0, usd_per_hour=0.12)  # a cheap home card: in view
+    measured["throughput_ci95"] = [950.0, 1040.0]
+    rows = compare(measured, catalog.load()).rows
+    chart = CompareChart("compare_bars", "Cost per epoch", "", "")
+    qtbot.addWidget(chart)
+    draw_bars(chart, rows, False, LIGHT_PLOTS)
+    whiskers = [i.opts for i in chart.plot.items if isinstance(i, pg.ErrorBarItem)]
+    ends = {  # bar -> (left end, right end) of its whisker
+        int(y): (x - left, x + right)
+        for w in whiskers
+        for y, x, left, right in zip(w["y"], w["x"], w["left"], w["right"], strict=True)
+    }
+    shown = priced(rows, False)[:MAX_BARS]
+    ranged = [y for y, (r, _) in enumerate(shown) if r.usd_per_epoch_low is not None]
+    assert sorted(ends) == ranged
+    local = next(y for y, (r, _) in enumerate(shown) if r.local)
+    row = shown[local][0]
+    assert ends[local] == pytest.approx((row.usd_per_epoch_low, row.usd_per_epoch_high))
+    assert row.usd_per_epoch_low < row.usd_per_epoch < row.usd_per_epoch_high

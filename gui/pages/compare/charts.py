@@ -81,8 +81,9 @@ def priced(rows: Sequence[CompareRow], spot: bool) -> list[tuple[CompareRow, flo
 
 
 def _range(row: CompareRow, usd: float) -> tuple[float, float]:
-    """The $/epoch range of an estimate, scaled to the price shown (spot or on-demand)."""
-    if not row.estimated or not row.usd_per_epoch or row.usd_per_epoch_low is None:
+    """The $/epoch range of a row (an estimate's, or the measurement's own 95% interval),
+    scaled to the price shown (spot or on-demand)."""
+    if not row.usd_per_epoch or row.usd_per_epoch_low is None:
         return usd, usd
     scale = usd / row.usd_per_epoch
     return row.usd_per_epoch_low * scale, (row.usd_per_epoch_high or row.usd_per_epoch) * scale
@@ -134,13 +135,17 @@ def draw_bars(
             name=BAR_LEGEND[kind],
         )
         chart.plot.addItem(bars)
-        if kind == "estimated":
-            low, high = zip(*(_range(shown[y][0], shown[y][1]) for y in ys), strict=True)
+        # Whiskers: an estimate's range, or a measurement's own 95% interval.
+        spans = [(y, *_range(*shown[y])) for y in ys]
+        spans = [(y, low, high) for y, low, high in spans if high > low]
+        if spans:
+            at, low, high = (np.array(v, dtype=float) for v in zip(*spans, strict=True))
+            mid = np.array([shown[int(y)][1] for y in at])
             whiskers = pg.ErrorBarItem(
-                x=np.array(widths),
-                y=np.array(ys, dtype=float),
-                left=np.array(widths) - np.array(low),
-                right=np.array(high) - np.array(widths),
+                x=mid,
+                y=at,
+                left=mid - low,
+                right=high - mid,
                 beam=0.25,
                 pen=pg.mkPen(colors.foreground, width=1),
             )

@@ -80,8 +80,9 @@ def range_text(row: CompareRow) -> str:
     if row.status == "does_not_fit":
         need, there = row.memory_needed_bytes or 0, row.memory_available_bytes or 0
         return f"{need / 2**30:.1f} > {there / 2**30:.1f} GiB"
-    if row.status == "measured":
-        return "measured"
+    low, high = row.throughput_low, row.throughput_high
+    if low is None or high is None or (row.status == "measured" and low == high):
+        return "no interval"  # a result stored before intervals were recorded
     return f"{_number(row.throughput_low)}–{_number(row.throughput_high)}"
 
 

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.pricing.compare import break_even_against, compare, measured_elsewhere
-from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
+from engine.pricing.compare import break_even_against, compare
+from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource
 from gui.pages.base import Page, PageContext
