@@ -141,10 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     check_p.add_argument("--model-file", required=True)
     check_p.add_argument("--framework", choices=("torch", "tensorflow"))
     check_p.add_argument("--batch-size", type=int, default=2)
+    build_p = sub.add_parser("describe-build", help="what a framework was built for, as JSON")
+    build_p.add_argument("--framework", choices=("torch", "tensorflow"), required=True)
     args = parser.parse_args(argv)
     events = _event_stream()
     try:
-        if args.command == "check-model":
+        if args.command == "describe-build":
+            _emit(events, json.dumps(_describe_build(args.framework)))
+            code = 0
+        elif args.command == "check-model":
             from engine.workloads.model_file_check import check
 
             check(
@@ -160,6 +165,29 @@ def main(argv: list[str] | None = None) -> int:
         # now that every event is out.
         _exit(code)
     return code
+
+
+def _describe_build(framework: str) -> dict[str, object]:
+    """engine/frameworks/*/build.py's describe(), or why the framework would not import."""
+    try:
+        if framework == "torch":
+            import torch
+
+            from engine.frameworks.torch.build import describe
+
+            return describe(torch)
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        import tensorflow as tf
+
+        from engine.frameworks.tensorflow.build import describe as describe_tf
+
+        return describe_tf(tf)
+    except Exception as exc:  # an environment without it, or a broken install: said, not raised
+        return {
+            "framework": framework,
+            "python": sys.executable,
+            "error": f"{type(exc).__name__}: {exc}",
+        }
 
 
 def _emit(events: TextIO, line: str) -> None:

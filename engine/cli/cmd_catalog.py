@@ -54,7 +54,8 @@ def check_clouds(cat: Catalog, text: str | None) -> tuple[str, ...] | None:
         if name not in known:
             raise UsageError(
                 "cloud",
-                f"no cloud {name!r} in the catalog{_close(name, known)}; it has {', '.join(known)}",
+                f"no cloud {name!r} in the catalog{did_you_mean(name, known)}; "
+                f"it has {', '.join(known)}",
             )
     return names
 
@@ -73,11 +74,12 @@ def check_gpu(cat: Catalog, text: str | None) -> None:
     names = {g.name for g in cat.gpus} | {i.gpu_model for i in cat.instances if i.gpu_model}
     raise UsageError(
         "gpu",
-        f"no GPU matches {text!r}{_close(text, sorted(names))}; epochcost catalog gpus lists them",
+        f"no GPU matches {text!r}{did_you_mean(text, sorted(names))}; "
+        "epochcost catalog gpus lists them",
     )
 
 
-def _close(text: str, names: list[str]) -> str:
+def did_you_mean(text: str, names: list[str]) -> str:
     """' (did you mean a, b or c?)' for the names like `text`, else nothing."""
     by_key = {name.lower(): name for name in names}
     close = [by_key[c] for c in difflib.get_close_matches(text.strip().lower(), list(by_key))]

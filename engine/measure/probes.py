@@ -191,7 +191,9 @@ def _div(value: float | None, by: float) -> float | None:
 
 
 def nvml_devices() -> list[dict[str, Any]]:
-    """NVIDIA GPUs NVML sees: index, name, memory, driver. Empty when there is no driver."""
+    """NVIDIA GPUs NVML sees: index, name, memory, driver, the highest CUDA version the driver
+    runs ("12.4") and each GPU's compute capability ("6.1"); either of the last two is "" where
+    this pynvml or driver cannot say. Empty when there is no driver."""
     try:
         import pynvml
 
@@ -200,20 +202,39 @@ def nvml_devices() -> list[dict[str, Any]]:
         return []
     try:
         driver = _text(pynvml.nvmlSystemGetDriverVersion())
+        driver_cuda = _nvml_call(pynvml, "nvmlSystemGetCudaDriverVersion")
         found = []
         for i in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(i)
+            capability = _nvml_call(pynvml, "nvmlDeviceGetCudaComputeCapability", handle)
             found.append(
                 {
                     "index": i,
                     "name": _text(pynvml.nvmlDeviceGetName(handle)),
                     "memory_total_bytes": int(pynvml.nvmlDeviceGetMemoryInfo(handle).total),
                     "driver": driver,
+                    # 12040 -> "12.4" (NVML's CUDA_VERSION encoding: 1000 x major + 10 x minor)
+                    "driver_cuda": (
+                        f"{driver_cuda // 1000}.{driver_cuda % 1000 // 10}" if driver_cuda else ""
+                    ),
+                    "compute_capability": "{}.{}".format(*capability) if capability else "",
                 }
             )
         return found
     finally:
         pynvml.nvmlShutdown()
+
+
+def _nvml_call(pynvml: Any, function: str, *args: Any) -> Any:
+    """pynvml's `function`, or None where this pynvml lacks it or the driver does not support
+    it."""
+    fn = getattr(pynvml, function, None)
+    if fn is None:
+        return None
+    try:
+        return fn(*args)
+    except pynvml.NVMLError:
+        return None
 
 
 def open_probe(device: str, cuda_index: int | None = None) -> Probe:

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.core.errors import RunFailed
 from engine.frameworks.tensorflow.address_space import lift_cap, outside_cap
+from engine.frameworks.tensorflow.build import check_gpu
 from engine.measure.config import TrainingConfig
 
 _POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
@@ -217,6 +218,8 @@ def start_runtime(config: TrainingConfig) -> tuple[Any, Any, int | None]:
 
     _quiet(tf)
     gpu = resolve_device(tf, config.device)
+    if gpu is not None:
+        check_gpu(tf, gpu)  # before anything runs a kernel there
     _check_precision(tf, gpu, config.precision)
     if gpu is None and config.memory_limit_bytes:
         _cap_tensor_memory(config.memory_limit_bytes)

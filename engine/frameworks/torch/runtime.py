@@ -11,6 +11,7 @@ import contextlib
 from typing import Any
 
 from engine.core.errors import RunFailed
+from engine.frameworks.torch.build import check_gpu
 from engine.measure.config import TrainingConfig
 
 
@@ -60,6 +61,8 @@ def start(config: TrainingConfig) -> tuple[Any, Any]:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     device = resolve_device(torch, config.device)
+    if device.type == "cuda":
+        check_gpu(torch, device)  # before anything runs a kernel there
     check_precision(torch, device, config.precision)
     if device.type == "cuda":
         torch.cuda.set_device(device)
