@@ -15,6 +15,7 @@ a GPU busy.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import signal
@@ -147,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     events = _event_stream()
     try:
         if args.command == "describe-build":
-            _emit(events, json.dumps(_describe_build(args.framework)))
+            # Loaded by name, as engine/measure/session.py loads a framework: only this
+            # command of the worker imports one for it.
+            describe = importlib.import_module("engine.frameworks.describe")
+            _emit(events, json.dumps(describe.describe_build(args.framework)))
             code = 0
         elif args.command == "check-model":
             from engine.workloads.model_file_check import check
@@ -165,29 +169,6 @@ def main(argv: list[str] | None = None) -> int:
         # now that every event is out.
         _exit(code)
     return code
-
-
-def _describe_build(framework: str) -> dict[str, object]:
-    """engine/frameworks/*/build.py's describe(), or why the framework would not import."""
-    try:
-        if framework == "torch":
-            import torch
-
-            from engine.frameworks.torch.build import describe
-
-            return describe(torch)
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import tensorflow as tf
-
-        from engine.frameworks.tensorflow.build import describe as describe_tf
-
-        return describe_tf(tf)
-    except Exception as exc:  # an environment without it, or a broken install: said, not raised
-        return {
-            "framework": framework,
-            "python": sys.executable,
-            "error": f"{type(exc).__name__}: {exc}",
-        }
 
 
 def _emit(events: TextIO, line: str) -> None:
