@@ -14,7 +14,10 @@ def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0..100), linear interpolation between order statistics."""
     if not values:
         raise ValueError("percentile of no values")
-    ordered = sorted(values)
+    return _at(sorted(values), q)
+
+
+def _at(ordered: Sequence[float], q: float) -> float:
     pos = (len(ordered) - 1) * q / 100.0
     low, high = math.floor(pos), math.ceil(pos)
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
@@ -22,10 +25,17 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def relative_iqr(values: Sequence[float]) -> float:
     """Interquartile range over median: the spread the stop rule watches."""
-    median = statistics.median(values)
+    return relative_iqr_of_sorted(sorted(values))
+
+
+def relative_iqr_of_sorted(ordered: Sequence[float]) -> float:
+    """relative_iqr of values already in order: O(1), for the stop rule after every step."""
+    if not ordered:
+        raise ValueError("relative IQR of no values")
+    median = _at(ordered, 50)
     if median <= 0:
         return math.inf
-    return (percentile(values, 75) - percentile(values, 25)) / median
+    return (_at(ordered, 75) - _at(ordered, 25)) / median
 
 
 def summary(values: Sequence[float]) -> dict[str, float | int | None]:

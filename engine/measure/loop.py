@@ -10,6 +10,7 @@ and of each window, with the window's samples and wall time so far (docs/archite
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections.abc import Generator
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from engine.core.errors import RunFailed
 from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
-from engine.core.stats import relative_iqr
+from engine.core.stats import relative_iqr_of_sorted
 from engine.measure.config import RunConfig
 from engine.measure.monitor import Monitor
 from engine.measure.session import Session
@@ -206,6 +207,7 @@ def _window(
         detail=f"repeat {repeat + 1} of {config.repeats}",
     )
     times: list[float] = []
+    ordered: list[float] = []  # the same times in order, kept so by insertion (the stop rule)
     steps = 0
     session.sync()  # window start: nothing queued from before
     t0 = time.perf_counter()
@@ -219,10 +221,12 @@ def _window(
         done = session.timer.completed()
         times += done
         pending.times += done
+        for t in done:
+            bisect.insort(ordered, t)
         if pending.due(time.perf_counter()):
             yield pending.take()
         yield from monitor.drain()
-        reason = _stop_reason(config, steps, times, time.perf_counter() - t0)
+        reason = _stop_reason(config, steps, ordered, time.perf_counter() - t0)
         if reason:
             break
     session.sync()  # window end: every step's work is done before the clock is read
@@ -252,8 +256,11 @@ def _seconds_for(steps: int, window: Window) -> float:
     return float(max(1, round(per_step * steps * 1.5 + 0.5)))
 
 
-def _stop_reason(config: RunConfig, steps: int, times: list[float], seconds: float) -> str:
-    if len(times) >= config.min_steps and relative_iqr(times) < config.stability_threshold:
+def _stop_reason(config: RunConfig, steps: int, ordered: list[float], seconds: float) -> str:
+    """Why the window ends now, or "". `ordered`: the step times so far, in order."""
+    threshold = config.stability_threshold
+    enough = threshold > 0 and len(ordered) >= config.min_steps
+    if enough and relative_iqr_of_sorted(ordered) < threshold:
         return "stable"
     if steps >= config.max_steps:
         return "max_steps"
