@@ -34,6 +34,7 @@ PROCESS_MODULES = {
     "test_worker_children",
     "test_run_status",
     "test_gpu_check",
+    "test_device_box",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

@@ -19,6 +19,9 @@ class Device:
     name: str
     memory_total_bytes: int | None
     detail: str = ""
+    compute_capability: str = ""  # NVIDIA GPUs: "6.1" ("" unknown, and for other devices)
+    driver: str = ""  # NVIDIA GPUs: the driver's version
+    driver_cuda: str = ""  # NVIDIA GPUs: the highest CUDA version the driver runs ("12.4")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -37,7 +40,10 @@ def list_devices() -> list[Device]:
             "cuda",
             g["name"],
             g["memory_total_bytes"],
-            f"driver {g['driver']}",
+            _gpu_detail(g),
+            g.get("compute_capability", ""),
+            g.get("driver", ""),
+            g.get("driver_cuda", ""),
         )
         for g in nvml_devices()
     ]
@@ -55,6 +61,14 @@ def list_devices() -> list[Device]:
         )
     )
     return found
+
+
+def _gpu_detail(gpu: dict[str, Any]) -> str:
+    """'sm_61, driver 550.54.14 (CUDA 12.4)'."""
+    cc = gpu.get("compute_capability", "")
+    cuda = f" (CUDA {gpu['driver_cuda']})" if gpu.get("driver_cuda") else ""
+    parts = [f"sm_{cc.replace('.', '')}" if cc else "", f"driver {gpu['driver']}{cuda}"]
+    return ", ".join(p for p in parts if p)
 
 
 def default_device() -> Device:

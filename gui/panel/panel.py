@@ -34,6 +34,7 @@ from engine.process.launcher import WorkerSpec
 from engine.workloads import registry
 from gui.common import settings
 from gui.common.number_field import InputError, NumberField
+from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import PriceWidget
 
@@ -123,6 +124,7 @@ class ConfigPanel(QWidget):
         for d in devices:
             self.device.addItem(d.label, d.id)
             self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)
+        self.gpu_check = GpuCheck(devices, spec_for or (lambda _framework: WorkerSpec()), self)
         self.precision = QComboBox(objectName="precision")
         self.precision.addItems(list(PRECISIONS))
         defaults = RunConfig()
@@ -183,6 +185,8 @@ class ConfigPanel(QWidget):
         self.price.changed.connect(self.validate)
         self.device.currentIndexChanged.connect(self._device_changed)
         self._device_changed()
+        self.framework.currentTextChanged.connect(self.gpu_check.check)
+        self.gpu_check.changed.connect(self._show_gpu_verdicts)
         self.run_button.clicked.connect(self.request_run)
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.model.setCurrentIndex(max(0, self.model.findData(defaults.model)))
@@ -203,6 +207,19 @@ class ConfigPanel(QWidget):
         """Owning is priced from the chosen device's GPU (its launch price and TDP)."""
         index = self.device.currentIndex()
         self.price.set_device(self.devices[index] if 0 <= index < len(self.devices) else None)
+
+    def _show_gpu_verdicts(self) -> None:
+        """Mark the GPUs the chosen framework's environment cannot train on; revalidate."""
+        for i, d in enumerate(self.devices):
+            found = self.gpu_check.verdict(d.id)
+            build = self.gpu_check.build
+            if found is None or build is None:
+                continue
+            text = d.label if found.ok else f"{d.label} (cannot run {build.label})"
+            tip = d.detail if found.ok else f"{found.reason}. To fix: {found.remedy}"
+            self.device.setItemText(i, text)
+            self.device.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
+        self.validate()
 
     def _model_changed(self) -> None:
         entry = self.picker.current_file()
@@ -225,6 +242,7 @@ class ConfigPanel(QWidget):
         self.framework.addItems(offered)
         self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
         self.framework.blockSignals(False)
+        self.gpu_check.check(self.framework.currentText())  # its environment may have changed
         self.validate()
 
     def set_interpreters(self, interpreters: dict[str, str]) -> None:
@@ -251,6 +269,9 @@ class ConfigPanel(QWidget):
                 "File > Settings can point a framework at a Python that has it"
             )
             values.pop("framework")
+        gpu = self.gpu_check.verdict(values["device"])
+        if gpu is not None and not gpu.ok:
+            errors["device"] = f"{gpu.reason}. To fix: {gpu.remedy}"
         for name, field in self.numbers.items():
             try:
                 values[name] = field.value()
@@ -337,8 +358,9 @@ class ConfigPanel(QWidget):
         self.validate()
 
     def shutdown(self) -> None:
-        """Window close: a model file check still going stops."""
+        """Window close: a model file check or a GPU check still going stops."""
         self.picker.shutdown()
+        self.gpu_check.shutdown()
 
 
 def _usable(framework: str, configured: Collection[str]) -> bool:

@@ -1,0 +1,87 @@
+"""Whether the framework environment a run would use can train on each NVIDIA GPU in the
+device box: its build is read in the background (a child process, engine/process/builds.py;
+the GUI never imports a framework), the rule is engine/measure/compatibility.py's. A GPU it
+cannot run on is marked in the box, and choosing it says why and what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from engine.measure.compatibility import Build, Verdict, capability, verdict
+from engine.measure.devices import Device
+from engine.process.builds import read_build
+from engine.process.launcher import WorkerSpec
+from gui.common.background import BackgroundJob, JobError
+
+
+class GpuCheck(QObject):
+    changed = Signal()  # a verdict for the current framework is known (or changed)
+
+    def __init__(
+        self,
+        devices: list[Device],
+        spec_for: Callable[[str], WorkerSpec],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.gpus = {d.id: d for d in devices if d.kind == "cuda"}
+        self._spec_for = spec_for
+        self._builds: dict[tuple[str, str], Build] = {}  # (framework, python) -> its build
+        self._key: tuple[str, str] | None = None
+        self._jobs: set[BackgroundJob] = set()
+
+    def check(self, framework: str) -> None:
+        """Judge the GPUs for `framework`'s environment (read once per environment), from the
+        event loop: the panel asks while the window is still being built, before the part
+        that knows the environments (spec_for) exists."""
+        if self.gpus and framework:
+            QTimer.singleShot(0, self, lambda: self._check(framework))
+
+    def _check(self, framework: str) -> None:
+        spec = self._spec_for(framework)
+        key = (framework, spec.python)
+        if key == self._key:
+            return
+        self._key = key
+        if key in self._builds:
+            self.changed.emit()
+            return
+        job = BackgroundJob(lambda _emit: read_build(framework, spec), parent=self)
+        job.done.connect(lambda outcome, job=job: self._done(job, key, outcome))
+        self._jobs.add(job)
+        job.start()
+
+    def _done(self, job: BackgroundJob, key: tuple[str, str], outcome: object) -> None:
+        self._jobs.discard(job)
+        job.wait()
+        job.deleteLater()
+        if isinstance(outcome, JobError):
+            outcome = Build(key[0], python=key[1], error=outcome.message)
+        if isinstance(outcome, Build):
+            self._builds[key] = outcome
+        if key == self._key:
+            self.changed.emit()
+
+    @property
+    def build(self) -> Build | None:
+        return self._builds.get(self._key) if self._key else None
+
+    def verdict(self, device_id: str) -> Verdict | None:
+        """None while unknown (reading, or not an NVIDIA GPU)."""
+        device, build = self.gpus.get(device_id), self.build
+        if device is None or build is None:
+            return None
+        return verdict(
+            build,
+            device.name,
+            capability(device.compute_capability),
+            device.driver,
+            capability(device.driver_cuda),
+        )
+
+    def shutdown(self) -> None:
+        """Window close: reads still going are waited for (each has its own time limit)."""
+        for job in list(self._jobs):
+            job.stop()
