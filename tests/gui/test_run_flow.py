@@ -137,4 +137,6 @@ def test_a_worker_that_dies_is_shown_as_failed_and_the_app_keeps_working(qtbot, 
     ):
         click_run(qtbot, window)
     assert sorted(Store().list().status) == ["failed", "ok"]
-    assert not window.message_bar.isVisible()
+    # The crash message is gone; at most the new result's caution shows (a busy machine:
+    # the tests run two at a time).
+    assert not window.message_bar.isVisible() or window.message_bar.level == "warning"
