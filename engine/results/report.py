@@ -86,7 +86,7 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"{'run id':10s} {result['run_id']}")
         return "\n".join(lines)
     st = result["step_time_s"]
-    unit = (result.get("workload") or {}).get("epoch_unit", "samples")
+    unit = (result.get("workload") or {}).get("epoch_unit") or "samples"
     tput = result["throughput_samples_per_s"]
     spread = plus_minus(result.get("throughput_ci95"), tput)
     lines += [

@@ -21,7 +21,8 @@ CPU = Device("cpu", "cpu", "Some CPU", 16 * 2**30)
 def panel(qtbot):
     p = ConfigPanel([GTX, CPU])
     qtbot.addWidget(p)
-    return p
+    yield p
+    p.shutdown()  # as the window's close does: the GPU check reading the build ends
 
 
 def instance(instance_type: str):
@@ -131,6 +132,7 @@ def test_the_choice_comes_back_from_the_settings(qtbot, panel):
     again = ConfigPanel([GTX, CPU])
     qtbot.addWidget(again)
     again.restore(state)
+    again.shutdown()
     assert again.price.instance == instance("p3.2xlarge") and again.price.spot
     assert again.config == panel.config
     # owned, with its figures
