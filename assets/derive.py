@@ -118,6 +118,54 @@ HISTORICAL = [
     ),
 ]
 
+# Each NVIDIA GPU's CUDA compute capability ("major.minor"), from NVIDIA's "CUDA GPUs - Compute
+# Capability" page (developer.nvidia.com/cuda-gpus), by the GPU's chip: GK104 3.0, GK210 3.7,
+# GM204 5.2, GP100 6.0, GP102/GP104 6.1, GV100 7.0, TU102/TU104 7.5, GA100 8.0, GA102/GA104
+# 8.6, AD102/AD104 8.9, GH100 9.0, GB100 10.0, GB202 12.0. It decides which framework builds
+# run on the GPU (engine/measure/compatibility.py). Non-NVIDIA rows stay blank.
+COMPUTE_CAPABILITY = {
+    "Tesla K80 (board, 2x GK210)": "3.7",
+    "Tesla K80 (per GPU, as exposed by clouds)": "3.7",
+    "GRID K520": "3.0",
+    "Tesla M60 (board, 2x GM204)": "5.2",
+    "Tesla M60 (per GPU, as exposed by clouds)": "5.2",
+    "Tesla P100 PCIe 16GB": "6.0",
+    "Tesla P100 SXM2 16GB": "6.0",
+    "Tesla V100 SXM2 16GB": "7.0",
+    "Tesla V100 SXM2 32GB": "7.0",
+    "Tesla V100 PCIe 16GB": "7.0",
+    "Tesla T4": "7.5",
+    "A10G": "8.6",
+    "A10": "8.6",
+    "L4": "8.9",
+    "L40S": "8.9",
+    "L40": "8.9",
+    "A100 SXM4 40GB": "8.0",
+    "A100 SXM4 80GB": "8.0",
+    "A100 PCIe 40GB": "8.0",
+    "H100 SXM5 80GB": "9.0",
+    "H100 PCIe 80GB": "9.0",
+    "H100 NVL 94GB": "9.0",
+    "H200 SXM 141GB": "9.0",
+    "B200": "10.0",
+    "GH200 (Grace Hopper)": "9.0",
+    "GeForce GTX 1080": "6.1",
+    "GeForce GTX 1080 Ti": "6.1",
+    "GeForce RTX 2080 Ti": "7.5",
+    "GeForce RTX 3090": "8.6",
+    "GeForce RTX 4090": "8.9",
+    "GeForce RTX 5090": "12.0",
+    "TITAN RTX": "7.5",
+    "TITAN V": "7.0",
+    "Quadro P5000": "6.1",
+    "Quadro P4000": "6.1",
+    "Quadro M4000": "5.2",
+    "Quadro RTX 6000": "7.5",
+    "RTX A6000": "8.6",
+    "RTX A4000": "8.6",
+    "Tesla P4": "6.1",
+}
+
 # What CUDA/NVML call each GPU (torch.cuda.get_device_properties(...).name), for matching a
 # result's device to its spec row. Names only; no numbers come from here.
 ALIASES = {
@@ -207,13 +255,20 @@ def main() -> None:
     args = parser.parse_args()
     src, out = args.source, args.out
     specs = read(src / "gpu_specs.csv")
-    unknown = set(ALIASES) - {s["name"] for s in specs}
-    if unknown:
-        raise SystemExit(f"aliases for GPUs not in gpu_specs.csv: {sorted(unknown)}")
+    names = {s["name"] for s in specs}
+    for table, what in ((ALIASES, "aliases"), (COMPUTE_CAPABILITY, "compute capabilities")):
+        unknown = set(table) - names
+        if unknown:
+            raise SystemExit(f"{what} for GPUs not in gpu_specs.csv: {sorted(unknown)}")
+    missing = {s["name"] for s in specs if s["vendor"] == "NVIDIA"} - set(COMPUTE_CAPABILITY)
+    if missing:
+        raise SystemExit(f"NVIDIA GPUs without a compute capability: {sorted(missing)}")
+    spec_columns = list(specs[0].keys())
+    spec_columns.insert(1, "aliases")  # right after name
+    spec_columns.insert(spec_columns.index("architecture") + 1, "compute_capability")
     for s in specs:
         s["aliases"] = ALIASES.get(s["name"], "")
-    spec_columns = list(specs[0].keys())
-    spec_columns.insert(1, spec_columns.pop())  # aliases right after name
+        s["compute_capability"] = COMPUTE_CAPABILITY.get(s["name"], "")
     write(out / "gpus.csv", spec_columns, specs)
     write(
         out / "instances.csv",

@@ -35,6 +35,7 @@ PROCESS_MODULES = {
     "test_run_status",
     "test_gpu_check",
     "test_device_box",
+    "test_doctor",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

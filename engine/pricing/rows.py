@@ -75,6 +75,7 @@ class GpuSpec:
     aliases: tuple[str, ...] = ()  # device names as CUDA / NVML report them
     vendor: str = ""
     architecture: str = ""
+    compute_capability: str = ""  # CUDA's "major.minor" ("6.1"); "" unknown or not NVIDIA
     release_date: str = ""
     memory_gb: float | None = None
     memory_bandwidth_gbs: float | None = None
@@ -194,6 +195,13 @@ def _aliases(column: str, raw: str) -> tuple[str, ...]:
     return tuple(a.strip() for a in raw.split(";") if a.strip())
 
 
+def _capability(column: str, raw: str) -> str:
+    text = raw.strip()
+    if text and not re.fullmatch(r"\d{1,2}\.\d", text):
+        raise ConfigError(column, f"{text!r}: give CUDA's compute capability as 6.1 or 12.0")
+    return text
+
+
 def _date_or_blank(column: str, raw: str) -> str:
     text = raw.strip()
     if text and not re.match(r"^\d{4}(-\d{2}(-\d{2})?)?$", text):
@@ -256,6 +264,7 @@ SCHEMAS: dict[str, Schema] = {
             "vendor": _text,
             "form_factor": _text,
             "architecture": _text,
+            "compute_capability": _capability,
             "release_date": _text,
             "release_year": _text,
             "memory_gb": _POSITIVE,

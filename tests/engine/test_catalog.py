@@ -235,3 +235,42 @@ def test_the_catalog_as_tables_for_a_table_model():
     assert len(cat.frame("gpus")) == 41 and cat.frame("machines").empty
     with pytest.raises(ConfigError):
         cat.frame("prices")
+
+
+def test_every_nvidia_gpu_has_its_compute_capability():
+    cat = catalog.load()
+    nvidia = [g for g in cat.gpus if g.vendor == "NVIDIA"]
+    assert nvidia and all(g.compute_capability for g in nvidia)
+    assert all(not g.compute_capability for g in cat.gpus if g.vendor != "NVIDIA")
+    # NVIDIA's table, by chip
+    expected = {
+        "GeForce GTX 1080 Ti": "6.1",  # GP102
+        "Tesla P100 PCIe 16GB": "6.0",  # GP100
+        "Tesla V100 SXM2 16GB": "7.0",
+        "TITAN V": "7.0",
+        "Tesla T4": "7.5",
+        "A100 SXM4 40GB": "8.0",
+        "A10G": "8.6",
+        "GeForce RTX 4090": "8.9",
+        "H100 SXM5 80GB": "9.0",
+        "B200": "10.0",
+        "GeForce RTX 5090": "12.0",
+        "Tesla K80 (per GPU, as exposed by clouds)": "3.7",
+    }
+    assert {name: cat.gpu(name).compute_capability for name in expected} == expected
+
+
+def test_a_user_gpu_row_may_leave_out_the_capability_but_not_garble_it():
+    (catalog.user_dir() / "gpus.csv").write_text(
+        "name,architecture,fp32_tflops\nGeForce RTX 3060,Ampere,12.74\n"
+    )
+    cat = catalog.load()
+    assert not cat.problems and cat.gpu("GeForce RTX 3060").compute_capability == ""
+    (catalog.user_dir() / "gpus.csv").write_text(
+        "name,compute_capability,fp32_tflops\nGeForce RTX 3060,8.6,12.74\nRTX 3050,six,9.1\n"
+    )
+    cat = catalog.load()
+    assert cat.gpu("GeForce RTX 3060").compute_capability == "8.6"
+    assert cat.gpu("RTX 3050") is None
+    (problem,) = [str(p).split("/")[-1] for p in cat.problems]
+    assert problem.startswith("gpus.csv, line 3: compute_capability: 'six': give CUDA's")
