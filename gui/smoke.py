@@ -69,7 +69,7 @@ class Smoke:
 
         if self.interpreters:
             prefs = settings.Settings()
-            prefs.set(settings.INTERPRETERS, self.interpreters)
+            prefs.set_interpreters(self.interpreters)
             prefs.sync()
         window = self.window = MainWindow()
         window.show()

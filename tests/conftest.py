@@ -36,6 +36,7 @@ PROCESS_MODULES = {
     "test_gpu_check",
     "test_device_box",
     "test_doctor",
+    "test_environments",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

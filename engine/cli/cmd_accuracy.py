@@ -19,11 +19,11 @@ from engine.cli.common import (
     finite,
     memory_limit_bytes,
     print_json,
+    worker_spec,
 )
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
 from engine.measure.result import price_of
-from engine.process.launcher import WorkerSpec
 from engine.results import report
 from engine.results.files import check_out_path, write_json
 from engine.results.store import Store
@@ -169,7 +169,8 @@ def handle(args: argparse.Namespace) -> int:
         check_out_path(args.out)
     store = None if args.no_store else Store()
     progress = _Progress(plan)
-    outcome = run_study(plan, store=store, on_event=progress, spec=WorkerSpec(verbose=args.verbose))
+    spec = worker_spec(args, args.framework)
+    outcome = run_study(plan, store=store, on_event=progress, spec=spec)
     progress.done()
     summary = summary_json(plan, outcome)
     unwritten = None

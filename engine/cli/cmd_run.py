@@ -39,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
     store = None if args.no_store else Store()
     progress = Progress(label=f"{config.model} b{config.batch_size}")
     result, failure, env = run_worker(
-        config, verbose=args.verbose, progress=progress, spec=worker_spec(args)
+        config, verbose=args.verbose, progress=progress, spec=worker_spec(args, config.framework)
     )
     if result is None:
         assert failure is not None

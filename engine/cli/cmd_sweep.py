@@ -90,7 +90,7 @@ def handle(args: argparse.Namespace) -> int:
     ).validated()
     store = None if args.no_store else Store()
     on_stderr = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
-    spec = worker_spec(args)
+    spec = worker_spec(args, config.framework)
     sweep = Sweep(config, plan, store=store, spec=spec, on_stderr=on_stderr)
     summary = _follow(sweep, _Progress())
     if args.json:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.measure.config import RunConfig
+from engine.process import environments
 from engine.process.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
 from engine.workloads import model_file_source
 
@@ -145,11 +148,24 @@ def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def worker_spec(args: argparse.Namespace) -> WorkerSpec:
-    """How the run options ask for workers to be started."""
-    if not 0 < args.build_timeout <= 86_400:
-        raise UsageError("build_timeout", f"{args.build_timeout:g}: give 1 to 86400 seconds")
-    return WorkerSpec(verbose=args.verbose, build_timeout_s=args.build_timeout)
+def worker_spec(args: argparse.Namespace, framework: str) -> WorkerSpec:
+    """How the run options ask for workers of `framework` to be started: with the Python chosen
+    for it (environments.json: File > Settings, `make gpu-env`), else this one."""
+    build_timeout = getattr(args, "build_timeout", BUILD_TIMEOUT_S)
+    if not 0 < build_timeout <= 86_400:
+        raise UsageError("build_timeout", f"{build_timeout:g}: give 1 to 86400 seconds")
+    spec = WorkerSpec(verbose=args.verbose, build_timeout_s=build_timeout)
+    chosen = environments.load().get(framework)
+    if chosen is None:
+        return spec
+    if not Path(chosen).exists():
+        raise UsageError(
+            "framework",
+            f"the {framework} environment chosen in {environments.path()} is gone: {chosen}; "
+            "run `make gpu-env` again, or clear it in the app's File > Settings (or delete "
+            "that line of the file)",
+        )
+    return dataclasses.replace(spec, python=chosen)
 
 
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:

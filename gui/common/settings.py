@@ -8,6 +8,7 @@ configs and results are never kept here: they are files and database rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from engine.core import paths
+from engine.process import environments
 
 FILE_NAME = "gui-settings.ini"
 
@@ -24,8 +26,8 @@ SPLITTER = "window/splitter"
 FORM = "form/values"
 LAST_FOLDER = "files/last_folder"
 THEME = "view/theme"
-# Per framework, the Python that runs its workers ({"tensorflow": "/path/bin/python"});
-# a framework not named runs in the app's own (File > Settings, gui/shell/settings_dialog.py).
+# Where older versions kept the Python chosen per framework; it lives in environments.json now
+# (engine/process/environments.py: the app and the CLI read the same file) and moves there once.
 INTERPRETERS = "workers/interpreters"
 ACCURACY_FORM = "accuracy/values"
 # The user's own model files that passed the check, as {"files": [...]} (gui/panel/model_files.py).
@@ -63,9 +65,23 @@ class Settings:
         return value if isinstance(value, dict) else {}
 
     def interpreters(self) -> dict[str, str]:
-        """The interpreter chosen per framework; frameworks left at the default are absent."""
-        chosen = self.mapping(INTERPRETERS)
-        return {k: v for k, v in chosen.items() if isinstance(v, str) and v.strip()}
+        """The interpreter chosen per framework (environments.json); frameworks left at the
+        default are absent. A choice an older version kept in this file moves there once."""
+        chosen = environments.load()
+        if chosen or environments.path().exists():
+            return chosen
+        kept = self.mapping(INTERPRETERS)
+        legacy = {k: v for k, v in kept.items() if isinstance(v, str) and v.strip()}
+        if legacy:
+            with contextlib.suppress(OSError):  # unwritable: it stays here, read next time
+                environments.save(legacy)
+                self._q.remove(INTERPRETERS)
+        return legacy
+
+    def set_interpreters(self, chosen: dict[str, str]) -> None:
+        """Keep each framework's interpreter for the app and the CLI (StoreError when the
+        data folder cannot be written)."""
+        environments.save(chosen)
 
     def set(self, key: str, value: str | int | QByteArray | dict[str, Any]) -> None:
         self._q.setValue(key, json.dumps(value) if isinstance(value, dict) else value)

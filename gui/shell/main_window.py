@@ -232,7 +232,10 @@ class MainWindow(QMainWindow):
 
     def set_interpreters(self, chosen: dict[str, str]) -> None:
         """Each framework's worker Python: kept, offered in the form, used by the next run."""
-        self.prefs.set(settings.INTERPRETERS, chosen)
+        try:
+            self.prefs.set_interpreters(chosen)
+        except OSError as exc:  # StoreError: the data folder cannot be written
+            self.message_bar.show_message(f"The choice could not be kept: {exc}", "error")
         self.controller.interpreters = dict(chosen)  # the Run tab's, which every tab asks
         self.panel.set_interpreters(chosen)
 

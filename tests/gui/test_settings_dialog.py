@@ -128,3 +128,19 @@ def test_a_chosen_python_that_is_gone_is_a_plain_message_not_a_crash(qtbot, wind
         "started (No such file or directory)."
     )
     assert len(Store().list()) == 0  # nothing ran, nothing stored
+
+
+def test_a_choice_an_older_version_kept_moves_to_environments_json_once(qtbot):
+    import json as _json
+
+    from engine.process import environments
+
+    old = settings.Settings()
+    old.set(settings.INTERPRETERS, {"tensorflow": sys.executable})
+    old.sync()
+    assert settings.Settings().interpreters() == {"tensorflow": sys.executable}
+    assert _json.loads(environments.path().read_text()) == {"tensorflow": sys.executable}
+    assert settings.Settings().mapping(settings.INTERPRETERS) == {}  # gone from the INI
+    # From then on the file decides: the CLI and the app read the same choice.
+    environments.save({})
+    assert settings.Settings().interpreters() == {}
