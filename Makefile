@@ -10,7 +10,7 @@ DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
             libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
 
-.PHONY: run test lint deb-deps venv bundle bundle-smoke clean
+.PHONY: run test lint deb-deps venv bundle bundle-smoke gpu-env clean
 
 venv: $(STAMP)
 
@@ -68,6 +68,11 @@ bundle: $(BUNDLE_STAMP) deb-deps
 bundle-smoke: $(STAMP) deb-deps
 	@test -x dist/epochcost/epochcost-gui || { echo "no bundle in dist/epochcost: run make bundle first"; exit 1; }
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/bundle -v
+
+# A PyTorch environment for GPUs the app's own has no kernels for (GTX 10xx, P100, V100):
+# .venv-gpu-cu126 with PyPI's torch 2.7.1 (CUDA 12.6), chosen for PyTorch runs (docs/gpus.md).
+gpu-env: $(STAMP)
+	$(PY) -m engine.process.gpu_env
 
 clean:
 	rm -rf build dist tests/output

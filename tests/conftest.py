@@ -37,6 +37,7 @@ PROCESS_MODULES = {
     "test_device_box",
     "test_doctor",
     "test_environments",
+    "test_gpu_env",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",

@@ -230,9 +230,9 @@ def _version(text: str) -> tuple[int, int] | None:
 
 def _gpu_env_text() -> str:
     return (
-        f"`{GPU_ENV.command}` (PyTorch {GPU_ENV.torch} with CUDA {GPU_ENV.cuda}, for "
-        f"{span(GPU_ENV.archs)}; it becomes the PyTorch environment; or File > Settings > "
-        "Make a PyTorch environment for older GPUs)"
+        f"`{GPU_ENV.command}` in the epochcost folder (PyTorch {GPU_ENV.torch} with CUDA "
+        f"{GPU_ENV.cuda}, for {span(GPU_ENV.archs)}; it becomes the environment of PyTorch "
+        "runs, in the app and the CLI)"
     )
 
 
