@@ -1,4 +1,4 @@
-"""Derive the shipped catalog (assets/*.csv) from the collected data set (assets/sources, SOURCES.md).
+"""Derive the shipped catalog (assets/*.csv) from the data set in assets/sources (SOURCES.md).
 
     python assets/derive.py [--source DIR] [--out DIR]
 
@@ -119,10 +119,11 @@ HISTORICAL = [
 ]
 
 # Each NVIDIA GPU's CUDA compute capability ("major.minor"), from NVIDIA's "CUDA GPUs - Compute
-# Capability" page (developer.nvidia.com/cuda-gpus), by the GPU's chip: GK104 3.0, GK210 3.7,
-# GM204 5.2, GP100 6.0, GP102/GP104 6.1, GV100 7.0, TU102/TU104 7.5, GA100 8.0, GA102/GA104
-# 8.6, AD102/AD104 8.9, GH100 9.0, GB100 10.0, GB202 12.0. It decides which framework builds
-# run on the GPU (engine/measure/compatibility.py). Non-NVIDIA rows stay blank.
+# Capability" page (developer.nvidia.com/cuda-gpus; Volta and older are on its "Legacy CUDA GPU
+# Compute Capability" page, developer.nvidia.com/cuda-legacy-gpus), by the GPU's chip: GK104 3.0,
+# GK210 3.7, GM204 5.2, GP100 6.0, GP102/GP104 6.1, GV100 7.0, TU102/TU104 7.5, GA100 8.0,
+# GA102/GA104 8.6, AD102/AD104 8.9, GH100 9.0, GB100 10.0, GB202 12.0. It decides which framework
+# builds run on the GPU (engine/measure/compatibility.py). Non-NVIDIA rows stay blank.
 COMPUTE_CAPABILITY = {
     "Tesla K80 (board, 2x GK210)": "3.7",
     "Tesla K80 (per GPU, as exposed by clouds)": "3.7",

@@ -95,6 +95,12 @@ class GpuSpec:
         return (self.name,)
 
     @property
+    def compute_capability_tuple(self) -> tuple[int, int] | None:
+        """'6.1' -> (6, 1); None when blank or not "major.minor"."""
+        match = re.fullmatch(r"(\d+)\.(\d+)", self.compute_capability.strip())
+        return (int(match[1]), int(match[2])) if match else None
+
+    @property
     def supports_bf16(self) -> bool:
         """bf16 arithmetic needs an Ampere or newer NVIDIA GPU (compute capability 8.0+)."""
         arch = self.architecture.lower()

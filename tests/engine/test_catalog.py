@@ -13,6 +13,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.pricing import catalog
 from engine.pricing import user_rows as catalog_user
+from engine.pricing.rows import GpuSpec
 
 SOURCES = Path(__file__).resolve().parents[2] / "assets" / "sources"
 
@@ -258,6 +259,16 @@ def test_every_nvidia_gpu_has_its_compute_capability():
         "Tesla K80 (per GPU, as exposed by clouds)": "3.7",
     }
     assert {name: cat.gpu(name).compute_capability for name in expected} == expected
+    assert cat.gpu("GeForce GTX 1080 Ti").compute_capability_tuple == (6, 1)
+    assert cat.gpu("GeForce RTX 5090").compute_capability_tuple == (12, 0)
+    assert all(g.compute_capability_tuple for g in nvidia)
+
+
+def test_compute_capability_tuple_is_none_when_blank_or_malformed():
+    assert GpuSpec("x", compute_capability="8.6").compute_capability_tuple == (8, 6)
+    assert GpuSpec("x", compute_capability=" 10.0 ").compute_capability_tuple == (10, 0)
+    for text in ("", "six", "8", "8.x", "8.6.1"):
+        assert GpuSpec("x", compute_capability=text).compute_capability_tuple is None
 
 
 def test_a_user_gpu_row_may_leave_out_the_capability_but_not_garble_it():
