@@ -10,7 +10,10 @@ framework?) and the answer shows under it in plain words; OK waits for the check
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Slot
@@ -27,6 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.core import paths
+from engine.process import gpu_env
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
 from gui.common.background import BackgroundJob, JobError
 from gui.panel.panel import ERROR_STYLE
@@ -65,6 +70,20 @@ class SettingsDialog(QDialog):
             self.edits[framework], self.status[framework] = edit, status
             edit.editingFinished.connect(lambda f=framework: self.check(f))
             browse.clicked.connect(lambda _=False, f=framework: self._browse(f))
+        self.make_env = QPushButton(
+            "Make a PyTorch environment for older GPUs…", objectName="make_gpu_env"
+        )
+        self.make_env.setToolTip(
+            f"{gpu_env.COVERS}.\nDownloads about 2.5 GB from PyPI into "
+            f"{gpu_env.DEFAULT_DIR} (as `make gpu-env` does) and sets it for PyTorch."
+        )
+        self.make_env_status = QLabel(wordWrap=True, objectName="make_gpu_env_status")
+        self.make_env.setVisible(not paths.frozen())  # the bundle has no pip to make one with
+        self.make_env.clicked.connect(self.make_gpu_env)
+        row = 2 * len(FRAMEWORK_MODULES)
+        grid.addWidget(self.make_env, row, 1, 1, 2)
+        grid.addWidget(self.make_env_status, row + 1, 1, 1, 2)
+        self._env_job: BackgroundJob | None = None
         group = QGroupBox("Python for the workers")
         group.setLayout(grid)
         self.buttons = QDialogButtonBox(
@@ -161,14 +180,73 @@ class SettingsDialog(QDialog):
             self.edits[framework].setText(chosen)
             self.check(framework)
 
+    def make_gpu_env(self) -> None:
+        """Run `make gpu-env`'s module in the background, its lines shown under the button; on
+        success its Python fills the PyTorch field (checked again, kept on OK). A second click
+        cancels."""
+        if self._env_job is not None:
+            self._env_job.cancel()
+            return
+        proc: list[subprocess.Popen[str]] = []
+
+        def work(emit: Callable[[object], None]) -> int:
+            with subprocess.Popen(
+                gpu_env_command(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+            ) as child:
+                proc.append(child)
+                assert child.stdout is not None
+                for line in child.stdout:
+                    emit(line.rstrip())
+                return child.wait()
+
+        def cancel() -> None:
+            for child in proc:
+                child.kill()
+
+        job = BackgroundJob(work, cancel=cancel, parent=self)
+        job.item.connect(lambda line: self.make_env_status.setText(str(line)))
+        job.done.connect(self._env_made)
+        self._env_job = job
+        self.make_env.setText("Cancel making the environment")
+        self.make_env_status.setText("Starting …")
+        job.start()
+
+    @Slot(object)
+    def _env_made(self, outcome: object) -> None:
+        job, self._env_job = self._env_job, None
+        if job is not None:
+            job.wait()
+            job.deleteLater()
+        self.make_env.setText("Make a PyTorch environment for older GPUs…")
+        if outcome == 0:
+            self.edits["torch"].setText(str(gpu_env.python_in(gpu_env.DEFAULT_DIR)))
+            self.check("torch")
+        elif job is not None and job.cancelled:
+            self.make_env_status.setText("Cancelled; nothing was chosen.")
+        else:
+            last = self.make_env_status.text()
+            self.make_env_status.setText(f"It failed: {last}")
+            self.make_env_status.setStyleSheet(ERROR_STYLE)
+
     def shutdown(self) -> None:
         """Stop every check and wait for it (the dialog or the window closes)."""
         for job in list(self._jobs):
             job.stop()
+        if self._env_job is not None:
+            self._env_job.stop()
 
     def done(self, result: int) -> None:
         self.shutdown()
         super().done(result)
+
+
+def gpu_env_command() -> list[str]:
+    """What `make gpu-env` runs, with this app's Python."""
+    return [sys.executable, "-m", "engine.process.gpu_env"]
 
 
 def _own_python(framework: str) -> str:

@@ -144,3 +144,28 @@ def test_a_choice_an_older_version_kept_moves_to_environments_json_once(qtbot):
     # From then on the file decides: the CLI and the app read the same choice.
     environments.save({})
     assert settings.Settings().interpreters() == {}
+
+
+@pytest.mark.parametrize("code", [0, 1])
+def test_the_button_makes_the_older_gpu_environment_and_chooses_it(
+    qtbot, monkeypatch, tmp_path, code
+):
+    # pip and PyPI are the boundary: the command stands in for `make gpu-env`'s module.
+    from engine.process import gpu_env
+    from gui.shell import settings_dialog
+
+    script = f"print('making the environment'); print('pip said no'); raise SystemExit({code})"
+    monkeypatch.setattr(settings_dialog, "gpu_env_command", lambda: [sys.executable, "-c", script])
+    monkeypatch.setattr(gpu_env, "DEFAULT_DIR", tmp_path / "env")
+    dialog = SettingsDialog({})
+    qtbot.addWidget(dialog)
+    dialog.make_env.clicked.emit()
+    assert dialog.make_env.text() == "Cancel making the environment"
+    qtbot.waitUntil(lambda: dialog._env_job is None, timeout=30_000)
+    assert dialog.make_env.text() == "Make a PyTorch environment for older GPUs…"
+    if code == 0:
+        assert dialog.edits["torch"].text() == str(tmp_path / "env" / "bin" / "python")
+    else:
+        assert dialog.edits["torch"].text() == ""
+        assert dialog.make_env_status.text() == "It failed: pip said no"
+    dialog.shutdown()
