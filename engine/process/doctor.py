@@ -101,6 +101,10 @@ def assess(gpu: Gpu, envs: list[Environment]) -> dict[str, Any]:
     for env in envs:
         found = verdict(env.build, gpu.name, capability(gpu.compute_capability), gpu.driver, runs)
         rows.append({**env.to_dict(), **found.to_dict()})
+    for row in rows:  # the app's own cannot, but the one chosen for runs can: nothing to do
+        used = [r for r in rows if r["framework"] == row["framework"] and r["used_for_runs"]]
+        if not row["ok"] and not row["used_for_runs"] and used and used[0]["ok"]:
+            row["remedy"] = f"none needed: runs use {used[0]['python']}, which can"
     return {
         "gpu": gpu.name,
         "index": gpu.index,

@@ -31,3 +31,14 @@ def test_the_worker_runs_under_torch_2_7_on_the_cpu(model, batch):
     result = json.loads(proc.stdout)
     assert result["status"] == "ok" and result["throughput_samples_per_s"] > 0
     assert result["environment"]["framework_version"].startswith("2.7.1")
+
+
+def test_doctor_says_the_chosen_environment_runs_on_a_gtx_1080_ti():
+    environments.save({"torch": str(PYTHON)})
+    found = json.loads(cli("doctor", "--for-gpu", "GeForce GTX 1080 Ti", "--json").stdout)
+    own, chosen = [f for f in found["frameworks"] if f["framework"] == "torch"]
+    assert chosen["python"] == str(PYTHON) and chosen["used_for_runs"] and chosen["ok"]
+    assert chosen["version"].startswith("2.7.1") and chosen["cuda"] == "12.6"
+    assert own["own"] and not own["used_for_runs"]
+    if not own["ok"]:
+        assert own["remedy"] == f"none needed: runs use {PYTHON}, which can"
