@@ -31,6 +31,7 @@ class GpuCheck(QObject):
         self._builds: dict[tuple[str, str], Build] = {}  # (framework, python) -> its build
         self._key: tuple[str, str] | None = None
         self._jobs: set[BackgroundJob] = set()
+        self._closed = False  # shut down: no more reads
 
     def check(self, framework: str) -> None:
         """Judge the GPUs for `framework`'s environment (read once per environment), from the
@@ -40,6 +41,8 @@ class GpuCheck(QObject):
             QTimer.singleShot(0, self, lambda: self._check(framework))
 
     def _check(self, framework: str) -> None:
+        if self._closed:
+            return
         spec = self._spec_for(framework)
         key = (framework, spec.python)
         if key == self._key:
@@ -82,6 +85,8 @@ class GpuCheck(QObject):
         )
 
     def shutdown(self) -> None:
-        """Window close: reads still going are waited for (each has its own time limit)."""
+        """Window close: reads still going are waited for (each has its own time limit), and
+        none starts after."""
+        self._closed = True
         for job in list(self._jobs):
             job.stop()

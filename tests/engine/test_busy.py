@@ -52,11 +52,11 @@ def test_cpu_share_counts_this_process_and_its_parent_as_its_own():
     """The worker's own CPU time (and its parent's: the app drawing the plots) is not "other
     processes": it is taken off the machine's busy time."""
     before = busy._own_seconds(os.getpid(), os.getppid())
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 1.0:
+    t0 = time.process_time()
+    while time.process_time() - t0 < 1.0:  # 1 s of this process's CPU, however busy the box
         pass
     spent = busy._own_seconds(os.getpid(), os.getppid()) - before
-    assert 0.7 < spent < 1.5
+    assert 0.95 < spent < 1.6  # this process's second, and what its parent used meanwhile
 
 
 def test_a_run_beside_two_cpu_bound_processes_says_busy():
