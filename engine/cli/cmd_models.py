@@ -6,9 +6,11 @@ import argparse
 import sys
 
 from engine.cli import numbers
-from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, print_json
+from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, chosen_python, print_json
+from engine.core.errors import ConfigError
+from engine.process.launcher import WorkerSpec
 from engine.process.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
-from engine.workloads import registry
+from engine.workloads import model_file_source, registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +49,9 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    check = check_model_file(args.model_file, args.framework, timeout_s=args.timeout)
+    check = check_model_file(
+        args.model_file, args.framework, spec=_spec(args), timeout_s=args.timeout
+    )
     if args.json:
         print_json(check.to_dict())
     elif check.ok:
@@ -64,6 +68,17 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     code = f"\n    {check.code}" if check.code else ""
     raise UsageError("model_file", check.message + code)
+
+
+def _spec(args: argparse.Namespace) -> WorkerSpec | None:
+    """The worker of the file's framework, in the Python chosen for it (environments.json) as a
+    run of the file would be; None (this Python) for a path the check itself will refuse."""
+    try:
+        path = model_file_source.check_path(args.model_file)
+    except ConfigError:
+        return None
+    python = chosen_python(args.framework or model_file_source.guess_framework(path))
+    return None if python is None else WorkerSpec(python=python)
 
 
 def describe(check: ModelCheck) -> str:

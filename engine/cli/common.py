@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine.core.events import Event, Failed, Finished, Phase, Step
+from engine.measure.compatibility import LABELS
 from engine.measure.config import RunConfig
 from engine.process import environments
 from engine.process.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
@@ -155,17 +156,23 @@ def worker_spec(args: argparse.Namespace, framework: str) -> WorkerSpec:
     if not 0 < build_timeout <= 86_400:
         raise UsageError("build_timeout", f"{build_timeout:g}: give 1 to 86400 seconds")
     spec = WorkerSpec(verbose=args.verbose, build_timeout_s=build_timeout)
+    chosen = chosen_python(framework)
+    return spec if chosen is None else dataclasses.replace(spec, python=chosen)
+
+
+def chosen_python(framework: str) -> str | None:
+    """The Python chosen for `framework`'s workers (environments.json), None for this one; a
+    UsageError (one line, with the fix) when the chosen one is gone."""
     chosen = environments.load().get(framework)
-    if chosen is None:
-        return spec
-    if not Path(chosen).exists():
-        raise UsageError(
-            "framework",
-            f"the {framework} environment chosen in {environments.path()} is gone: {chosen}; "
-            "run `make gpu-env` again, or clear it in the app's File > Settings (or delete "
-            "that line of the file)",
-        )
-    return dataclasses.replace(spec, python=chosen)
+    if chosen is None or Path(chosen).expanduser().exists():
+        return chosen
+    label = LABELS.get(framework, framework)
+    fix = "run `make gpu-env` again, or " if framework == "torch" else ""
+    raise UsageError(
+        "",
+        f"the {label} environment set in {environments.path()} is gone: {chosen}; {fix}"
+        f"clear it in the app's File > Settings (or delete its line in that file)",
+    )
 
 
 def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
