@@ -9,7 +9,10 @@ framework?) and the answer shows under it in plain words; OK waits for the check
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -196,6 +199,7 @@ class SettingsDialog(QDialog):
                 stderr=subprocess.STDOUT,
                 text=True,
                 errors="replace",
+                start_new_session=os.name == "posix",  # its pip is in its group: cancel ends both
             ) as child:
                 proc.append(child)
                 assert child.stdout is not None
@@ -205,7 +209,11 @@ class SettingsDialog(QDialog):
 
         def cancel() -> None:
             for child in proc:
-                child.kill()
+                if os.name == "posix":
+                    with contextlib.suppress(OSError):
+                        os.killpg(child.pid, signal.SIGKILL)
+                else:
+                    child.kill()
 
         job = BackgroundJob(work, cancel=cancel, parent=self)
         job.item.connect(lambda line: self.make_env_status.setText(str(line)))
@@ -213,6 +221,7 @@ class SettingsDialog(QDialog):
         self._env_job = job
         self.make_env.setText("Cancel making the environment")
         self.make_env_status.setText("Starting …")
+        self.make_env_status.setStyleSheet("")
         job.start()
 
     @Slot(object)
@@ -223,8 +232,11 @@ class SettingsDialog(QDialog):
             job.deleteLater()
         self.make_env.setText("Make a PyTorch environment for older GPUs…")
         if outcome == 0:
-            self.edits["torch"].setText(str(gpu_env.python_in(gpu_env.DEFAULT_DIR)))
+            python = str(gpu_env.python_in(gpu_env.DEFAULT_DIR))
+            self.edits["torch"].setText(python)
             self.check("torch")
+            self.make_env_status.setText(f"Made and set for PyTorch runs: {python}")
+            self.make_env_status.setStyleSheet(OK_STYLE)
         elif job is not None and job.cancelled:
             self.make_env_status.setText("Cancelled; nothing was chosen.")
         else:

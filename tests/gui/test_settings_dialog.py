@@ -3,6 +3,7 @@ plain words; the choice is kept, offered in the form, and used by the next run's
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -164,8 +165,45 @@ def test_the_button_makes_the_older_gpu_environment_and_chooses_it(
     qtbot.waitUntil(lambda: dialog._env_job is None, timeout=30_000)
     assert dialog.make_env.text() == "Make a PyTorch environment for older GPUs…"
     if code == 0:
-        assert dialog.edits["torch"].text() == str(tmp_path / "env" / "bin" / "python")
+        python = str(tmp_path / "env" / "bin" / "python")
+        assert dialog.edits["torch"].text() == python
+        assert dialog.make_env_status.text() == f"Made and set for PyTorch runs: {python}"
     else:
         assert dialog.edits["torch"].text() == ""
         assert dialog.make_env_status.text() == "It failed: pip said no"
+    dialog.shutdown()
+
+
+def test_the_button_runs_what_make_gpu_env_runs():
+    from gui.shell.settings_dialog import gpu_env_command
+
+    assert gpu_env_command() == [sys.executable, "-m", "engine.process.gpu_env"]
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    assert "$(PY) -m engine.process.gpu_env" in makefile
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_a_second_click_cancels_making_it_and_what_it_started(qtbot, monkeypatch):
+    # The stand-in starts a child, as the module starts pip: cancel ends both.
+    from gui.shell import settings_dialog
+
+    script = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        "print(p.pid, flush=True); time.sleep(60)"
+    )
+    monkeypatch.setattr(settings_dialog, "gpu_env_command", lambda: [sys.executable, "-c", script])
+    dialog = SettingsDialog({})
+    qtbot.addWidget(dialog)
+    dialog.make_env.clicked.emit()
+    qtbot.waitUntil(lambda: dialog.make_env_status.text().isdigit(), timeout=30_000)
+    child = psutil.Process(int(dialog.make_env_status.text()))
+    dialog.make_env.clicked.emit()
+    qtbot.waitUntil(lambda: dialog._env_job is None, timeout=30_000)
+    assert dialog.make_env_status.text() == "Cancelled; nothing was chosen."
+    assert dialog.edits["torch"].text() == ""
+    _, alive = psutil.wait_procs([child], timeout=10)
+    for proc in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            assert proc.status() == psutil.STATUS_ZOMBIE
     dialog.shutdown()
