@@ -21,6 +21,7 @@ PROCESS_MODULES = {
     "test_cli_accuracy",
     "test_cli_plan",
     "test_cli_prices",
+    "test_cli_profiles",
     "test_interpreter",
     "test_keras_flops",
     "test_keras_models",

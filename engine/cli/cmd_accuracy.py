@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
+from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -107,6 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--price-per-hour", type=float, default=None, metavar="USD")
     p.add_argument("--price-source", default=d.price_source)
     p.add_argument("--price-date", default=None, metavar="YYYY-MM-DD")
+    add_profile_option(p)
     p.add_argument("--out", type=Path, help="also write the JSON summary to this file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON summary on stdout")
     p.add_argument("--no-store", action="store_true", help="do not add the runs to the store")
@@ -122,6 +124,7 @@ def _batch_sizes(text: str) -> tuple[int, ...]:
 
 
 def plan_from_args(args: argparse.Namespace) -> StudyPlan:
+    apply_profile_price(args)
     sizes = _batch_sizes(args.batch_sizes)
     try:
         base = AccuracyConfig(

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.cli import numbers
 from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
+from engine.cli.cmd_profile import add_profile_option, compare_profile
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table, usd
 from engine.pricing import cost, owning
@@ -94,6 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
     grid.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
     p.add_argument("--json", action="store_true", help="a list of rows, sorted by $/epoch")
+    add_profile_option(p)
     p.set_defaults(handler=numbers.Named(handle, FIELDS))
 
 
@@ -153,6 +155,7 @@ def handle(args: argparse.Namespace) -> int:
             "RESULT_OR_ID " + args.result,
             f"{result['run_id']} ended {result['status']}: nothing to price",
         )
+    result = compare_profile(args, result)
     cat = load_reporting()
     machine = cat.machine(args.machine) if args.machine else None
     if args.machine and machine is None:

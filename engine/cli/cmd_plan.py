@@ -8,6 +8,7 @@ from typing import Any
 from engine.cli import numbers
 from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.cmd_compare import load_result
+from engine.cli.cmd_profile import add_profile_option, plan_profile
 from engine.cli.common import UsageError, print_json
 from engine.cli.plan_text import render_comparison, render_plan
 from engine.plan import planner
@@ -116,6 +117,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--limit", type=numbers.LIMIT, default=30, help="comparison rows shown (0: all)")
     p.add_argument("--json", action="store_true", help="numbers and the assumptions used")
+    add_profile_option(p)
     p.set_defaults(handler=numbers.Named(handle, FIELDS))
 
 
@@ -123,6 +125,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets(args.json)
     cat = load_reporting()
+    plan_profile(args)
     result = load_result(args.from_result) if args.from_result else None
     inputs = _inputs(args, cat, result)
     if args.compare or (args.gpu or "").lower() == "all":

@@ -7,9 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.cli.common import print_json
+from engine.cli import numbers
+from engine.cli.cmd_profile import add_profile_option, profile_price
+from engine.cli.common import UsageError, print_json
+from engine.pricing.cost import Price
 from engine.results import report
 from engine.results.files import check_out_path, write_json
+from engine.results.repricing import repriced
 from engine.results.store import Store
 
 
@@ -22,6 +26,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     show = rs.add_parser("show", help="one result")
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true")
+    show.add_argument(
+        "--price-per-hour",
+        type=numbers.PRICE_PER_HOUR,
+        default=None,
+        metavar="USD",
+        help="price it at this $/h (the stored result is not changed)",
+    )
+    show.add_argument("--price-source", default=None, help="with --price-per-hour (default user)")
+    show.add_argument("--price-date", default=None, metavar="YYYY-MM-DD", help="default today")
+    add_profile_option(show)
     show.set_defaults(handler=_show)
     ex = rs.add_parser("export", help="write a result as a JSON file")
     ex.add_argument("run_id")
@@ -81,11 +95,25 @@ def _spread(low: Any, high: Any, center: Any) -> str:
 
 def _show(args: argparse.Namespace) -> int:
     result = Store(readonly=True).get(args.run_id)
+    price = _price(args)
+    if price is not None:
+        result = repriced(result, price)
     if args.json:
         print_json(result)
     else:
         print(report.summary(result))
     return 0
+
+
+def _price(args: argparse.Namespace) -> Price | None:
+    """The price to show a result at: --profile's, --price-per-hour's, else the stored one."""
+    if args.profile is not None and args.price_per_hour is not None:
+        raise UsageError("profile", "give --profile or --price-per-hour, not both")
+    if args.price_per_hour is None:
+        if args.price_source is not None or args.price_date is not None:
+            raise UsageError("price_per_hour", "give the $/h the source and date are for")
+        return profile_price(args)
+    return Price(args.price_per_hour, args.price_source or "user", args.price_date).validated()
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -26,6 +27,7 @@ from engine.results.store import Store
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="measure throughput, memory fill and cost of one config")
     add_run_options(p)
+    add_profile_option(p)
     p.add_argument("--out", type=Path, help="also write the result to this JSON file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON result on stdout")
     p.add_argument("--no-store", action="store_true", help="do not add the result to the store")
@@ -33,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    apply_profile_price(args)
     config = config_from_args(args)
     if args.out is not None:
         check_out_path(args.out)

@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -48,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "two from --start up to the largest batch that fits.",
     )
     add_run_options(p, batch=False)
+    add_profile_option(p)
     what = p.add_mutually_exclusive_group()
     what.add_argument(
         "--batch-sizes",
@@ -79,6 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    apply_profile_price(args)
     config = config_from_args(args)
     plan = SweepPlan(
         batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else (),

@@ -110,6 +110,12 @@ def summary(result: dict[str, Any]) -> str:
         )
     else:
         lines.append(f"{'cost':10s} no price given (--price-per-hour USD)")
+    if "stored_price" in result:
+        was = result["stored_price"]
+        stored = (
+            f"${was['usd_per_hour']:,.2f}/h ({was['source']}, {was['as_of']})" if was else "none"
+        )
+        lines.append(f"{'':10s} priced again here; stored with {stored}")
     if result.get("compile_seconds") is not None:
         lines.append(f"{'compile':10s} {duration(result['compile_seconds'])} (outside the window)")
     if result.get("accuracy"):

@@ -1,0 +1,251 @@
+"""epochcost profile add|list|show|remove: named price set-ups (engine/pricing/profiles.py), and
+`--profile NAME` for the commands that price (run, sweep, accuracy, results show, compare, plan)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+from engine.cli import numbers
+from engine.cli.cmd_catalog import load_reporting
+from engine.cli.common import UsageError, print_json
+from engine.core.errors import ConfigError
+from engine.pricing import profile_store
+from engine.pricing.cost import Price
+from engine.pricing.profiles import OWNED, RENTED, Profile, find_instance
+from engine.results.repricing import repriced
+
+# The engine's ConfigError field -> this command's option.
+FIELDS = {"gpu": "owned_gpu", "watts": "watts", "as_of": "price_date", "source": "price_source"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("profile", help="named price set-ups: rented or owned hardware")
+    ps = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = ps.add_parser(
+        "add",
+        help="save a price set-up under a name",
+        description="Rented: --instance CLOUD:TYPE [--spot] or --price-per-hour USD "
+        "[--price-source S --price-date D]. Owned: --owned-gpu NAME --purchase-usd P "
+        "--usd-per-kwh T [--lifetime-years --hours-per-day --watts --psu-efficiency "
+        "--grid-region].",
+    )
+    add.add_argument("name")
+    rented = add.add_argument_group("rented")
+    rented.add_argument("--instance", default=None, metavar="ID", help="aws:p3.2xlarge")
+    rented.add_argument("--spot", action="store_true", help="the instance's spot price")
+    rented.add_argument(
+        "--price-per-hour", type=numbers.PRICE_PER_HOUR, default=None, metavar="USD"
+    )
+    rented.add_argument("--price-source", default=None, help="where the $/h comes from")
+    rented.add_argument("--price-date", default=None, metavar="YYYY-MM-DD", help="default today")
+    owned = add.add_argument_group("owned")
+    owned.add_argument("--owned-gpu", default=None, metavar="NAME", help="a catalog GPU")
+    owned.add_argument("--purchase-usd", type=numbers.PURCHASE_USD, default=None)
+    owned.add_argument("--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="tariff")
+    owned.add_argument("--lifetime-years", type=numbers.LIFETIME_YEARS, default=None)
+    owned.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=None)
+    owned.add_argument("--watts", type=numbers.POWER_W, default=None, help="default: TDP")
+    owned.add_argument("--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None)
+    owned.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
+    add.add_argument("--replace", action="store_true", help="replace a profile of that name")
+    add.set_defaults(handler=numbers.Named(_add, FIELDS))
+    ls = ps.add_parser("list", help="the saved profiles")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=_list)
+    show = ps.add_parser("show", help="one profile and the price it gives today")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=_show)
+    rm = ps.add_parser("remove", help="delete a profile")
+    rm.add_argument("name")
+    rm.set_defaults(handler=_remove)
+
+
+def profile_from_args(args: argparse.Namespace) -> Profile:
+    owned = args.owned_gpu is not None
+    rented_given = [
+        o for o in ("instance", "price_per_hour", "spot") if getattr(args, o) not in (None, False)
+    ]
+    if owned and rented_given:
+        raise UsageError(rented_given[0], "a profile is rented or owned: leave it out")
+    if not owned and (args.purchase_usd is not None or args.usd_per_kwh is not None):
+        raise UsageError("owned_gpu", "give the GPU you own (a name from `epochcost catalog gpus`)")
+    if not owned:
+        if args.instance is not None and args.price_per_hour is not None:
+            raise UsageError("instance", "give --instance or --price-per-hour, not both")
+        return Profile(
+            name=args.name,
+            kind=RENTED,
+            instance=args.instance,
+            spot=args.spot,
+            usd_per_hour=args.price_per_hour,
+            source=args.price_source or "user",
+            as_of=args.price_date or Price(0.0).dated().as_of,
+        ).validated()
+    cat = load_reporting()
+    spec = cat.gpu(args.owned_gpu)
+    if spec is None:
+        close = ", ".join(g.name for g in cat.find_gpus(args.owned_gpu)[:5])
+        hint = f" (close: {close})" if close else " (see `epochcost catalog gpus`)"
+        raise UsageError("owned_gpu", f"no GPU {args.owned_gpu!r} in the catalog{hint}")
+    given = {
+        k: getattr(args, k)
+        for k in ("lifetime_years", "hours_per_day", "psu_efficiency")
+        if getattr(args, k) is not None
+    }
+    if args.grid_region is not None:
+        provider, _, region = args.grid_region.partition(":")
+        if cat.grid_for(provider, region) is None:
+            raise UsageError("grid_region", f"{args.grid_region!r} is not in the catalog grid")
+    return Profile(
+        name=args.name,
+        kind=OWNED,
+        gpu=spec.name,
+        purchase_usd=args.purchase_usd,
+        usd_per_kwh=args.usd_per_kwh,
+        watts=args.watts,
+        grid_region=args.grid_region,
+        as_of=args.price_date or Price(0.0).dated().as_of,
+        source="owned",
+        **given,
+    ).validated()
+
+
+def _add(args: argparse.Namespace) -> int:
+    profile = profile_from_args(args)
+    cat = load_reporting()
+    if profile.instance is not None:  # kept as cloud:type, so it stays one machine
+        found = find_instance(cat, profile.instance)
+        profile = replace(profile, instance=f"{found.cloud}:{found.instance_type}")
+    price = profile.price(cat)
+    profile_store.save(profile, replace=args.replace)
+    print(f"saved profile {profile.name!r}: {profile.describe()}\n  prices at {price.describe()}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    found = profile_store.load()
+    if args.json:
+        print_json([p.to_dict() for p in found.values()])
+        return 0
+    if not found:
+        print("no profiles yet: `epochcost profile add NAME ...` (see --help)")
+    for name in sorted(found, key=str.lower):
+        print(f"{name:20s} {found[name].describe()}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    profile = resolve(args.name)
+    price = profile.price(load_reporting())
+    if args.json:
+        print_json({**profile.to_dict(), "price": price.to_dict()})
+        return 0
+    print(f"{profile.name}: {profile.describe()}\nprice: {price.describe()}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    resolve(args.name)
+    profile_store.remove(args.name)
+    print(f"removed profile {args.name!r}")
+    return 0
+
+
+# --profile on the commands that price --------------------------------------------------------
+
+
+def add_profile_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME",
+        help="price with a saved profile (`epochcost profile list`)",
+    )
+
+
+def resolve(name: str) -> Profile:
+    """The saved profile `name`; one line listing the known names when there is none."""
+    try:
+        return profile_store.get(name)
+    except ConfigError as exc:
+        raise UsageError("profile", exc.message) from None
+
+
+def profile_price(args: argparse.Namespace) -> Price | None:
+    """The price --profile names (None without --profile)."""
+    name = getattr(args, "profile", None)
+    return None if name is None else resolve(name).price(load_reporting())
+
+
+def apply_profile_price(args: argparse.Namespace) -> None:
+    """For run, sweep and accuracy: --profile's price as --price-per-hour, --price-source and
+    --price-date, so the config takes it as it takes a typed one."""
+    price = profile_price(args)
+    if price is None:
+        return
+    if args.price_per_hour is not None:
+        raise UsageError("profile", "give --profile or --price-per-hour, not both")
+    args.price_per_hour, args.price_source, args.price_date = (
+        price.usd_per_hour,
+        price.source,
+        price.as_of,
+    )
+
+
+def compare_profile(args: argparse.Namespace, result: dict[str, Any]) -> dict[str, Any]:
+    """compare --profile: an owned one prices the measured machine as owned (its figures where
+    not typed, its grid region); a rented one prices the measured epoch at its $/h."""
+    if getattr(args, "profile", None) is None:
+        return result
+    profile = resolve(args.profile)
+    if profile.kind == OWNED:
+        owned_options(args, profile)
+        if args.grid_region is None and args.grid_g_per_kwh is None:
+            args.grid_region = profile.grid_region
+        return result
+    return repriced(result, profile.price(load_reporting()))
+
+
+def plan_profile(args: argparse.Namespace) -> None:
+    """plan --profile: an owned one plans on its GPU and prices owning with its figures; a rented
+    catalog instance plans on that instance; a bare $/h has no GPU to plan on."""
+    if getattr(args, "profile", None) is None:
+        return
+    profile = resolve(args.profile)
+    chosen = args.gpu or args.instance or args.compare
+    if profile.kind == OWNED:
+        if not chosen:
+            args.gpu = profile.gpu
+        owned_options(args, profile, power="")
+        if args.region is None and args.grid_g_per_kwh is None:
+            args.region = profile.grid_region
+    elif profile.instance is not None:
+        if not chosen:
+            cloud, _, args.instance = profile.instance.rpartition(":")
+            args.cloud = args.cloud or cloud or None
+    else:
+        raise UsageError(
+            "profile",
+            f"{profile.name!r} is a $/h with no GPU to plan on: give --gpu or --instance, or "
+            "a profile of a catalog instance or an owned GPU",
+        )
+
+
+def owned_options(args: argparse.Namespace, profile: Profile, power: str = "power_w") -> None:
+    """An owned profile's figures as the owning options of compare and plan, where not typed."""
+    values: dict[str, Any] = {
+        "purchase_usd": profile.purchase_usd,
+        "usd_per_kwh": profile.usd_per_kwh,
+        "lifetime_years": profile.lifetime_years,
+        "hours_per_day": profile.hours_per_day,
+        "psu_efficiency": profile.psu_efficiency,
+    }
+    if power:  # the same watts as the profile's price: given, else the GPU's TDP
+        values[power] = profile.owned_hardware(load_reporting()).power_w
+    for name, value in values.items():
+        if hasattr(args, name) and getattr(args, name) is None:
+            setattr(args, name, value)
+    args.owned = True

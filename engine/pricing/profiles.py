@@ -1,0 +1,215 @@
+"""Machine profiles: a named price set-up, given once and used by every command and tab.
+
+Rented: a catalog instance (on-demand or spot, priced from the catalog when used, so an edited
+quote follows) or a $/h of your own with its source and date. Owned: a catalog GPU with its
+purchase price, lifetime, hours a day, tariff, watts (default: the GPU's TDP), PSU efficiency
+and grid region, priced by engine.pricing.cost.OwnedHardware. Either way `price()` gives the
+one `Price` (engine/pricing/cost.py) that runs, results and comparisons already use.
+The profiles file is engine/pricing/profile_store.py.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from engine.core import checks
+from engine.core.errors import ConfigError
+from engine.pricing.catalog import Catalog, normalise
+from engine.pricing.cost import OwnedHardware, Price
+from engine.pricing.owning import DEFAULTS
+from engine.pricing.rows import GpuSpec, Instance
+
+RENTED, OWNED = "rented", "owned"
+MAX_NAME = 60
+
+
+def iso_date(text: str) -> str | None:
+    """`text` when it is a whole ISO date (YYYY-MM-DD), else None (the catalog's dates are
+    mostly 'undated; inferred >=2025-06': those stay in the source text)."""
+    try:
+        return _dt.date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        return None
+
+
+def instance_price(instance: Instance, spot: bool = False) -> Price:
+    """An instance's on-demand (or spot) price as a result records it: which machine, which
+    price, whose figure, and its date (in the source text when not a whole date)."""
+    usd = instance.usd_per_hour_spot if spot else instance.usd_per_hour
+    if usd is None:
+        raise ConfigError("instance", f"{instance.label} has no spot price in the catalog")
+    whose = "your quote" if instance.origin == "user" else "catalog"
+    as_of = iso_date(instance.price_date)
+    date = "" if as_of else f", {instance.price_date or 'undated'}"
+    historical = " (historical)" if instance.historical else ""
+    kind = "spot" if spot else "on-demand"
+    source = f"{instance.cloud} {instance.instance_type}{historical} {kind}, {whose}{date}"
+    return Price(usd, source, as_of)
+
+
+def owned_source(hardware: str, owned: OwnedHardware) -> str:
+    """An owned machine's price source as a result records it: what was bought, how it is used."""
+    text = (
+        f"owned {hardware}: ${owned.purchase_usd:,.0f} over {owned.lifetime_years:g} y "
+        f"at {owned.hours_per_day:g} h/day"
+    )
+    if owned.wall_power_w is None:
+        return text + "; electricity not counted (no power given)"
+    return text + f" + {owned.wall_power_w:.0f} W at the wall at ${owned.usd_per_kwh:g}/kWh"
+
+
+def find_instance(catalog: Catalog, text: str) -> Instance:
+    """A catalog instance by 'cloud:type' or a type only one cloud sells (current prices before
+    historical ones); ConfigError naming close matches otherwise."""
+    cloud, sep, kind = text.strip().rpartition(":")
+    wanted = normalise(kind)
+    rows = [
+        i
+        for i in catalog.instances
+        if normalise(i.instance_type) == wanted and (not sep or i.cloud.lower() == cloud.lower())
+    ]
+    rows.sort(key=lambda i: i.historical)
+    if not rows:
+        close = sorted(
+            f"{i.cloud}:{i.instance_type}"
+            for i in catalog.instances
+            if wanted and wanted in normalise(i.instance_type)
+        )[:5]
+        hint = f" (close: {', '.join(close)})" if close else " (see `epochcost catalog instances`)"
+        raise ConfigError("instance", f"no instance {text!r} in the catalog{hint}")
+    clouds = sorted({i.cloud for i in rows if not i.historical} or {i.cloud for i in rows})
+    if len(clouds) > 1:
+        choices = ", ".join(f"{c}:{rows[0].instance_type}" for c in clouds)
+        raise ConfigError("instance", f"{text!r} is sold by several clouds: give one of {choices}")
+    return rows[0]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One named price set-up. Rented: `instance` ('cloud:type', with `spot`) or `usd_per_hour`
+    (with `source` and `as_of`). Owned: `gpu` and its figures; `as_of` is when they were given."""
+
+    name: str
+    kind: str = RENTED
+    instance: str | None = None
+    spot: bool = False
+    usd_per_hour: float | None = None
+    source: str = "user"
+    as_of: str | None = None
+    gpu: str | None = None
+    purchase_usd: float | None = None
+    usd_per_kwh: float | None = None
+    lifetime_years: float = DEFAULTS["lifetime_years"]
+    hours_per_day: float = DEFAULTS["hours_per_day"]
+    watts: float | None = None
+    psu_efficiency: float = DEFAULTS["psu_efficiency"]
+    grid_region: str | None = None
+
+    def validated(self) -> Profile:
+        check_name(self.name)
+        checks.choice("kind", self.kind, (RENTED, OWNED))
+        if self.as_of is not None:
+            checks.iso_date("price_date", self.as_of)
+        if not isinstance(self.source, str) or "\n" in self.source:
+            raise ConfigError("price_source", "must be one line of text")
+        if self.kind == RENTED:
+            if (self.instance is None) == (self.usd_per_hour is None):
+                raise ConfigError("instance", "give --instance ID or --price-per-hour USD")
+            if self.usd_per_hour is not None:
+                Price(self.usd_per_hour, self.source, self.as_of).validated()
+            return self
+        if not self.gpu:
+            raise ConfigError("owned_gpu", "give the GPU (a name from `epochcost catalog gpus`)")
+        for field, missing in (
+            ("purchase_usd", "the purchase price ($)"),
+            ("usd_per_kwh", "your electricity tariff ($/kWh)"),
+        ):
+            if getattr(self, field) is None:
+                raise ConfigError(field, f"give {missing} to price owning")
+        self._owned(self.watts).validated()
+        if self.grid_region is not None and ":" not in self.grid_region:
+            raise ConfigError("grid_region", "give it as PROVIDER:REGION (aws:us-east-1)")
+        return self
+
+    def _owned(self, power_w: float | None) -> OwnedHardware:
+        return OwnedHardware(
+            purchase_usd=self.purchase_usd or 0.0,
+            usd_per_kwh=self.usd_per_kwh or 0.0,
+            power_w=power_w,
+            lifetime_years=self.lifetime_years,
+            hours_per_day=self.hours_per_day,
+            psu_efficiency=self.psu_efficiency,
+        )
+
+    def gpu_spec(self, catalog: Catalog) -> GpuSpec | None:
+        return catalog.gpu(self.gpu) if self.gpu else None
+
+    def owned_hardware(self, catalog: Catalog) -> OwnedHardware:
+        """The owned machine: the given watts, else the catalog GPU's TDP (None: unknown)."""
+        if self.kind != OWNED:
+            raise ConfigError("profile", f"{self.name!r} is rented, not owned hardware")
+        spec = self.gpu_spec(catalog)
+        power = self.watts if self.watts is not None else (spec.tdp_w if spec else None)
+        return self._owned(power).validated()
+
+    def price(self, catalog: Catalog) -> Price:
+        """The profile's $/h, source and date: the Price a run, a result or a comparison uses."""
+        if self.kind == OWNED:
+            owned = self.owned_hardware(catalog)
+            spec = self.gpu_spec(catalog)
+            return Price(
+                owned.usd_per_hour,
+                owned_source(spec.name if spec else str(self.gpu), owned),
+                self.as_of,
+            )
+        if self.instance is not None:
+            return instance_price(find_instance(catalog, self.instance), self.spot)
+        assert self.usd_per_hour is not None  # validated
+        return Price(self.usd_per_hour, self.source, self.as_of)
+
+    def describe(self) -> str:
+        """One line: 'rented: aws:p3.2xlarge on-demand', 'owned: GTX 1080 Ti, $699, ...'."""
+        if self.kind == OWNED:
+            watts = f"{self.watts:g} W" if self.watts is not None else "TDP"
+            region = f", grid {self.grid_region}" if self.grid_region else ""
+            return (
+                f"owned: {self.gpu}, ${self.purchase_usd:,.0f} over {self.lifetime_years:g} y at "
+                f"{self.hours_per_day:g} h/day, ${self.usd_per_kwh:g}/kWh, {watts} / "
+                f"{self.psu_efficiency:g} PSU{region}"
+            )
+        if self.instance is not None:
+            return f"rented: {self.instance} {'spot' if self.spot else 'on-demand'} (catalog)"
+        return f"rented: {Price(self.usd_per_hour or 0.0, self.source, self.as_of).describe()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Profile:
+        """A profile read from the file; ConfigError when it is not one."""
+        if not isinstance(data, dict):
+            raise ConfigError("profile", "is not an object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(unknown[0], "is not a profile field")
+        try:
+            profile = cls(**data)
+        except TypeError as exc:
+            raise ConfigError("profile", str(exc)) from None
+        return profile.validated()
+
+    def renamed(self, name: str) -> Profile:
+        return replace(self, name=name).validated()
+
+
+def check_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("name", "give the profile a name")
+    if name != name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise ConfigError(
+            "name", f"{name!r}: use up to {MAX_NAME} printable characters, no spaces at the ends"
+        )
+    return name
