@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import NoReturn, TextIO
 
 # Framework log noise off before any framework can be imported (the CLI's --verbose lifts it).
@@ -31,6 +32,7 @@ if not os.environ.get("EPOCHCOST_VERBOSE"):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 PARENT_GONE_GRACE_S = 3.0
+PARENT_POLL_S = 0.5
 EXIT_PARENT_GONE = 4
 _PARENT_GONE = threading.Event()  # stdin has closed
 
@@ -82,10 +84,32 @@ def _watch_control(cancel: threading.Event) -> None:
     timer.start()
 
 
+def _watch_parent(cancel: threading.Event) -> None:
+    """A rank other than 0 of a data-parallel run (which leaves stdin to rank 0): torchrun is
+    its parent; when that goes, it cancels and ends, as a worker whose stdin closed."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    _PARENT_GONE.set()
+    cancel.set()
+    timer = threading.Timer(PARENT_GONE_GRACE_S, _exit, args=(EXIT_PARENT_GONE,))
+    timer.daemon = True
+    timer.start()
+
+
+def _rank() -> int:
+    """This process's rank in a data-parallel run (torch.distributed.run sets RANK); 0 alone."""
+    try:
+        return int(os.environ.get("RANK", "0"))
+    except ValueError:
+        return 0
+
+
 def _run(args: argparse.Namespace, events: TextIO) -> int:
     from engine.core.errors import ConfigError
     from engine.core.events import Failed
     from engine.core.ids import new_run_id
+    from engine.process.distributed import RANK_FAILED
 
     if args.command == "accuracy":
         from engine.accuracy.config import AccuracyConfig as Config
@@ -94,6 +118,7 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
         from engine.measure.config import RunConfig as Config  # type: ignore[assignment]
         from engine.measure.runner import run  # type: ignore[assignment]
 
+    rank = _rank()
     cancel = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: cancel.set())
     # SIGINT (Ctrl-C, where the worker shares a terminal's process group) likewise: it stops
@@ -103,16 +128,24 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_default_signals)
     if args.control_stdin:
-        threading.Thread(target=_watch_control, args=(cancel,), daemon=True).start()
+        # Rank 0 alone reads the parent's commands; a cancel reaches the others through the
+        # run's own agreement between steps (engine/measure/loop.py).
+        watch = _watch_control if rank == 0 else _watch_parent
+        threading.Thread(target=watch, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
     try:
         config = Config.from_dict(json.loads(args.config_json))
     except (ConfigError, json.JSONDecodeError, TypeError) as exc:
-        events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
+        if rank == 0:  # every rank reads the same config
+            events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
         return 0
     _environment_for(config)
     for event in run(config, cancel, run_id=run_id):
-        events.write(event.to_json() + "\n")
+        if rank == 0:  # rank 0 reports the run
+            events.write(event.to_json() + "\n")
+        elif isinstance(event, Failed):  # the others only their failure, for the launcher
+            failure = {"rank": rank, "kind": event.kind, "message": event.message}
+            sys.stderr.write(RANK_FAILED + json.dumps(failure) + "\n")
     return 0
 
 

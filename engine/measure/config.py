@@ -20,6 +20,9 @@ FRAMEWORKS = ("torch", "tensorflow")
 PRECISIONS = ("fp32", "fp16", "bf16")
 OPTIMIZERS = ("sgd", "adam")
 _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+# host:port of the node that hosts a multi-node run's rendezvous (torch.distributed.run).
+_ENDPOINT_RE = re.compile(r"^[A-Za-z0-9.\-_]+:\d{1,5}$")
+MAX_PROCESSES = 1024
 
 MAX_BATCH_SIZE = 1 << 20
 # The optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam; their learning rates.
@@ -138,6 +141,23 @@ class RunConfig(TrainingConfig):
     # Your own model: a Python file (engine/workloads/model_file.py has the contract). When set,
     # `model` is only a label (the file's NAME) and the registry is not consulted.
     model_file: str | None = None
+    # Data-parallel (docs/scaling.md): processes per node and nodes, started by PyTorch's
+    # torch.distributed.run; batch_size is each process's, the global batch nproc x nnodes x it.
+    nproc: int = 1
+    nnodes: int = 1
+    node_rank: int = 0
+    rdzv_endpoint: str | None = None  # host:port; needed with nnodes > 1
+    rdzv_timeout_s: float = 300.0  # how long the processes may take to meet
+
+    @property
+    def world_size(self) -> int:
+        """Processes in the run, over every node."""
+        return self.nproc * self.nnodes
+
+    @property
+    def distributed(self) -> bool:
+        """Started through torch.distributed.run (more than one process, or several nodes)."""
+        return self.world_size > 1
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], check_files: bool = True) -> RunConfig:
@@ -165,7 +185,38 @@ class RunConfig(TrainingConfig):
         if self.epoch_samples is not None:
             int_range("epoch_samples", self.epoch_samples, 1, 10**13)
         int_range("repeats", self.repeats, 1, 1000)
+        self._check_distributed()
         return self
+
+    def _check_distributed(self) -> None:
+        int_range("nproc", self.nproc, 1, MAX_PROCESSES)
+        int_range("nnodes", self.nnodes, 1, MAX_PROCESSES)
+        int_range("node_rank", self.node_rank, 0, self.nnodes - 1)
+        number_range("rdzv_timeout_s", self.rdzv_timeout_s, 1.0, 86_400.0)
+        if self.rdzv_endpoint is not None and (
+            not isinstance(self.rdzv_endpoint, str) or not _ENDPOINT_RE.match(self.rdzv_endpoint)
+        ):
+            raise ConfigError(
+                "rdzv_endpoint", f"{self.rdzv_endpoint!r}: give HOST:PORT (node 0's address)"
+            )
+        if self.nnodes > 1 and not self.rdzv_endpoint:
+            raise ConfigError(
+                "rdzv_endpoint", "several nodes meet at one address: give HOST:PORT of node 0"
+            )
+        if not self.distributed:
+            return
+        if self.framework == "tensorflow":
+            raise ConfigError(
+                "nproc",
+                "TensorFlow is not supported with --nproc yet; measure one process, or use "
+                "--framework torch for a data-parallel run",
+            )
+        if self.device.startswith("cuda:") or self.device == "mps":
+            raise ConfigError(
+                "device",
+                f"{self.device}: with --nproc each process takes a device of its own; give "
+                "--device cuda (process N on cuda:N), auto or cpu",
+            )
 
     @property
     def resolved_epoch_samples(self) -> int:

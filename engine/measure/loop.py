@@ -21,7 +21,14 @@ from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
 from engine.core.stats import relative_iqr_of_sorted
 from engine.measure.config import RunConfig
 from engine.measure.monitor import Monitor
-from engine.measure.session import Session
+from engine.measure.session import ProcessGroup, Session
+
+# A data-parallel run's ranks agree whether to stop (the stop rule, a cancel) every few steps,
+# about this often at the warm-up's pace: one collective per step would cost a small model
+# much of its step.
+AGREE_EVERY_S = 0.02
+MAX_AGREE_EVERY = 100
+_REASONS = ("", "stable", "max_steps", "max_seconds")
 
 
 @dataclass
@@ -33,6 +40,9 @@ class Window:
     seconds: float
     stop_reason: str
     step_times_s: list[float]
+    # A data-parallel run: each rank's own wall seconds; `seconds` is the slowest's, `samples`
+    # every rank's together.
+    rank_seconds: list[float] | None = None
 
     @property
     def throughput_samples_per_s(self) -> float:
@@ -50,6 +60,7 @@ class Measurement:
     windows: list[Window] = field(default_factory=list)
     loss: float | None = None
     warnings: list[str] = field(default_factory=list)
+    group: ProcessGroup | None = None  # a data-parallel run's processes
 
 
 class _Clock:
@@ -123,7 +134,9 @@ def measure(
     out: Measurement,
 ) -> Generator[Event, None, None]:
     """Run warm-up and the measured windows, yielding events; fill `out`."""
-    pending = _Pending(run_id, config.batch_size, _Clock())
+    out.group = getattr(session, "group", None)
+    world = out.group.world_size if out.group else 1
+    pending = _Pending(run_id, config.batch_size * world, _Clock())  # samples: the global batch
     try:
         yield from _measure(session, config, run_id, cancel, monitor, out, pending)
     except Exception:
@@ -148,8 +161,10 @@ def _measure(
     session.sync()  # start warm-up from an idle device
     t0 = time.perf_counter()
     pending.begin(measured=False)
+    group = out.group
     for i in range(warmup):
-        _check_cancel(cancel)
+        if group is None:  # ranks stop together, at an agreed step
+            _check_cancel(cancel)
         session.timer.start()
         session.step()
         session.timer.stop()
@@ -167,6 +182,11 @@ def _measure(
     out.warmup_step_times_s += rest
     pending.times += rest
     out.warmup_seconds = time.perf_counter() - t0
+    every = 1
+    if group is not None:  # the ranks' first agreement: a cancel, and how often to agree
+        stop, every = group.agree([int(cancel.is_set()), _agree_every(out.warmup_step_times_s)])
+        if stop:
+            raise RunFailed("cancelled", "cancelled by the user")
     if pending.times:
         yield pending.take()  # warm-up's last steps, before the first window's phase
     out.warmup_peak_memory_bytes = _warmup_peak(session, monitor)
@@ -174,7 +194,9 @@ def _measure(
     monitor.reset_peaks()
     monitor.begin_window()  # energy and mean power cover the measured windows only
     for repeat in range(config.repeats):
-        window = yield from _window(session, config, run_id, cancel, monitor, repeat, pending)
+        window = yield from _window(
+            session, config, run_id, cancel, monitor, repeat, pending, group, every
+        )
         out.windows.append(window)
         out.warnings += session.window_warnings()
         limit = limit_warning(config, window)
@@ -198,8 +220,10 @@ def _window(
     monitor: Monitor,
     repeat: int,
     pending: _Pending,
+    group: ProcessGroup | None = None,
+    every: int = 1,
 ) -> Generator[Event, None, Window]:
-    batch = config.batch_size
+    batch = config.batch_size * (group.world_size if group else 1)  # every rank's samples
     yield Phase(
         run_id=run_id,
         phase="measuring",
@@ -210,10 +234,13 @@ def _window(
     ordered: list[float] = []  # the same times in order, kept so by insertion (the stop rule)
     steps = 0
     session.sync()  # window start: nothing queued from before
+    if group is not None and group.agree([int(cancel.is_set())])[0]:  # ranks start together
+        raise RunFailed("cancelled", "cancelled by the user")
     t0 = time.perf_counter()
     pending.begin(measured=True, repeat=repeat, window_t0=t0)
     while True:
-        _check_cancel(cancel)
+        if group is None:
+            _check_cancel(cancel)
         session.timer.start()
         session.step()
         session.timer.stop()
@@ -227,15 +254,47 @@ def _window(
             yield pending.take()
         yield from monitor.drain()
         reason = _stop_reason(config, steps, ordered, time.perf_counter() - t0)
+        if group is not None:
+            reason = _agreed(group, reason, steps, every, config, cancel)
         if reason:
             break
     session.sync()  # window end: every step's work is done before the clock is read
     seconds = time.perf_counter() - t0
+    rank_seconds = None
+    if group is not None:  # the window is the slowest rank's (and ends on a barrier)
+        rank_seconds = group.gather(seconds)
+        seconds = max(rank_seconds)
     rest = session.timer.flush()
     times += rest
     pending.times += rest
     yield pending.take(window=(steps * batch, seconds))  # the window's own figures
-    return Window(steps, steps * batch, seconds, reason, times)
+    return Window(steps, steps * batch, seconds, reason, times, rank_seconds)
+
+
+def _agree_every(warmup_times: list[float]) -> int:
+    """Steps between two agreements, from this rank's warm-up pace (the ranks take the most)."""
+    if not warmup_times:
+        return 1
+    per_step = sorted(warmup_times)[len(warmup_times) // 2]
+    return int(min(MAX_AGREE_EVERY, max(1, AGREE_EVERY_S // max(per_step, 1e-9))))
+
+
+def _agreed(
+    group: ProcessGroup,
+    reason: str,
+    steps: int,
+    every: int,
+    config: RunConfig,
+    cancel: threading.Event,
+) -> str:
+    """The ranks' common decision: stop when any rank's rule says so, at an agreed step (every
+    `every` steps, and at max_steps, which every rank reaches at once); "" between them."""
+    if steps % every and steps < config.max_steps:
+        return ""
+    stop, cancelled = group.agree([_REASONS.index(reason), int(cancel.is_set())])
+    if cancelled:
+        raise RunFailed("cancelled", "cancelled by the user")
+    return _REASONS[stop]
 
 
 def limit_warning(config: RunConfig, window: Window) -> str | None:

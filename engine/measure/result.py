@@ -108,19 +108,54 @@ def _flops(
     throughput: float,
     environment: dict[str, Any],
     method: str | None = None,
+    devices: int = 1,
 ) -> dict[str, Any] | None:
     """FLOPs per step and per sample, the FLOP rate the measured throughput achieves, and MFU
-    against the device's peak for the precision (engine/measure/utilisation.py)."""
+    against the device's peak for the precision (engine/measure/utilisation.py). A
+    data-parallel run's `devices` share the throughput: MFU is one device's share against its
+    peak (per_step is one process's step)."""
     if not per_step:
         return None
     per_sample = per_step / config.batch_size
+    achieved = per_sample * throughput / 1e12
     flops = {
         "per_step": per_step,
         "per_sample": per_sample,
-        "achieved_tflops": per_sample * throughput / 1e12,
+        "achieved_tflops": achieved / devices,
         "method": method or "counted forward + backward",
     }
-    return utilisation.with_mfu(flops, environment, config.precision)
+    flops = utilisation.with_mfu(flops, environment, config.precision) or flops
+    if devices > 1:
+        flops["achieved_tflops_per_device"] = flops["achieved_tflops"]
+        flops["achieved_tflops"] = achieved
+    return flops
+
+
+def distributed_record(config: RunConfig, measurement: Measurement) -> dict[str, Any] | None:
+    """What a data-parallel result says of its processes: how many, their backend, the batch
+    each trained, and each rank's own throughput (its samples over its own window, the median
+    over the windows)."""
+    group = measurement.group
+    if group is None:
+        return None
+    per_rank: list[list[float]] = [[] for _ in range(group.world_size)]
+    for window in measurement.windows:
+        own = window.samples / group.world_size
+        for rank, seconds in enumerate(window.rank_seconds or []):
+            per_rank[rank].append(own / seconds)
+    return {
+        "world_size": group.world_size,
+        "nnodes": group.nnodes,
+        "nproc_per_node": config.nproc,
+        "backend": group.backend,
+        "per_process_batch": config.batch_size,
+        "global_batch": config.batch_size * group.world_size,
+        "per_rank": [
+            {"rank": rank, "samples_per_s": statistics.median(rates) if rates else None}
+            for rank, rates in enumerate(per_rank)
+        ],
+        "monitored": "rank 0's device (memory, power, energy per sample)",
+    }
 
 
 def build_result(
@@ -149,8 +184,9 @@ def build_result(
     window_seconds = sum(w.seconds for w in windows)
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
-    if monitor.energy_j is not None and window_samples:
-        energy["joules_per_sample"] = monitor.energy_j / window_samples
+    world = measurement.group.world_size if measurement.group else 1
+    if monitor.energy_j is not None and window_samples:  # rank 0's device, its own samples
+        energy["joules_per_sample"] = monitor.energy_j * world / window_samples
         energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
     result: dict[str, Any] = {
         **header(run_id, config, environment),
@@ -177,10 +213,13 @@ def build_result(
         "device_state": device_state,
         "usd_per_epoch": usd,
         "usd_per_epoch_ci95": cost_interval(usd, ci) if usd is not None else None,
-        "flops": _flops(flops_per_step, config, throughput, environment, flops_method),
+        "flops": _flops(flops_per_step, config, throughput, environment, flops_method, world),
         "other_cpu_fraction": monitor.other_cpu_fraction,
         "warnings": measurement.warnings + busy.warnings(monitor.other_cpu_fraction, device_state),
     }
+    spread = distributed_record(config, measurement)
+    if spread is not None:
+        result["distributed"] = spread
     return json_safe(result)
 
 

@@ -43,11 +43,31 @@ class StepTimer(Protocol):
         ...
 
 
+class ProcessGroup(Protocol):
+    """The processes of a data-parallel run, as the measuring loop sees them (a session of one
+    has none: its `group` is None). Each call is a collective: every rank makes it, in order."""
+
+    rank: int
+    world_size: int
+    nnodes: int
+    backend: str  # nccl, gloo
+
+    def agree(self, values: list[int]) -> list[int]:
+        """The largest of each value over every rank (and a barrier)."""
+        ...
+
+    def gather(self, value: float) -> list[float]:
+        """Every rank's value, by rank (and a barrier)."""
+        ...
+
+
 class Session(Protocol):
     parameters: int
     device: str  # resolved: cpu, cuda:N, mps
     compiles: bool  # the first step traces or compiles (kept out of the window)
     timer: StepTimer
+    # A data-parallel run's processes; None (or absent, as in TensorFlow's sessions) alone.
+    group: ProcessGroup | None
 
     def step(self) -> None:
         """One full training step (forward, backward, optimizer), queued on the device."""

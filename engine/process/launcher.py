@@ -19,11 +19,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from engine.core import paths
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished, Phase, from_json
+from engine.core.events import Event, Failed, Finished, Phase, Started, from_json
 from engine.core.ids import new_run_id
-from engine.measure.config import TrainingConfig
+from engine.measure.config import RunConfig, TrainingConfig
+from engine.process import distributed
+from engine.process.watchdog import Watchdog
 
 CANCEL_GRACE_S = 1.5
 # Once the worker has ended, what is left of its process group (processes a model file started)
@@ -37,6 +41,9 @@ STDERR_TAIL_LINES = 200
 # How long a model file may take to load and build (its `building` phase) before the worker is
 # killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
 BUILD_TIMEOUT_S = 300.0
+# A data-parallel run's processes may take this long past its rendezvous timeout to send their
+# first event before they are ended (torchrun's own timeout should have ended them first).
+RENDEZVOUS_GRACE_S = 60.0
 # A frozen app (the desktop bundle) has no `python -m engine.worker`: its executable starts
 # itself with this flag first and runs engine.worker's main (gui/app.py).
 WORKER_FLAG = "--epochcost-worker"
@@ -84,35 +91,6 @@ class WorkerSpec:
         return env
 
 
-class Watchdog:
-    """Kills a process when a stage runs past its time limit, and remembers why."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self._proc = proc
-        self._timer: threading.Timer | None = None
-        self.fired: str | None = None  # the reason given to arm(), once it has fired
-
-    @property
-    def armed(self) -> bool:
-        return self._timer is not None
-
-    def arm(self, seconds: float, reason: str) -> None:
-        self.disarm()
-        self._timer = threading.Timer(seconds, self._fire, args=(reason,))
-        self._timer.daemon = True
-        self._timer.start()
-
-    def disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _fire(self, reason: str) -> None:
-        if self._proc.poll() is None:
-            self.fired = reason
-            self._proc.kill()
-
-
 def _engine_root() -> str:
     """The folder holding this `engine` package's source, so the worker runs the same code."""
     return str(paths.engine_source_root())
@@ -141,11 +119,19 @@ class WorkerProcess:
         self._phase = ""  # the last phase the worker reported
         self._pending = b""  # stdout read but not yet a whole line
         self._group_ended = False
+        # A data-parallel run (torch.distributed.run): its ranks, as last seen (end_tree).
+        self._distributed = isinstance(config, RunConfig) and config.distributed
+        self._ranks: list[psutil.Process] = []
 
     def start(self) -> WorkerProcess:
         env = self.spec.environment()
+        launcher = self.spec.command()
+        if self._distributed:
+            assert isinstance(self.config, RunConfig)
+            distributed.check_launchable(self.spec.runs_self)
+            launcher = distributed.torchrun_command(self.spec.python, self.config)
         cmd = [
-            *self.spec.command(),
+            *launcher,
             self.config.worker_mode,  # run | accuracy
             "--config-json",
             json.dumps(self.config.to_dict()),
@@ -176,7 +162,16 @@ class WorkerProcess:
             ) from None
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
-        self._watchdog = Watchdog(self.proc)
+        self._watchdog = Watchdog(self.proc, self.kill)
+        if self._distributed:
+            assert isinstance(self.config, RunConfig)
+            limit = self.config.rdzv_timeout_s + RENDEZVOUS_GRACE_S
+            self._watchdog.arm(
+                limit,
+                f"the {self.config.world_size} processes did not start within {limit:g} s "
+                "(rendezvous and start-up); check --rdzv-endpoint and that every node was started",
+                kind="crashed",
+            )
         return self
 
     @property
@@ -249,12 +244,18 @@ class WorkerProcess:
         """End what the worker started and left behind (it has ended itself)."""
         if self.proc is not None and OWN_GROUP and not self._group_ended:
             self._group_ended = True
+            if self._distributed:  # ranks in sessions of their own, found while torchrun ran
+                distributed.end_tree([*self._ranks, *distributed.descendants(self.proc.pid)])
             end_group(self.proc.pid)
 
     def _watch(self, event: Event, terminal: bool) -> None:
         """Time a model file's building phase (user code), which the worker cannot stop."""
         if isinstance(event, Phase):
             self._phase = event.phase
+        if self._distributed and isinstance(event, Started | Phase) and self.proc is not None:
+            self._ranks = distributed.descendants(self.proc.pid) or self._ranks
+            if isinstance(event, Started) and self._watchdog is not None:
+                self._watchdog.disarm()  # the processes have met
         dog, model_file = self._watchdog, self.config.model_file
         if dog is None or not model_file:
             return
@@ -273,7 +274,7 @@ class WorkerProcess:
         if self._watchdog is not None and self._watchdog.fired:
             return Failed(
                 run_id=self.run_id,
-                kind="config",
+                kind=self._watchdog.kind,
                 message=self._watchdog.fired,
                 batch_size=self.config.batch_size,
                 traceback="\n".join(list(self.stderr_tail)[-20:]),
@@ -292,6 +293,18 @@ class WorkerProcess:
             except ValueError:
                 how = f"signal {-code}"
         tail = "\n".join(list(self.stderr_tail)[-20:])
+        if self._distributed:
+            assert isinstance(self.config, RunConfig)
+            message = distributed.death_message(
+                code, self._phase, list(self.stderr_tail), self.config
+            )
+            return Failed(
+                run_id=self.run_id,
+                kind="crashed",
+                batch_size=self.config.batch_size,
+                message=message,
+                traceback=tail,
+            )
         during = f", during {self._phase}" if self._phase else ""
         hint = ""
         if self.config.model_file and self._phase in ("importing", "building"):
@@ -328,6 +341,8 @@ class WorkerProcess:
         """Kill the worker, and with it every process of its group."""
         proc = self.proc
         if proc is not None and proc.poll() is None:
+            if self._distributed:  # before torchrun goes: afterwards they are nobody's
+                distributed.end_tree([*self._ranks, *distributed.descendants(proc.pid)])
             if OWN_GROUP:
                 _signal_group(proc.pid, signal.SIGKILL)
             else:

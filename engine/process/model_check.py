@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.process.launcher import STDERR_TAIL_LINES, Watchdog, WorkerSpec, end_group
+from engine.process.launcher import STDERR_TAIL_LINES, WorkerSpec, end_group
+from engine.process.watchdog import Watchdog
 from engine.workloads.model_file_source import check_path, normalized
 
 # Loading and building the file, and one small step on the CPU (s).

@@ -159,6 +159,21 @@ _ACCURACY = _object(
     },
     ("dataset", "stop_reason", "curve"),
 )
+# A data-parallel run (engine/measure/result.py distributed_record).
+_DISTRIBUTED = _object(
+    {
+        "world_size": _whole(1),
+        "nnodes": _whole(1),
+        "nproc_per_node": _whole(1),
+        "backend": TEXT,
+        "per_process_batch": _whole(1),
+        "global_batch": _whole(1),
+        "per_rank": _items(
+            _object({"rank": WHOLE, "samples_per_s": OPT_NUMBER}, ("rank", "samples_per_s"))
+        ),
+    },
+    ("world_size", "nnodes", "backend", "per_process_batch", "per_rank"),
+)
 _ENVIRONMENT = _object(
     {
         k: OPT_TEXT
@@ -212,6 +227,7 @@ _ALWAYS = _object(
         "interval_method": OPT_TEXT,
         "repeats": OPT_WHOLE,
         "other_cpu_fraction": OPT_NUMBER,
+        "distributed": _optional(_DISTRIBUTED),
     }
     | {
         k: OPT_NUMBER

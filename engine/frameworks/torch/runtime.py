@@ -53,14 +53,15 @@ def check_precision(torch: Any, device: Any, precision: str) -> None:
         raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
 
 
-def start(config: TrainingConfig) -> tuple[Any, Any]:
-    """Set threads and the seed, resolve and check the device; returns (torch, device)."""
+def start(config: TrainingConfig, requested: str | None = None) -> tuple[Any, Any]:
+    """Set threads and the seed, resolve and check the device (`requested`, else the
+    config's); returns (torch, device)."""
     import torch  # already imported by engine.measure.session.load()
 
     if config.threads:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
-    device = resolve_device(torch, config.device)
+    device = resolve_device(torch, requested or config.device)
     if device.type == "cuda":
         check_gpu(torch, device)  # before anything runs a kernel there
     check_precision(torch, device, config.precision)
@@ -74,8 +75,9 @@ class TorchRuntime:
     """A model on a device with its optimizer: the training step's maths, sync, the loss, the
     device's memory and the environment. A session adds where its batches come from."""
 
-    def __init__(self, torch: Any, config: TrainingConfig, device: Any) -> None:
+    def __init__(self, torch: Any, config: TrainingConfig, device: Any, group: Any = None) -> None:
         self._torch = torch
+        self.group = group  # a data-parallel run's TorchGroup (engine/frameworks/torch/distributed)
         self._config = config
         self._device = device
         self.device = str(device)
@@ -93,6 +95,7 @@ class TorchRuntime:
         if channels_last:
             model = model.to(memory_format=torch.channels_last)
         model.train()
+        trained = model if self.group is None else self.group.wrap(model)
         self.parameters = torch_models.parameter_count(model)
         lr = config.resolved_learning_rate
         self._optimizer = (
@@ -101,7 +104,7 @@ class TorchRuntime:
             else torch.optim.Adam(model.parameters(), lr=lr)
         )
         self._model = model
-        self._forward = torch.compile(model) if config.compile else model
+        self._forward = torch.compile(trained) if config.compile else trained
         return model
 
     def _autocast(self) -> Any:

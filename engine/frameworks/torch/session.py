@@ -27,10 +27,12 @@ from engine.workloads.registry import Workload
 class TorchSession(TorchRuntime):
     """Timed runs: the same batch every step, on the device from the start."""
 
-    def __init__(self, torch: Any, config: RunConfig, workload: Workload, device: Any) -> None:
+    def __init__(
+        self, torch: Any, config: RunConfig, workload: Workload, device: Any, group: Any = None
+    ) -> None:
         from engine.frameworks.torch import models as torch_models
 
-        super().__init__(torch, config, device)
+        super().__init__(torch, config, device, group)
         if isinstance(workload, FileWorkload) and workload.spec is not None:
             from engine.frameworks.torch import model_file as torch_model_file
 
@@ -61,7 +63,11 @@ class TorchSession(TorchRuntime):
             self.timer = WallTimer()
 
     def step(self) -> None:
-        self._train_on(self._inputs, self._targets)
+        if self.group is None:
+            self._train_on(self._inputs, self._targets)
+            return
+        with self.group.guard():  # DDP's gradient all-reduce meets the other ranks
+            self._train_on(self._inputs, self._targets)
 
     def flops_per_step(self) -> float | None:
         """FLOPs of one training step (forward + backward), counted once on the eager model by
@@ -85,6 +91,8 @@ class TorchSession(TorchRuntime):
     def close(self) -> None:
         # Drop the batch and the last loss so their device memory can go.
         self._inputs = self._targets = self._last_loss = None
+        if self.group is not None:
+            self.group.close()
 
 
 class TorchTrainer(TorchRuntime):
@@ -144,9 +152,27 @@ class TorchTrainer(TorchRuntime):
 
 
 def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generator[Event, None, Any]:
-    torch, device = runtime.start(config)
-    yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
-    return TorchSession(torch, config, workload, device)
+    if not config.distributed:
+        torch, device = runtime.start(config)
+        yield Phase(run_id=run_id, phase="building", detail=f"{workload.name} on {device}")
+        return TorchSession(torch, config, workload, device)
+    import torch as torch_module
+
+    from engine.frameworks.torch import distributed
+
+    torch, device = runtime.start(config, distributed.local_device(torch_module, config))
+    yield Phase(
+        run_id=run_id,
+        phase="building",
+        detail=f"joining {config.world_size} processes ({config.nnodes} node(s)) on {device}",
+    )
+    group = distributed.join(torch, config, device)
+    yield Phase(
+        run_id=run_id,
+        phase="building",
+        detail=f"{workload.name} on {device}, rank 0 of {group.world_size} ({group.backend})",
+    )
+    return TorchSession(torch, config, workload, device, group)
 
 
 def open_trainer(
