@@ -11,8 +11,10 @@ from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     Progress,
+    add_distributed_options,
     add_run_options,
     config_from_args,
+    distributed_fields,
     print_json,
     run_worker,
     usage_error,
@@ -27,6 +29,13 @@ from engine.results.store import Store
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="measure throughput, memory fill and cost of one config")
     add_run_options(p)
+    p.add_argument(
+        "--nproc",
+        type=int,
+        default=1,
+        help="data-parallel processes on this machine, one device each (docs/scaling.md)",
+    )
+    add_distributed_options(p)
     add_profile_option(p)
     p.add_argument("--out", type=Path, help="also write the result to this JSON file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON result on stdout")
@@ -36,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     apply_profile_price(args)
-    config = config_from_args(args)
+    config = config_from_args(args, nproc=args.nproc, **distributed_fields(args))
     if args.out is not None:
         check_out_path(args.out)
     store = None if args.no_store else Store()

@@ -28,6 +28,7 @@ _OPTIONS = {
     "price_as_of": "--price-date",
     "memory_limit_bytes": "--memory-limit-mb",
     "run_id": "RUN_ID",
+    "rdzv_timeout_s": "--rdzv-timeout",
 }
 
 
@@ -129,6 +130,38 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     )
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--verbose", action="store_true", help="pass the framework's own log through")
+
+
+def add_distributed_options(p: argparse.ArgumentParser) -> None:
+    """A data-parallel run's processes (docs/scaling.md): run and scaling."""
+    d = RunConfig()
+    p.add_argument("--nnodes", type=int, default=d.nnodes, help="machines in the run (default 1)")
+    p.add_argument(
+        "--node-rank", type=int, default=d.node_rank, help="this machine's number, 0 to NNODES-1"
+    )
+    p.add_argument(
+        "--rdzv-endpoint",
+        default=None,
+        metavar="HOST:PORT",
+        help="where the machines meet (node 0's address and a free port); with --nnodes > 1",
+    )
+    p.add_argument(
+        "--rdzv-timeout",
+        type=float,
+        default=d.rdzv_timeout_s,
+        metavar="S",
+        help=f"how long the processes may take to meet (default {d.rdzv_timeout_s:g} s)",
+    )
+
+
+def distributed_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The config fields of add_distributed_options (and --nproc, which each command adds)."""
+    return {
+        "nnodes": args.nnodes,
+        "node_rank": args.node_rank,
+        "rdzv_endpoint": args.rdzv_endpoint,
+        "rdzv_timeout_s": args.rdzv_timeout,
+    }
 
 
 def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:

@@ -62,6 +62,20 @@ def money_mean_std(s: Spread) -> str:
     return "$" + mean_std(s, f".{decimals}f")
 
 
+def distributed_text(spread: dict[str, Any]) -> str:
+    """A data-parallel run's processes, its global batch and each rank's own rate."""
+    rates = " / ".join(
+        f"{r['samples_per_s']:,.0f}" if r.get("samples_per_s") else "?"
+        for r in spread["per_rank"]
+    )
+    nodes = spread["nnodes"]
+    return (
+        f"{spread['world_size']} data-parallel ({nodes} node{'s' if nodes > 1 else ''}, "
+        f"{spread['backend']}), global batch {spread.get('global_batch', '?')} "
+        f"({spread['per_process_batch']} each); per rank {rates} samples/s"
+    )
+
+
 def summary(result: dict[str, Any]) -> str:
     """A few aligned lines that say what was measured and what it costs."""
     c = result["config"]
@@ -98,6 +112,8 @@ def summary(result: dict[str, Any]) -> str:
         f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
         f"{result.get('memory_source', '')})",
     ]
+    if result.get("distributed"):
+        lines.append(f"{'processes':10s} {distributed_text(result['distributed'])}")
     if result.get("flops"):
         lines.append(f"{'FLOPs':10s} {flops_text(result['flops'], unit)}")
     price = result.get("price")

@@ -170,7 +170,7 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
     yield Phase(
         run_id=run_id,
         phase="building",
-        detail=f"{workload.name} on {device}, rank 0 of {group.world_size} ({group.backend})",
+        detail=f"{workload.name} on {device}, one of {group.world_size} ({group.backend})",
     )
     return TorchSession(torch, config, workload, device, group)
 
