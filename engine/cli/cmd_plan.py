@@ -11,6 +11,8 @@ from engine.cli.cmd_compare import load_result
 from engine.cli.cmd_profile import add_profile_option, plan_profile
 from engine.cli.common import UsageError, print_json
 from engine.cli.plan_text import render_comparison, render_plan
+from engine.core.errors import ConfigError
+from engine.plan import memory as plan_memory
 from engine.plan import planner
 from engine.plan import presets as plan_presets
 from engine.plan import report as plan_report
@@ -31,6 +33,7 @@ D_ATTN = numbers.whole(1, 1_000_000)
 SAMPLES = numbers.number(1, 1e13, "samples")
 FLOPS_PER_SAMPLE = numbers.number(1, 1e21, "FLOPs")
 COUNT = numbers.whole(1, 1_000_000, "GPUs")
+BATCH = numbers.whole(1, 1_048_576, "sequences")
 MFU = numbers.fraction(0.001)
 POWER_FRACTION = numbers.number(0.01, 1.5, "(draw / TDP)")
 RUNS = numbers.number(1, 1_000_000, "runs")
@@ -81,7 +84,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--precision",
         default=None,
         choices=plan_targets.PRECISIONS,
-        help="peak used (default: the result's, else fp16 = the FP16/BF16 tensor rate)",
+        help="peak used (default: the result's, else fp16 = the FP16/BF16 tensor rate where "
+        "the GPU has one, else its fastest: fp32 on a GTX 1080 Ti)",
+    )
+    hw.add_argument(
+        "--optimizer",
+        default="adam",
+        choices=plan_memory.OPTIMIZERS,
+        help="for the memory check: its state per parameter (default adam)",
+    )
+    hw.add_argument(
+        "--batch-size",
+        type=BATCH,
+        default=None,
+        help="sequences per GPU per step: the memory check's activations (with the shape)",
     )
     use = p.add_argument_group("utilisation")
     use.add_argument("--mfu", type=MFU, default=None, help="assumed MFU, a fraction (0.35)")
@@ -143,7 +159,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
     else:
-        print(render_plan(row, target, inputs, data.get("published")))
+        print(render_plan(row, target, inputs, data.get("published"), data.get("memory")))
     return 0
 
 
@@ -159,7 +175,9 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
             "mfu", "give an assumed MFU (--mfu 0.35) or a measured one (--from-result ID)"
         )
     precision = (
-        args.precision or (utilisation.precision if utilisation.measured else None) or "fp16"
+        args.precision
+        or (utilisation.precision if utilisation.measured else None)
+        or _gpu_precision(args, cat)
     )
     options = PlanOptions(
         count=args.count,
@@ -174,6 +192,8 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         lifetime_years=args.lifetime_years,
         hours_per_day=args.hours_per_day,
         psu_efficiency=args.psu_efficiency,
+        optimizer=args.optimizer,
+        batch_size=args.batch_size,
     ).validated()
     if args.runs is not None and args.runs_table:
         raise UsageError("runs", "give --runs or --runs-table, not both")
@@ -184,6 +204,21 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         runs_name = args.runs_table or plan_presets.DEFAULT_RUNS_TABLE
     planner.runs_multiplier(runs)  # validates
     return Inputs(compute, preset, utilisation, _power(args, cat, result), runs, runs_name, options)
+
+
+def _gpu_precision(args: argparse.Namespace, cat: Catalog) -> str:
+    """fp16 (the tensor rate), unless the one GPU planned on has none: then its fastest."""
+    if args.compare or (args.gpu or "").lower() == "all" or not (args.gpu or args.instance):
+        return "fp16"
+    try:
+        if args.instance:
+            found = plan_targets.find_instance(cat, args.instance, check_clouds(cat, args.cloud))
+            spec = cat.gpu_of(found)
+        else:
+            spec = plan_targets.find_gpu(cat, args.gpu)[0]
+    except ConfigError:
+        return "fp16"  # the target's own lookup says what is wrong
+    return plan_targets.default_precision(spec) if spec is not None else "fp16"
 
 
 def _compute(

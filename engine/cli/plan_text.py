@@ -26,7 +26,11 @@ def _kwh(row: PlanRow, times: float = 1.0) -> str:
 
 
 def render_plan(
-    row: PlanRow, target: Target, inputs: Inputs, published: dict[str, Any] | None
+    row: PlanRow,
+    target: Target,
+    inputs: Inputs,
+    published: dict[str, Any] | None,
+    fit: dict[str, Any] | None = None,
 ) -> str:
     """One plan, each figure with what it rests on."""
     u = inputs.utilisation
@@ -37,6 +41,11 @@ def render_plan(
         f"{'hardware':11s} {row.count} x {row.gpu}, {inputs.options.precision}: "
         f"{target.peak_basis}",
         f"{'MFU':11s} {u.basis}",
+        *(
+            [f"{'memory':11s} {fit['text']}", f"{'':11s} ({fit['basis']})"]
+            if fit
+            else [f"{'memory':11s} not checked: the parameter count is not known"]
+        ),
         f"{'time':11s} {_time(row.wall_hours)}, {row.gpu_hours:,.0f} GPU-hours "
         "(perfect scaling over the GPUs assumed)",
         f"{'on-demand':11s} {dollars(row.usd_ondemand)}  {target.price_basis}",

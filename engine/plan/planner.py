@@ -41,6 +41,9 @@ class Compute:
     basis: str
     params: float | None = None
     tokens: float | None = None
+    layers: int | None = None  # the shape, where given (for the memory check too)
+    seq_len: int | None = None
+    d_attn: int | None = None
 
 
 def transformer_flops_per_token(
@@ -100,7 +103,7 @@ def transformer(
         )
     else:
         basis += " (no attention term: give layers, sequence length and width for it)"
-    return Compute(per_token * tokens, basis, params, tokens)
+    return Compute(per_token * tokens, basis, params, tokens, n_layers, seq_len, d_attn)
 
 
 def per_sample(flops_per_sample: float, samples: float, epochs: float = 1.0) -> Compute:
@@ -159,6 +162,7 @@ class Target:
     peak_basis: str
     tdp_w: float | None = None  # one GPU
     usd_per_hour: float | None = None
+    billed_gpus: int | None = None  # GPUs paid for on-demand (whole instances); None: not sold
     price_basis: str = ""
     usd_per_hour_spot: float | None = None
     spot_basis: str = ""

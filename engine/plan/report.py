@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.measure.utilisation import peak_for_spec
-from engine.plan import planner
+from engine.plan import memory, planner
 from engine.plan.planner import Compute, PlanRow, Power, RunsRow, Target, Utilisation
 from engine.plan.presets import Preset
 from engine.plan.targets import PlanOptions
@@ -67,6 +67,19 @@ def assumptions(inputs: Inputs) -> dict[str, Any]:
     }
 
 
+def memory_check(target: Target, inputs: Inputs, cat: Catalog) -> memory.MemoryCheck | None:
+    """Whether the run fits on the target's GPUs; None when the parameters are not known (a
+    plan from FLOPs per sample)."""
+    c = inputs.compute
+    if c.params is None:
+        return None
+    spec = cat.gpu(target.gpu)
+    shape = memory.Shape(c.layers, c.seq_len, c.d_attn, inputs.options.batch_size)
+    device_gb = spec.memory_gb if spec is not None else None
+    o = inputs.options
+    return memory.check(c.params, o.precision, o.optimizer, shape, device_gb, target.count)
+
+
 def single(row: PlanRow, target: Target, inputs: Inputs, cat: Catalog) -> dict[str, Any]:
     """One plan: PlanRow.to_row(), its assumptions with the target's peak, prices and grid,
     the preset's sources and its published run (`epochcost plan --json`)."""
@@ -89,6 +102,8 @@ def single(row: PlanRow, target: Target, inputs: Inputs, cat: Catalog) -> dict[s
             "notes": p.notes,
         }
     data["published"] = published(inputs, cat)
+    fit = memory_check(target, inputs, cat)
+    data["memory"] = None if fit is None else fit.to_dict()
     return data
 
 

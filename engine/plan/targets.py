@@ -19,6 +19,8 @@ from typing import Any
 from engine.core.checks import number_range
 from engine.core.errors import ConfigError
 from engine.measure.utilisation import peak_for_spec
+from engine.plan.memory import check_optimizer
+from engine.plan.offers import billed_gpus, offer, offer_text
 from engine.plan.planner import TDP, Compute, PlanRow, Power, RunsRow, Target, Utilisation, plan
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
@@ -48,6 +50,8 @@ class PlanOptions:
     lifetime_years: float | None = None
     hours_per_day: float | None = None
     psu_efficiency: float | None = None
+    optimizer: str = "adam"  # for the memory check (engine/plan/memory.py)
+    batch_size: int | None = None  # sequences per GPU per step, for the activations
 
     def validated(self) -> PlanOptions:
         if self.precision not in PRECISIONS:
@@ -60,6 +64,11 @@ class PlanOptions:
             number_range("g_co2e_per_kwh", self.g_co2e_per_kwh, 0.0, MAX_G_CO2E_PER_KWH)
         if self.purchase_usd is not None:  # one GPU's, as given (not `count` of them)
             number_range("purchase_usd", self.purchase_usd, 0.0, MAX_PURCHASE_USD)
+        check_optimizer(self.optimizer)
+        if self.batch_size is not None and (
+            isinstance(self.batch_size, bool) or self.batch_size < 1
+        ):
+            raise ConfigError("batch_size", f"{self.batch_size} must be a whole number, 1 or more")
         if self.owned and self.usd_per_kwh is None:
             raise ConfigError("usd_per_kwh", "give your electricity tariff ($/kWh) to price owning")
         return self
@@ -106,34 +115,13 @@ def find_instance(catalog: Catalog, text: str, clouds: tuple[str, ...] | None) -
     return instance
 
 
-def _billed(instance: Instance, count: int) -> tuple[int, float]:
-    """Instances needed for `count` GPUs, and their on-demand price per hour."""
-    n = math.ceil(count / instance.gpu_count)
-    return n, n * instance.usd_per_hour
-
-
-def _offer(instances: list[Instance], count: int, spot: bool) -> tuple[Instance, int, float] | None:
-    priced = [i for i in instances if not spot or i.usd_per_hour_spot is not None]
-    if not priced:
-        return None
-
-    def hourly(i: Instance) -> float:
-        n = math.ceil(count / i.gpu_count)
-        return n * (i.usd_per_hour_spot if spot else i.usd_per_hour)  # type: ignore[operator]
-
-    best = min(priced, key=lambda i: (i.flagged, hourly(i)))
-    return best, math.ceil(count / best.gpu_count), hourly(best)
-
-
-def _offer_text(instance: Instance, n: int, usd: float, count: int, kind: str) -> str:
-    gpus = n * instance.gpu_count
-    idle = f", {gpus - count:g} of its GPUs idle" if gpus > count else ""
-    flag = f" [catalog note: {instance.notes}]" if instance.flagged else ""
-    return (
-        f"{kind}: {n} x {instance.cloud} {instance.instance_type} "
-        f"({instance.gpu_count:g} GPU{'s' if instance.gpu_count != 1 else ''}) "
-        f"= ${usd:,.2f}/h{idle} ({instance.source or instance.origin}, {instance.price_date}){flag}"
-    )
+def default_precision(spec: GpuSpec) -> str:
+    """The precision a plan on `spec` takes unless one is chosen: the FP16 tensor rate where
+    the GPU has one, else the fastest it has a peak for (a GTX 1080 Ti: FP32)."""
+    for precision in ("fp16", "bf16", "tf32", "fp32"):
+        if peak_for_spec(spec, precision).tflops is not None:
+            return precision
+    return "fp32"
 
 
 # --- grid, owning, power -------------------------------------------------------------------------
@@ -273,8 +261,13 @@ def _target(
     peak = peak_for_spec(spec, options.precision)
     if peak.tflops is None:
         raise ConfigError("precision", f"{spec.name} at {options.precision}: {peak.source}")
-    demand = _offer(instances, count, spot=False)
-    spot = _offer(instances, count, spot=True)
+    demand = offer(instances, count, spot=False)
+    spot = offer(instances, count, spot=True)
+    spot_basis = offer_text(*spot, count, "spot") if spot else "no spot price in the catalog"
+    if spot and demand and spot[2] > demand[2] and billed_gpus(spot[0], count) > count:
+        # Spot only on bigger instances, idle GPUs billed: dearer than on-demand, no choice.
+        spot_basis = f"no spot offer for {count} GPU(s) below on-demand ({spot_basis})"
+        spot = None
     g, grid_basis, pue = grid(catalog, options, demand[0] if demand else None)
     hardware, owned_basis = owned(spec, count, power, options)
     return Target(
@@ -285,13 +278,12 @@ def _target(
         peak_basis=peak.source,
         tdp_w=spec.tdp_w,
         usd_per_hour=demand[2] if demand else None,
-        price_basis=_offer_text(demand[0], demand[1], demand[2], count, "on-demand")
+        billed_gpus=billed_gpus(demand[0], count) if demand else None,
+        price_basis=offer_text(*demand, count, "on-demand")
         if demand
         else "no cloud sells it in the catalog",
         usd_per_hour_spot=spot[2] if spot else None,
-        spot_basis=_offer_text(spot[0], spot[1], spot[2], count, "spot")
-        if spot
-        else "no spot price in the catalog",
+        spot_basis=spot_basis,
         owned=hardware,
         owned_basis=owned_basis,
         g_co2e_per_kwh=g,
