@@ -93,11 +93,15 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def write_json(path: Path, data: Any) -> Path:
-    """Write JSON to `path` whole or not at all: a temporary file beside it, flushed to disk,
+    """Write JSON to `path` whole or not at all (write_text)."""
+    return write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write `text` to `path` whole or not at all: a temporary file beside it, flushed to disk,
     then renamed over it. StoreError (the file and why) when it cannot be written; a file that
     was there before is then unchanged."""
     path = Path(path)
-    text = json.dumps(data, indent=2, allow_nan=False) + "\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as f:
