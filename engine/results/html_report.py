@@ -262,7 +262,9 @@ def _compare_row(n: int, row: CompareRow, basis: int) -> str:
 def _break_even(c: Comparison, options: CompareOptions) -> str:
     local = next((r for r in c.rows if r.local), None)
     rented = [r for r in c.rows if not r.local and r.usd_per_epoch is not None]
-    if options.owned is None or local is None or not rented or not local.throughput_samples_per_s:
+    if options.owned is not None and not rented:
+        return '<p class="note">Break-even: no rental priced for this workload to compare.</p>'
+    if options.owned is None or local is None or not local.throughput_samples_per_s:
         return (
             '<p class="note">Break-even: give an owned price (a profile of owned hardware) '
             "to compare owning this machine with renting.</p>"
