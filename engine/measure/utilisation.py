@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.pricing.catalog import Catalog
-from engine.pricing.projection import peak_tflops
+from engine.pricing.roofline import peak_tflops
 from engine.pricing.rows import GpuSpec
 
 

@@ -15,12 +15,12 @@ from engine.pricing import cost
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.projection import (
+    Basis,
     Projection,
     measured,
     measured_spread,
     memory_bytes,
-    project,
-    with_measured_spread,
+    project_result,
 )
 from engine.pricing.rows import GpuSpec, Instance
 
@@ -61,6 +61,7 @@ def _throughput(
     catalog: Catalog,
     instance: Instance,
     on_gpu: dict[str, MeasuredRun],
+    basis: Basis,
 ) -> Projection | str:
     """The projection for one instance, or why there is none."""
     target = catalog.gpu_of(instance)
@@ -70,7 +71,6 @@ def _throughput(
         return "CPU-only machine: a GPU result says nothing of a CPU's speed"
     if target is None:
         return "no GPU spec in the catalog for this accelerator (TPU, Gaudi, ...)"
-    precision = result["config"]["precision"]
     if target.name in on_gpu:
         run = on_gpu[target.name]
         proj = measured(
@@ -84,17 +84,9 @@ def _throughput(
         source = catalog.gpu_for_device(device_label(result))
         if source is None:
             return f"the measured GPU {device_label(result)} is not in the GPU catalog"
-        proj = project(
-            result["throughput_samples_per_s"],
-            source,
-            target,
-            precision,
-            result.get("peak_memory_bytes"),
-            memory_bytes(target, instance),
-        )
+        proj = project_result(result, source, target, basis, memory_bytes(target, instance))
         if proj.status == "no_estimate":
             return proj.basis
-        proj = with_measured_spread(proj, result)
     return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
 
 
@@ -297,9 +289,10 @@ def compare(
     rows, left_out = [_local_row(result, catalog, options)], []
     candidates = catalog.select(options.clouds, options.gpu, historical=None, full_only=False)
     local_tput = result["throughput_samples_per_s"]
+    basis = Basis.of(catalog)
     for instance in candidates:
         why = _left_out(instance, options)
-        proj = why or _throughput(result, catalog, instance, on_gpu)
+        proj = why or _throughput(result, catalog, instance, on_gpu, basis)
         if isinstance(proj, str):
             left_out.append((instance.label, proj))
             continue
@@ -367,8 +360,10 @@ def _notes(result: dict[str, Any], spec: GpuSpec | None, cloud_rows: bool) -> tu
         )
     else:
         notes.append(
-            "Estimated rows: range from the peak-rate and memory-bandwidth ratios (roofline "
-            "bound), shown value their geometric mean; assumes the GPU limits the run."
+            "Estimated rows: from the measured ratio of published models of the same family "
+            "where the published table holds both GPUs, else from spec ratios; the range is "
+            "what those ratios spread over and their errors show. Assumes the GPU limits the "
+            "run. Each row's basis says what it rests on."
         )
     if cloud_rows:
         notes.append(

@@ -1,15 +1,23 @@
 """Throughput on a GPU that is not here, estimated from a run measured on another GPU.
 
-Why a range: a training step needs some arithmetic (bound by the peak rate for its precision)
-and some memory traffic (bound by memory bandwidth). Under that roofline model, if step time is
-max(work / peak, bytes / bandwidth) on both GPUs, the speed-up from GPU A to GPU B lies between
-the smaller and the larger of the two ratios peak_B / peak_A and bandwidth_B / bandwidth_A,
-whichever of the two bounded the run on A. So the estimate is that interval, and its midpoint
-(geometric mean of the two ratios) is the single number shown. It assumes the GPU is what limits
-the run: a run held back by data loading, the host CPU or launch overhead gains less.
+In order, an estimate rests on:
 
-The peak rate is FP32 for an fp32 run and the tensor FP16/BF16 rate for an fp16/bf16 run (autocast
-on tensor cores). A GPU whose rate for that precision is not in the catalog gets no estimate,
+1. **Published measurements** (engine/pricing/published.py): where the table holds both GPUs
+   for models of the measured model's family (convolutional, transformer, recurrent; every
+   family for a model of none), the throughput is scaled by the geometric mean of those models'
+   measured ratios, and the range is the spread of the ratios, widened by how far a model left
+   out of the table strays from its family's mean there (engine/pricing/calibration.py).
+2. **A stand-in of the same chip**: a GPU not in the table is stood in for by the table's GPU
+   of the same compute capability (the same chip class: a GA102 for a GA102, a GV100 for a
+   GV100) nearest in spec, and the step between the two is the spec ratio (below).
+3. **Spec ratios** (engine/pricing/roofline.py): the peak rate for the run's arithmetic (TF32
+   where it ran as TF32) and memory bandwidth, weighed as the table says they weigh, with the
+   range the table shows for such estimates (about 5% of published pairs fall outside it on
+   each side).
+
+Every estimate says which it rests on (`basis`, `method`). It assumes the GPU is what limits
+the run: a run held back by data loading, the host CPU or launch overhead gains less. A GPU
+whose rate for the precision is not in the catalog, and no published pair, gets no estimate,
 never a guess. A batch whose measured peak memory exceeds the target's memory does not fit. A
 result measured on the target itself always replaces an estimate.
 
@@ -21,9 +29,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.pricing import calibration, published
+from engine.pricing.calibration import Calibration
+from engine.pricing.published import PublishedTable, Ratio
+from engine.pricing.roofline import spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
+from engine.workloads import registry
+
+if TYPE_CHECKING:
+    from engine.pricing.catalog import Catalog
 
 STATUSES = ("measured", "estimated", "does_not_fit", "no_estimate")
 
@@ -39,6 +55,7 @@ class Projection:
     compute_ratio: float | None = None  # peak rate target / source for the precision
     bandwidth_ratio: float | None = None  # memory bandwidth target / source
     basis: str = ""  # what the number rests on, for people
+    method: str = ""  # published | stand-in | spec (estimates); measured; "" otherwise
     memory_needed_bytes: int | None = None
     memory_available_bytes: int | None = None
 
@@ -72,21 +89,6 @@ class Projection:
         return {**asdict(self), "estimated": self.estimated, "fits": self.fits}
 
 
-def peak_tflops(spec: GpuSpec, precision: str) -> tuple[float | None, str]:
-    """The peak rate that bounds a run of `precision` on `spec`, or None and why it is unknown."""
-    if precision == "fp32":
-        if spec.fp32_tflops is None:
-            return None, f"FP32 rate of {spec.name} is not in the catalog"
-        return spec.fp32_tflops, "FP32"
-    if precision == "bf16" and not spec.supports_bf16:
-        return None, f"{spec.name} has no bf16 (Ampere or newer needed)"
-    if not spec.has_tensor_cores:
-        return None, f"{spec.name} has no tensor cores and its FP16 rate is not in the catalog"
-    if spec.fp16_bf16_tensor_tflops_dense is None:
-        return None, f"tensor FP16/BF16 rate of {spec.name} is not in the catalog"
-    return spec.fp16_bf16_tensor_tflops_dense, "tensor FP16/BF16"
-
-
 def memory_bytes(spec: GpuSpec | None, instance: Instance | None = None) -> int | None:
     """Memory of one GPU in bytes: the cloud's own figure (GiB) when the instance has one, else
     the spec's marketed GB read as 10^9 bytes (the smaller reading, so a fit is not overstated)."""
@@ -112,7 +114,45 @@ def measured(
         samples_per_s if low is None else low,
         samples_per_s if high is None else high,
         basis=basis,
+        method="measured",
         memory_needed_bytes=memory_needed,
+    )
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What estimates rest on: the published table, its calibration and the catalog's GPUs."""
+
+    table: PublishedTable
+    calibration: Calibration
+    gpus: tuple[GpuSpec, ...]
+
+    @classmethod
+    def of(cls, catalog: Catalog, table: PublishedTable | None = None) -> Basis:
+        table = published.shipped() if table is None else table
+        return cls(table, calibration.cached(table, catalog.gpus), catalog.gpus)
+
+    def stand_ins(self, gpu: GpuSpec) -> list[GpuSpec]:
+        """The table's GPUs of `gpu`'s compute capability, nearest in spec first; [gpu] itself
+        when the table holds it."""
+        if gpu.name in self.table.gpus:
+            return [gpu]
+        if not gpu.compute_capability:
+            return []
+        same = [
+            g
+            for g in self.gpus
+            if g.compute_capability == gpu.compute_capability and g.name in self.table.gpus
+        ]
+        return sorted(same, key=lambda g: _spec_distance(gpu, g))
+
+
+def _spec_distance(a: GpuSpec, b: GpuSpec) -> float:
+    ratios = spec_ratios(a, b, "fp32")
+    return (
+        math.inf
+        if isinstance(ratios, str)
+        else abs(math.log(ratios.compute)) + abs(math.log(ratios.bandwidth))
     )
 
 
@@ -123,8 +163,15 @@ def project(
     precision: str,
     memory_needed_bytes: int | None = None,
     memory_available_bytes: int | None = None,
+    *,
+    basis: Basis,
+    family: str = "",
+    tf32: bool = False,
+    published_model: str = "",
 ) -> Projection:
-    """Estimate throughput on `target` from `samples_per_s` measured on `source` (one GPU each)."""
+    """Estimate throughput on `target` from `samples_per_s` measured on `source` (one GPU
+    each) for a model of `family` ("" unknown) whose fp32 arithmetic ran as TF32 if `tf32`;
+    `published_model`: the table's name of the same model, when it is a published one."""
     memory = (memory_needed_bytes, memory_available_bytes)
     if (
         memory_needed_bytes
@@ -134,34 +181,107 @@ def project(
         needed, there = memory_needed_bytes / 2**30, memory_available_bytes / 2**30
         why = f"batch needs {needed:.1f} GiB, {target.name} has {there:.1f} GiB"
         return _without("does_not_fit", why, memory)
-    rate_a, why_a = peak_tflops(source, precision)
-    rate_b, why_b = peak_tflops(target, precision)
-    if rate_a is None:
-        return _without("no_estimate", f"the measured GPU: {why_a}", memory)
-    if rate_b is None:
-        return _without("no_estimate", why_b, memory)
-    bw_a, bw_b = source.memory_bandwidth_gbs, target.memory_bandwidth_gbs
-    if bw_a is None or bw_b is None:
-        missing = source.name if bw_a is None else target.name
-        return _without(
-            "no_estimate", f"memory bandwidth of {missing} is not in the catalog", memory
+    if precision == "bf16" and not target.supports_bf16:
+        return _without("no_estimate", f"{target.name} has no bf16 (Ampere or newer)", memory)
+    spec = spec_ratios(source, target, precision, tf32)
+    found = _from_table(source, target, precision, (family, published_model), tf32, basis)
+    if found is not None:
+        factor, low, high, method, text = found
+    elif isinstance(spec, str):
+        return _without("no_estimate", spec, memory)
+    else:
+        alpha = basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
+        factor = spec.weighted(alpha)
+        low_f, high_f = basis.calibration.roofline_range(published.TABLE_PRECISION[precision])
+        low, high, method = factor * low_f, factor * high_f, "spec"
+        text = (
+            f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
+            f"x{spec.bandwidth:.2f}, weighed as published measurements say; range from "
+            f"their errors"
         )
-    compute, bandwidth = rate_b / rate_a, bw_b / bw_a
-    low, high = sorted((compute, bandwidth))
-    basis = (
-        f"estimated from {source.name}: {why_a} peak x{compute:.2f}, "
-        f"memory bandwidth x{bandwidth:.2f}"
-    )
     return Projection(
         "estimated",
-        samples_per_s * math.sqrt(compute * bandwidth),
+        samples_per_s * factor,
         samples_per_s * low,
         samples_per_s * high,
-        compute_ratio=compute,
-        bandwidth_ratio=bandwidth,
-        basis=basis,
+        compute_ratio=None if isinstance(spec, str) else spec.compute,
+        bandwidth_ratio=None if isinstance(spec, str) else spec.bandwidth,
+        basis=f"estimated from {source.name}: {text}",
+        method=method,
         memory_needed_bytes=memory_needed_bytes,
         memory_available_bytes=memory_available_bytes,
+    )
+
+
+def _from_table(
+    source: GpuSpec,
+    target: GpuSpec,
+    precision: str,
+    model: tuple[str, str],
+    tf32: bool,
+    basis: Basis,
+) -> tuple[float, float, float, str, str] | None:
+    """(factor, low, high, method, text) from published ratios, through same-chip stand-ins
+    where the table lacks a GPU; None when the table cannot say. `model`: (family, the
+    published name of the model itself or "")."""
+    family, same_model = model
+    for a in basis.stand_ins(source):
+        for b in basis.stand_ins(target):
+            if a.name == b.name and a.name != source.name:
+                continue
+            ratios = basis.table.ratios(a.name, b.name, precision, family or None)
+            if not ratios and family:
+                ratios = basis.table.ratios(a.name, b.name, precision, None)
+            if not ratios:
+                continue
+            steps = [_step(source, a, precision, tf32, family, basis)]
+            steps.append(_step(b, target, precision, tf32, family, basis))
+            if None in steps:
+                continue
+            scale = math.prod(s for s in steps if s is not None)
+            mean, low, high = published.summary(ratios)
+            text = _table_text(ratios, family)
+            own = [r for r in ratios if r.model == same_model]
+            if own:
+                mean = published.summary(own)[0]
+                text = (
+                    f"measured ratio of the same published model ({same_model}); range from {text}"
+                )
+            low_f, high_f = basis.calibration.ratio_range
+            low, high = min(low, mean * low_f), max(high, mean * high_f)
+            stood = [f"{g.name} for {s.name}" for s, g in ((source, a), (target, b)) if s != g]
+            if stood:
+                text += f"; same chip: {', '.join(stood)} (spec ratio)"
+            method = "stand-in" if stood else "published"
+            return mean * scale, low * scale, high * scale, method, text
+    return None
+
+
+def _step(
+    frm: GpuSpec, to: GpuSpec, precision: str, tf32: bool, family: str, basis: Basis
+) -> float | None:
+    """The spec ratio from `frm` to its same-chip stand-in `to` (1 when they are one GPU)."""
+    if frm.name == to.name:
+        return 1.0
+    ratios = spec_ratios(frm, to, precision, tf32)
+    if isinstance(ratios, str):
+        # One chip: its tensor rate scales with its FP32 rate (same SMs, clocks), so a blank
+        # tensor rate of one of them does not stop the step.
+        ratios = spec_ratios(frm, to, "fp32")
+        if isinstance(ratios, str):
+            return None
+    return ratios.weighted(
+        basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
+    )
+
+
+def _table_text(ratios: list[Ratio], family: str) -> str:
+    models = sorted({r.model for r in ratios})
+    what = f"{family} " if family else ""
+    versions = sorted({r.version for r in ratios})
+    return (
+        f"measured ratio of {len(models)} published {what}model{'s' * (len(models) > 1)} "
+        f"({', '.join(models)}; Lambda PyTorch benchmark {', '.join(versions)})"
     )
 
 
@@ -192,3 +312,50 @@ def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection
         high=proj.high * high_f,
         basis=f"{proj.basis}; with the measurement's own 95% interval",
     )
+
+
+def family_of(result: dict[str, Any]) -> tuple[str, str]:
+    """The model family of a result's workload and the published table's name of the same
+    model; ("", "") for a model file or an unknown model."""
+    model = result["config"].get("model")
+    if not model or not registry.exists(model):
+        return "", ""
+    workload = registry.get(model)
+    return workload.family, workload.published_as
+
+
+def ran_tf32(result: dict[str, Any], family: str) -> bool:
+    """Whether the run's fp32 arithmetic that matters for its family ran as TF32 (on a GPU that
+    has it): as the result records, else the framework's default (PyTorch: convolutions yes,
+    matmuls no; TensorFlow: both)."""
+    env = result.get("environment") or {}
+    framework = env.get("framework") or result["config"].get("framework")
+    if framework == "tensorflow":
+        return bool(env.get("tf32_matmul", True))
+    if family == "convolutional":
+        return bool(env.get("tf32_conv", True))
+    return bool(env.get("tf32_matmul", False))
+
+
+def project_result(
+    result: dict[str, Any],
+    source: GpuSpec,
+    target: GpuSpec,
+    basis: Basis,
+    memory_available_bytes: int | None = None,
+) -> Projection:
+    """`project` for a stored result, its range widened by the measurement's own interval."""
+    family, published_as = family_of(result)
+    proj = project(
+        result["throughput_samples_per_s"],
+        source,
+        target,
+        result["config"]["precision"],
+        result.get("peak_memory_bytes"),
+        memory_available_bytes,
+        basis=basis,
+        family=family,
+        tf32=ran_tf32(result, family),
+        published_model=published_as,
+    )
+    return with_measured_spread(proj, result) if proj.status == "estimated" else proj

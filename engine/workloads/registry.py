@@ -24,6 +24,11 @@ class Workload:
     frameworks: tuple[str, ...]
     data_set: str
     sequence_length: int | None = None
+    # What the projection to another GPU compares it with (engine/pricing/published.py):
+    # convolutional, transformer or recurrent; "" for none of them (every family is used).
+    family: str = ""
+    # The same model in the published table, when it is one (Lambda's resnet50: ImageNet, 224).
+    published_as: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,6 +52,7 @@ WORKLOADS: tuple[Workload, ...] = (
         epoch_unit="images",
         frameworks=("torch", "tensorflow"),
         data_set="CIFAR-10 train (50,000 images)",
+        family="convolutional",
     ),
     Workload(
         name="resnet50-cifar",
@@ -58,6 +64,7 @@ WORKLOADS: tuple[Workload, ...] = (
         epoch_unit="images",
         frameworks=("torch", "tensorflow"),
         data_set="CIFAR-10 train (50,000 images)",
+        family="convolutional",
     ),
     Workload(
         name="resnet50",
@@ -69,6 +76,8 @@ WORKLOADS: tuple[Workload, ...] = (
         epoch_unit="images",
         frameworks=("torch", "tensorflow"),
         data_set="ImageNet-1k train (1,281,167 images)",
+        family="convolutional",
+        published_as="resnet50",
     ),
     Workload(
         name="inception-v3",
@@ -80,6 +89,7 @@ WORKLOADS: tuple[Workload, ...] = (
         epoch_unit="images",
         frameworks=("torch", "tensorflow"),
         data_set="ImageNet-1k train (1,281,167 images)",
+        family="convolutional",
     ),
     Workload(
         name="lstm-char-cnn",
@@ -92,6 +102,7 @@ WORKLOADS: tuple[Workload, ...] = (
         frameworks=("torch", "tensorflow"),
         data_set="Penn Treebank train (929,589 words)",
         sequence_length=35,
+        family="recurrent",
     ),
     Workload(
         name="bert-base",
@@ -104,6 +115,7 @@ WORKLOADS: tuple[Workload, ...] = (
         frameworks=("torch", "tensorflow"),
         data_set="BooksCorpus + Wikipedia (3.3e9 words; set --epoch-samples for yours)",
         sequence_length=128,
+        family="transformer",
     ),
     Workload(
         name="tiny-mlp",

@@ -1,0 +1,169 @@
+"""Published, measured training throughput per GPU and model: assets/published_throughput.csv.
+
+Derived by assets/derive.py (assets/derive_throughput.py) from the PyTorch tables of Lambda's
+deeplearning-benchmark repository, each row with its source file, commit and date. The
+projection (engine/pricing/projection.py) takes from it the ratio of two GPUs' throughput on
+published models of the family of the measured one: how much faster B trained the same models
+than A did, measured, not read off a spec sheet.
+
+Two benchmark versions (v1, v2) ran different set-ups, so ratios are taken within one version;
+a pair that no version holds together is bridged through a GPU both versions measured. Several
+rows of one GPU (hosts, commits) count as their median.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from engine.core import paths
+
+FILE = "published_throughput.csv"
+FAMILIES = ("convolutional", "transformer", "recurrent", "recommender")
+# The table's precision for a run's: autocast fp16 and bf16 both run on the tensor cores.
+TABLE_PRECISION = {"fp32": "fp32", "fp16": "fp16", "bf16": "fp16"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One published figure: `gpu` (catalog name) trained `model` at `samples_per_s`."""
+
+    gpu: str
+    model: str
+    family: str
+    precision: str
+    samples_per_s: float
+    version: str
+    source_row: str
+    source: str
+    commit: str
+    date: str
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Target over source throughput on one published model, and what it rests on."""
+
+    model: str
+    ratio: float
+    version: str  # "v1", "v2", or "v1+v2 via GPU" for a bridged pair
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    figures: tuple[Figure, ...] = ()
+    _medians: dict[tuple[str, str, str], dict[str, float]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+        for f in self.figures:
+            groups[(f.version, f.precision, f.gpu, f.model)].append(f.samples_per_s)
+        for (version, precision, gpu, model), values in groups.items():
+            self._medians.setdefault((version, precision, gpu), {})[model] = statistics.median(
+                values
+            )
+
+    @property
+    def gpus(self) -> frozenset[str]:
+        return frozenset(f.gpu for f in self.figures)
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return tuple(sorted({f.version for f in self.figures}))
+
+    def family_of(self, model: str) -> str | None:
+        return next((f.family for f in self.figures if f.model == model), None)
+
+    def without(self, gpus: Iterable[str] = (), models: Iterable[str] = ()) -> PublishedTable:
+        """The table less some GPUs' and models' figures (leave-one-out checks)."""
+        drop_gpus, drop_models = set(gpus), set(models)
+        return PublishedTable(
+            tuple(f for f in self.figures if f.gpu not in drop_gpus and f.model not in drop_models)
+        )
+
+    def figures_of(self, version: str, precision: str, gpu: str) -> dict[str, float]:
+        """{model: median samples/s} of one GPU in one version and precision."""
+        return self._medians.get((version, precision, gpu), {})
+
+    def ratios(self, source: str, target: str, precision: str, family: str | None) -> list[Ratio]:
+        """target/source throughput ratios on the published models of `family` (None: every
+        family) at the table precision for `precision`; bridged across versions when no version
+        measured both GPUs. Empty when the table cannot say."""
+        table_precision = TABLE_PRECISION.get(precision)
+        if table_precision is None:
+            return []
+        found = []
+        for version in self.versions:
+            a = self.figures_of(version, table_precision, source)
+            b = self.figures_of(version, table_precision, target)
+            for model in sorted(a.keys() & b.keys()):
+                if family is None or self.family_of(model) == family:
+                    found.append(Ratio(model, b[model] / a[model], version))
+        return found or self._bridged(source, target, table_precision, family)
+
+    def _bridged(self, source: str, target: str, precision: str, family: str | None) -> list[Ratio]:
+        found = []
+        for v_a in self.versions:
+            for v_b in self.versions:
+                if v_a == v_b:
+                    continue
+                a, b = (
+                    self.figures_of(v_a, precision, source),
+                    self.figures_of(v_b, precision, target),
+                )
+                if not a or not b:
+                    continue
+                for bridge in sorted(self.gpus - {source, target}):
+                    ca = self.figures_of(v_a, precision, bridge)
+                    cb = self.figures_of(v_b, precision, bridge)
+                    for model in sorted(a.keys() & b.keys() & ca.keys() & cb.keys()):
+                        if family is None or self.family_of(model) == family:
+                            ratio = (ca[model] / a[model]) * (b[model] / cb[model])
+                            found.append(Ratio(model, ratio, f"{v_a}+{v_b} via {bridge}"))
+                    if found:
+                        return found
+        return found
+
+
+def summary(ratios: list[Ratio]) -> tuple[float, float, float]:
+    """(geometric mean, lowest, highest) of the ratios."""
+    values = [r.ratio for r in ratios]
+    return math.exp(statistics.fmean(math.log(v) for v in values)), min(values), max(values)
+
+
+def read(path: Path) -> PublishedTable:
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return PublishedTable(
+        tuple(
+            Figure(
+                gpu=r["gpu"],
+                model=r["model"],
+                family=r["family"],
+                precision=r["precision"],
+                samples_per_s=float(r["samples_per_s"]),
+                version=r["version"],
+                source_row=r["source_row"],
+                source=r["source"],
+                commit=r["commit"],
+                date=r["date"],
+            )
+            for r in rows
+        )
+    )
+
+
+@cache
+def shipped() -> PublishedTable:
+    """The shipped table (an empty one when the file is missing: projections fall back to
+    spec ratios and say so)."""
+    path = paths.assets() / FILE
+    return read(path) if path.is_file() else PublishedTable()
