@@ -99,10 +99,18 @@ def _watch_parent(cancel: threading.Event) -> None:
 
 def _rank() -> int:
     """This process's rank in a data-parallel run (torch.distributed.run sets RANK); 0 alone."""
+    return _int_env("RANK", 0)
+
+
+def _world_size() -> int:
+    return _int_env("WORLD_SIZE", 1)
+
+
+def _int_env(name: str, default: int) -> int:
     try:
-        return int(os.environ.get("RANK", "0"))
+        return int(os.environ.get(name, default))
     except ValueError:
-        return 0
+        return default
 
 
 def _run(args: argparse.Namespace, events: TextIO) -> int:
@@ -120,7 +128,13 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
 
     rank = _rank()
     cancel = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: cancel.set())
+    if _world_size() > 1:
+        # torchrun's SIGTERM tears a data-parallel run down (another rank failed, or torchrun
+        # was stopped): the process ends, and the launcher names the rank that failed first
+        # (a user's cancel reaches rank 0 on stdin, and the others by agreement).
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    else:
+        signal.signal(signal.SIGTERM, lambda *_: cancel.set())
     # SIGINT (Ctrl-C, where the worker shares a terminal's process group) likewise: it stops
     # between steps and reports "cancelled", rather than dying with a traceback. The launcher
     # starts it in a session of its own; there the CLI takes Ctrl-C and cancels it by stdin.

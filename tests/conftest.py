@@ -33,6 +33,8 @@ PROCESS_MODULES = {
     "test_tf_backend",
     "test_worker",
     "test_worker_children",
+    "test_distributed",
+    "test_gpu_check_script",
     "test_run_status",
     "test_gpu_check",
     "test_device_box",

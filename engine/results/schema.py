@@ -218,6 +218,7 @@ _ALWAYS = _object(
         "group_id": OPT_TEXT,
         "kind": OPT_TEXT,
         "sweep": _optional(_object({"group_id": TEXT, "role": TEXT, "trial": WHOLE})),
+        "scaling": _optional(_object({"group_id": TEXT, "nproc": _whole(1)})),
         "energy": _optional(_object({})),
         "accuracy": _optional(_ACCURACY),
         "compile_seconds": OPT_NUMBER,

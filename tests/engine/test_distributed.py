@@ -1,0 +1,154 @@
+"""Data-parallel runs (issue 19): two gloo processes on the CPU, started by PyTorch's
+torch.distributed.run. A run and a scaling study on the command line; a rank killed mid-run,
+a cancel and a rendezvous nobody else joins each end as one clear failure, with no process of
+the run left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+
+import psutil
+import pytest
+
+from engine.cli import main
+from engine.core.events import Failed, Phase
+from engine.measure.config import RunConfig
+from engine.process.launcher import WorkerProcess
+from engine.results.scaling import measured_scaling_efficiency, study_groups, study_points
+from engine.results.schema import validate
+from engine.results.store import Store
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+
+SHORT = ["--model", "tiny-mlp", "--device", "cpu", "--batch-size", "16", "--warmup-steps", "2"]
+SHORT += ["--min-steps", "5", "--max-steps", "20", "--max-seconds", "3", "--repeats", "1"]
+# A run that goes on until it is stopped: no stability stop, a long window.
+LONG = RunConfig(
+    model="tiny-mlp",
+    device="cpu",
+    batch_size=16,
+    warmup_steps=2,
+    min_steps=5,
+    max_steps=1_000_000,
+    max_seconds=120.0,
+    stability_threshold=0.0,
+    repeats=1,
+    nproc=2,
+)
+DEADLINE_S = 90.0
+
+
+def test_run_with_two_processes_records_them(capsys):
+    assert main(["run", *SHORT, "--nproc", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    validate(result)
+    spread = result["distributed"]
+    assert spread["world_size"] == 2 and spread["backend"] == "gloo"
+    assert spread["per_process_batch"] == 16 and spread["global_batch"] == 32
+    assert [r["rank"] for r in spread["per_rank"]] == [0, 1]
+    assert all(r["samples_per_s"] > 0 for r in spread["per_rank"])
+    # Global samples over the slowest rank's window: never above the ranks' own rates added up.
+    assert result["throughput_samples_per_s"] <= sum(r["samples_per_s"] for r in spread["per_rank"])
+    assert result["config"]["nproc"] == 2
+    assert Store().get(result["run_id"])["distributed"]["world_size"] == 2
+
+
+def test_scaling_study_gives_efficiency_and_is_stored_as_a_group(capsys):
+    assert main(["scaling", *SHORT, "--nproc", "1,2", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    points = {p["nproc"]: p for p in summary["points"]}
+    assert points[1]["efficiency"] == 1.0
+    assert points[2]["samples_per_s"] > 0 and points[2]["efficiency"] > 0
+    store = Store()
+    assert study_groups(store) == [summary["group_id"]]
+    stored, config = study_points(store, summary["group_id"])
+    assert [p.nproc for p in stored] == [1, 2] and config["model"] == "tiny-mlp"
+    found = measured_scaling_efficiency(store, "tiny-mlp", "cpu", 2)
+    assert found is not None
+    assert found[0] == pytest.approx(points[2]["efficiency"])
+    assert summary["group_id"] in found[1]
+    assert measured_scaling_efficiency(store, "tiny-mlp", "cpu", 4) is None
+    assert measured_scaling_efficiency(store, "resnet18-cifar", "cpu", 2) is None
+
+
+def _until_measuring(worker: WorkerProcess) -> list[psutil.Process]:
+    """Read events until the window starts; every process of the run then."""
+    events = worker.events()
+    for event in events:
+        assert not isinstance(event, Failed), event.message
+        if isinstance(event, Phase) and event.phase == "measuring":
+            break
+    assert worker.pid is not None
+    return psutil.Process(worker.pid).children(recursive=True)
+
+
+def _rank(processes: list[psutil.Process], rank: str) -> psutil.Process:
+    for proc in processes:
+        try:
+            if proc.environ().get("RANK") == rank and "engine.worker" in proc.cmdline():
+                return proc
+        except psutil.Error:
+            continue
+    raise AssertionError(f"no rank {rank} among {processes}")
+
+
+def _rest(worker: WorkerProcess) -> Failed:
+    """The run's last event, within the deadline."""
+    t0 = time.monotonic()
+    last = None
+    for event in worker.events():
+        last = event
+        assert time.monotonic() - t0 < DEADLINE_S
+    assert isinstance(last, Failed)
+    return last
+
+
+def _none_left(processes: list[psutil.Process]) -> None:
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert not alive, [p.pid for p in alive]
+
+
+def test_a_killed_rank_ends_the_run_as_a_clear_failure_and_leaves_no_process():
+    worker = WorkerProcess(LONG.validated()).start()
+    try:
+        processes = _until_measuring(worker)
+        _rank(processes, "1").send_signal(signal.SIGKILL)
+        failed = _rest(worker)
+    finally:
+        worker.close()
+    assert failed.kind == "crashed"
+    assert "process" in failed.message and "2-process run" in failed.message
+    _none_left(processes)
+
+
+def test_cancel_ends_every_process_of_the_run():
+    worker = WorkerProcess(LONG.validated()).start()
+    try:
+        processes = _until_measuring(worker)
+        assert len([p for p in processes if "engine.worker" in p.cmdline()]) == 2
+        worker.cancel()
+        failed = _rest(worker)
+    finally:
+        worker.close()
+    assert failed.kind == "cancelled"
+    _none_left(processes)
+
+
+def test_a_rendezvous_nobody_joins_times_out_with_what_to_check():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = LONG.with_changes(
+        nproc=1, nnodes=2, rdzv_endpoint=f"127.0.0.1:{port}", rdzv_timeout_s=2.0
+    )
+    worker = WorkerProcess(config).start()
+    try:
+        failed = _rest(worker)
+    finally:
+        worker.close()
+    assert failed.kind == "crashed"
+    assert "did not meet within 2 s" in failed.message and "--rdzv-endpoint" in failed.message
