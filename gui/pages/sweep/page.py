@@ -1,12 +1,10 @@
 """The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes.
 
-The run settings come from the configuration panel on the left; the page adds the batch sizes
-(or the max-fit search) and runs engine.sweep.runner.Sweep on a BackgroundJob. Points appear as
-trials
-end, and so do the verdicts (engine.sweep.summary: cheapest batch, knee, max fit, recommended).
-Each trial's result is stored with the sweep's group id and the results table below refreshes.
-Cancel keeps the finished points. A sweep and a single run never measure at the same time: on
-one machine they would share the device (or the CPU cores) and spoil each other's timings.
+The page adds the batch sizes (or the max-fit search) to the panel's settings and runs
+engine.sweep.runner.Sweep on a BackgroundJob; points and verdicts (engine.sweep.summary) appear
+as trials end, each stored with the sweep's group id. Cancel keeps the finished points. A sweep
+and a single run never measure at once: they would share the device and spoil the timings.
+Under the table, a stored scaling study's efficiency against processes (sweep/scaling.py).
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ from gui.common.background import BackgroundJob, Emit, JobError
 from gui.pages.base import Page, PageContext
 from gui.pages.sweep.chart import SweepChart
 from gui.pages.sweep.form import SweepForm
+from gui.pages.sweep.scaling import ScalingView
 from gui.pages.sweep.table import PointsTable
 from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verdict_text
 
@@ -105,7 +104,8 @@ class SweepPage(Page):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.chart = SweepChart()
         self.chart.set_colors(ctx.colors)
-        self.charts = {"sweep": self.chart}
+        self.scaling = ScalingView(ctx.store, ctx.colors)
+        self.charts = {"sweep": self.chart, "scaling": self.scaling.chart}
         self.table = PointsTable()
         self.model = self.table.points
         self._layout()
@@ -140,6 +140,7 @@ class SweepPage(Page):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.chart)
         split.addWidget(self.table)
+        split.addWidget(self.scaling)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
