@@ -146,7 +146,9 @@ def test_a_closed_pipe_is_no_traceback(argv):
     proc.stderr.close()
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
-    assert proc.returncode == 141, err
+    # The 30 KB catalog listing may be written whole into the pipe before the reader leaves
+    # (CI saw exit 0); the 300 results of `results list` never are.
+    assert proc.returncode == 141 or (argv[0] == "catalog" and proc.returncode == 0), err
 
 
 def test_control_characters_are_never_printed_raw(tmp_path, capsys):
