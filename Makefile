@@ -10,7 +10,7 @@ DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
             libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
 
-.PHONY: run test lint deb-deps venv bundle bundle-smoke gpu-env clean
+.PHONY: run test lint deb-deps venv bundle bundle-smoke gpu-env gpu-check clean
 
 venv: $(STAMP)
 
@@ -73,6 +73,13 @@ bundle-smoke: $(STAMP) deb-deps
 # .venv-gpu-cu126 with PyPI's torch 2.7.1 (CUDA 12.6), chosen for PyTorch runs (docs/gpus.md).
 gpu-env: $(STAMP)
 	$(PY) -m engine.process.gpu_env
+
+# Every GPU path on this machine's NVIDIA GPU(s), each a real run judged by its result: fp32,
+# fp16, bf16, compile, CUDA timers against the wall clock, NVML memory/power/energy, an OOM,
+# a max-fit sweep, MFU, TensorFlow on the GPU, --nproc over NCCL (docs/scaling.md). Writes
+# gpu-check.json; says "no GPU here" and exits 0 on a machine without one.
+gpu-check: $(STAMP)
+	$(PY) benchmarks/gpu_check.py --out gpu-check.json
 
 clean:
 	rm -rf build dist tests/output
