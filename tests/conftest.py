@@ -45,6 +45,7 @@ PROCESS_MODULES = {
     "test_app_entry",
     "test_app_process",
     "test_config_panel",
+    "test_profiles_gui",
     "test_error_path",
     "test_model_files",
     "test_prices_run",

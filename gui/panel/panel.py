@@ -31,12 +31,14 @@ from engine.core.errors import ConfigError
 from engine.measure.config import PRECISIONS, RunConfig
 from engine.measure.devices import Device
 from engine.process.launcher import WorkerSpec
+from engine.results.repricing import repriced
 from engine.workloads import registry
 from gui.common import settings
 from gui.common.number_field import InputError, NumberField
 from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import PriceWidget
+from gui.panel.profile_box import ProfileBox
 
 # The Python package each framework imports as (looked up, never imported, in the GUI).
 FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
@@ -141,6 +143,7 @@ class ConfigPanel(QWidget):
             )
         self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
         self.price = PriceWidget()
+        self.profiles = ProfileBox(self.price)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -154,6 +157,7 @@ class ConfigPanel(QWidget):
         for name in ("warmup_steps", "min_steps", "max_steps", "max_seconds", "epoch_samples"):
             self._row(window, NUMBER_FIELDS[name][0], self.numbers[name], name)
         price_form = QFormLayout()
+        price_form.addRow("Profile", self.profiles)
         self._row(price_form, "Price", self.price, "usd_per_hour")
 
         self.run_button = QPushButton("Run", objectName="run_button")
@@ -317,7 +321,14 @@ class ConfigPanel(QWidget):
 
     def set_running(self, running: bool) -> None:
         self._running = running
-        for w in (self.picker, self.framework, self.device, self.precision, self.price):
+        for w in (
+            self.picker,
+            self.framework,
+            self.device,
+            self.precision,
+            self.price,
+            self.profiles,
+        ):
             w.setEnabled(not running)
         for edit in self.numbers.values():
             edit.setEnabled(not running)
@@ -337,6 +348,7 @@ class ConfigPanel(QWidget):
             "precision": self.precision.currentText(),
             **{name: edit.text() for name, edit in self.numbers.items()},
             **self.price.state(),
+            **self.profiles.state(),
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -355,7 +367,16 @@ class ConfigPanel(QWidget):
             if isinstance(state.get(name), str):
                 edit.setText(state[name])
         self.price.restore(state)
+        self.profiles.restore(state)
         self.validate()
+
+    # the price every tab uses ---------------------------------------------------------------
+
+    def priced(self, result: dict[str, Any]) -> dict[str, Any]:
+        """`result` at the panel's price (engine/results/repricing.py), as it is without one.
+        The price itself: self.price.current_price(); owned hardware: .owned_choice()."""
+        price = self.price.current_price()
+        return result if price is None else repriced(result, price)
 
     def shutdown(self) -> None:
         """Window close: a model file check or a GPU check still going stops."""

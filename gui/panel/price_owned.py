@@ -28,6 +28,7 @@ from engine.measure.devices import Device
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.cost import OwnedHardware
+from engine.pricing.profiles import owned_source
 from engine.pricing.rows import GpuSpec, Machine
 from gui.common.catalog_source import CatalogSource
 from gui.common.number_field import InputError, NumberField
@@ -222,13 +223,7 @@ class OwnedForm(QWidget):
 
     def source_text(self, o: OwnedHardware) -> str:
         """The price's source as a result records it: what was bought and how it is used."""
-        text = (
-            f"owned {self.hardware_name()}: ${o.purchase_usd:,.0f} over {o.lifetime_years:g} y "
-            f"at {o.hours_per_day:g} h/day"
-        )
-        if o.wall_power_w is None:
-            return text + "; electricity not counted (no power given)"
-        return text + f" + {o.wall_power_w:.0f} W at the wall at ${o.usd_per_kwh:g}/kWh"
+        return owned_source(self.hardware_name(), o)
 
     def _show_summary(self, o: OwnedHardware | None) -> None:
         if o is None:

@@ -12,7 +12,7 @@ chart caption and the stored result follow the choice. The panel only uses `chan
 
 from __future__ import annotations
 
-import datetime as _dt
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -30,6 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.measure.devices import Device
+from engine.pricing.cost import OwnedHardware, Price
+from engine.pricing.profiles import instance_price
 from engine.pricing.rows import Instance
 from gui.common.catalog_source import CatalogSource
 from gui.common.number_field import InputError, NumberField, mark_invalid
@@ -40,22 +42,14 @@ DEFAULT_USD_PER_HOUR = "0.90"
 ON_DEMAND, SPOT = "on-demand", "spot"
 
 
-def iso_date(text: str) -> str | None:
-    """`text` when it is a whole ISO date (YYYY-MM-DD), else None (the catalog's dates are
-    mostly 'undated; inferred >=2025-06': those stay in the source text)."""
-    try:
-        return _dt.date.fromisoformat(text.strip()).isoformat()
-    except ValueError:
-        return None
+@dataclass(frozen=True)
+class OwnedChoice:
+    """The panel's owned hardware, for the tabs that price owning (Compare, Plan): what it is
+    (a catalog GPU's name, a machine of yours, or "machine"), its figures, its grid region."""
 
-
-def instance_source(instance: Instance, spot: bool) -> str:
-    """The price's source as a result records it: which machine, which price, whose figure."""
-    whose = "your quote" if instance.origin == "user" else "catalog"
-    date = "" if iso_date(instance.price_date) else f", {instance.price_date or 'undated'}"
-    historical = " (historical)" if instance.historical else ""
-    kind = SPOT if spot else ON_DEMAND
-    return f"{instance.cloud} {instance.instance_type}{historical} {kind}, {whose}{date}"
+    hardware: str
+    owned: OwnedHardware
+    grid_region: str | None = None
 
 
 class PriceWidget(QWidget):
@@ -65,6 +59,9 @@ class PriceWidget(QWidget):
         super().__init__(parent)
         self.source = source or CatalogSource(self)
         self.instance: Instance | None = None  # None: the typed figure
+        # A typed figure's source and date when a profile gave it (None: "user", today).
+        self.quote: tuple[str, str | None] | None = None
+        self.grid_region: str | None = None  # an owned profile's grid region
         self._missing = ""  # a restored machine no longer in the catalog
 
         self.rented_button = QRadioButton("Rented", objectName="price_rented")
@@ -125,7 +122,7 @@ class PriceWidget(QWidget):
         layout.addWidget(self.rented)
         layout.addWidget(self.owned)
 
-        self.edit.textChanged.connect(self.changed)
+        self.edit.textChanged.connect(self._typed)
         self.owned_button.toggled.connect(self._mode_changed)
         self.choose.clicked.connect(self.pick)
         self.kind.currentIndexChanged.connect(self._show_instance)
@@ -134,6 +131,18 @@ class PriceWidget(QWidget):
         self.source.reloaded.connect(self._catalog_reloaded)
         self._mode_changed()
         self._show_instance()
+
+    def _typed(self) -> None:
+        if self.instance is None and not self.edit.signalsBlocked():
+            self.quote = None  # a figure typed over a profile's is the user's own
+        self.changed.emit()
+
+    def set_quote(self, usd_per_hour: float, source: str, as_of: str | None) -> None:
+        """A typed figure with its source and date (a profile's)."""
+        self.set_instance(None)
+        self.edit.setText(f"{usd_per_hour:g}")
+        self.quote = (source, as_of)
+        self.changed.emit()
 
     # modes ---------------------------------------------------------------------------------
 
@@ -212,20 +221,31 @@ class PriceWidget(QWidget):
         i = self.instance
         if i is not None:
             price = i.usd_per_hour_spot if self.spot else i.usd_per_hour
-            values = {
-                "usd_per_hour": price,
-                "price_source": instance_source(i, self.spot),
-                "price_as_of": iso_date(i.price_date),
-            }
             if price is None:
+                values = {"usd_per_hour": None, "price_source": i.label, "price_as_of": None}
                 return values, f"{i.label} has no spot price in the catalog; choose on-demand"
-            return values, None
-        values = {"usd_per_hour": None, "price_source": "user", "price_as_of": None}
+            return instance_price(i, self.spot).fields(), None
+        source, as_of = self.quote or ("user", None)
+        values = {"usd_per_hour": None, "price_source": source, "price_as_of": as_of}
         try:
             values["usd_per_hour"] = self.edit.value()
         except InputError as exc:
             return values, exc.message
         return values, None
+
+    def current_price(self) -> Price | None:
+        """The price the panel gives now (None: none given, or a mistake in it)."""
+        values, error = self.fields()
+        return None if error else Price.of(values)
+
+    def owned_choice(self) -> OwnedChoice | None:
+        """The owned hardware the panel describes (None: rented, or a mistake in it)."""
+        if self.mode != "owned":
+            return None
+        owned, _ = self.owned.owned()
+        if owned is None:
+            return None
+        return OwnedChoice(self.owned.hardware_name(), owned, self.grid_region)
 
     def show_error(self, message: str | None) -> None:
         """Mark the field the price's mistake is about (the owned form marks its own)."""
@@ -240,6 +260,9 @@ class PriceWidget(QWidget):
             "usd_per_hour": "" if i is not None else self.edit.text(),
             "price_instance": "" if i is None else "|".join(i.key),
             "price_kind": self.kind.currentText(),
+            "price_quote_source": self.quote[0] if self.quote else "",
+            "price_quote_date": (self.quote[1] or "") if self.quote else "",
+            "price_grid_region": self.grid_region or "",
             **self.owned.state(),
         }
 
@@ -262,6 +285,11 @@ class PriceWidget(QWidget):
         elif isinstance(value, str):
             self.set_instance(None)
             self.edit.setText(value)
+            source = state.get("price_quote_source")
+            if isinstance(source, str) and source:
+                self.quote = (source, state.get("price_quote_date") or None)
+        region = state.get("price_grid_region")
+        self.grid_region = region if isinstance(region, str) and region else None
         self.owned.restore(state)
         self.owned_button.setChecked(state.get("price_mode") == "owned")
         self.rented_button.setChecked(state.get("price_mode") != "owned")

@@ -34,7 +34,7 @@ from gui.pages.plan.page import PlanPage
 from gui.pages.run.page import RunPage
 from gui.pages.sweep.page import SweepPage
 from gui.panel.panel import ConfigPanel
-from gui.shell import about
+from gui.shell import about, report_export
 from gui.shell.error_path import ErrorReporter
 from gui.shell.menus import CHART_TITLES, build_menus
 from gui.shell.settings_dialog import SettingsDialog
@@ -158,8 +158,9 @@ class MainWindow(QMainWindow):
             lambda text, details: self.reporter.report("A result was not stored", text, details)
         )
         self.results.selection_changed.connect(
-            lambda _: self.plots.set_overlays(self.results.selected_results())
+            lambda _: self.run_page.show_overlays(self.results.selected_results())
         )
+        self.panel.profiles.message.connect(self.message_bar.show_message)
         self.results.message.connect(self.message_bar.show_message)
         self.panel.picker.message.connect(self.message_bar.show_message)
         self.panel.price.source.message.connect(self.message_bar.show_message)
@@ -210,6 +211,10 @@ class MainWindow(QMainWindow):
     def copy_chart(self, name: str) -> None:
         self.run_page.copy_chart(name)
         self.statusBar().showMessage(f"{CHART_TITLES[name]} chart copied", 3000)
+
+    def export_report_dialog(self) -> Path | None:
+        """File > Export report: the selected runs (else the Run tab's) as one HTML file."""
+        return report_export.export_report_dialog(self)
 
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()

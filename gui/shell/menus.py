@@ -41,6 +41,8 @@ def build_menus(w: MainWindow) -> Actions:
         export.addAction(f"{title}…", lambda n=name: w.export_chart_dialog(n))
         copy.addAction(title, lambda n=name: w.copy_chart(n))
     export_csv = file.addAction("Export results as &CSV…", w.export_csv_dialog)
+    report = file.addAction("Export &report (HTML)…", w.export_report_dialog)
+    report.setToolTip("The selected past runs (or the Run tab's) as one HTML file to print")
     file.addSeparator()
     settings = file.addAction("&Settings…", w.show_settings)
     settings.setShortcut(QKeySequence("Ctrl+,"))

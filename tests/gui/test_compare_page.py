@@ -86,6 +86,7 @@ def test_a_cpu_result_is_priced_here_and_where_its_workload_was_measured(window,
 def test_a_gpu_result_shows_the_engines_estimates_filters_and_break_even(qtbot, window):
     result = gpu_result(usd_per_hour=0.25)
     page = show(window, result)
+    result = window.panel.priced(result)  # every tab prices at the panel's price ($0.90/h)
     expected = engine_rows(result).rows
     assert column(page, "Machine")[:5] == [
         f"this machine ({r.instance_type})" if r.local else r.instance_type for r in expected[:5]

@@ -23,6 +23,7 @@ from engine.pricing.catalog import Catalog
 from engine.pricing.compare import device_power_w
 from engine.pricing.comparison import CompareOptions
 from gui.common.number_field import InputError, NumberField
+from gui.panel.price_widget import OwnedChoice
 
 ALL_CLOUDS = "All clouds"
 MAX_GPUS = {"1 GPU": 1.0, "up to 8 GPUs": 8.0, "any size": None}
@@ -91,6 +92,9 @@ class CompareInputs(QWidget):
             tooltip="Carbon intensity of your grid (g CO2e per kWh)",
         )
         _sized(self.grid, 5)
+        # The panel's owned hardware (a profile, or its Owned form): an empty field takes its
+        # figure, so a tariff given once is not asked for again (set by the page).
+        self.panel_owned: OwnedChoice | None = None
         self.error = QLabel(wordWrap=True, objectName="compare_error")
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.hide()
@@ -157,6 +161,27 @@ class CompareInputs(QWidget):
         self.owned["usd_per_kwh"].setPlaceholderText("give it")
         for name in ("hours_per_day", "lifetime_years"):
             self.owned[name].setPlaceholderText(f"{owning.DEFAULTS[name]:g}")
+        for name, value in self._from_panel(result, catalog).items():
+            if value is not None:
+                self.owned[name].setPlaceholderText(f"{value:g}")
+                self.owned[name].setToolTip("Empty: the panel's owned price (its profile)")
+
+    def _from_panel(self, result: dict[str, Any], catalog: Catalog) -> dict[str, float | None]:
+        """The panel's owned figures for this result: tariff and use always; purchase and
+        power when the panel's hardware is the result's GPU (or the result ran on no GPU)."""
+        choice = self.panel_owned
+        if choice is None:
+            return {}
+        o = choice.owned
+        figures: dict[str, float | None] = {
+            "usd_per_kwh": o.usd_per_kwh,
+            "hours_per_day": o.hours_per_day,
+            "lifetime_years": o.lifetime_years,
+        }
+        spec = owning.gpu_of_result(result, catalog, None)
+        if spec is None or spec.name == choice.hardware:
+            figures |= {"purchase_usd": o.purchase_usd, "power_w": o.power_w}
+        return figures
 
     def options(
         self, result: dict[str, Any], catalog: Catalog
@@ -173,8 +198,18 @@ class CompareInputs(QWidget):
                 wrong.append(str(exc))
         if wrong:
             read, error = {}, wrong[0]
-        given = {n: read.get(n) for n in self.owned} if read else {}
         epochs, grid = read.get("epochs"), read.get("grid")
+        grid_label = "" if grid is None else f"{grid:g} g/kWh (given)"
+        given = {n: read.get(n) for n in self.owned} if read else {}
+        for name, value in self._from_panel(result, catalog).items():
+            if read and given.get(name) is None:
+                given[name] = value
+        if grid is None and self.panel_owned and self.panel_owned.grid_region:
+            provider, _, region = self.panel_owned.grid_region.partition(":")
+            found = catalog.grid_for(provider, region)
+            if found is not None:
+                grid = found.ci_gco2e_per_kwh
+                grid_label = f"{self.panel_owned.grid_region} ({found.ci_data_vintage})"
         owned = None
         if given.get("usd_per_kwh") is not None:
             try:
@@ -195,7 +230,7 @@ class CompareInputs(QWidget):
             owned=owned,
             local_power_w=given.get("power_w") if owned is None else None,
             local_g_co2e_per_kwh=grid,
-            local_grid_label="" if grid is None else f"{grid:g} g/kWh (given)",
+            local_grid_label=grid_label,
         )
         self.error.setText(error or "")
         self.error.setVisible(error is not None)

@@ -82,6 +82,13 @@ class ComparePage(Page):
         self.inputs.changed.connect(self.update_comparison)
         self.source.message.connect(self.message_bar.show_message)
         self.source.reloaded.connect(lambda _: self.update_comparison())
+        # The panel's price (a profile, typed, owned) prices the selected run here too.
+        ctx.panel.price.changed.connect(self._price_changed)
+        self._panel = ctx.panel
+
+    def _price_changed(self) -> None:
+        if self.result is not None and self.result.get("status") == "ok":
+            self.set_result(self.result)
 
     def _build_body(self) -> QSplitter:
         """The table and the three charts (a tenth of a second: not at the window's start)."""
@@ -184,6 +191,7 @@ class ComparePage(Page):
             )
             return
         cat = self.source.get()
+        self.inputs.panel_owned = self._panel.price.owned_choice()
         self.inputs.set_clouds(cat.clouds)
         self.inputs.show_defaults(result, cat)
         self.update_comparison()
@@ -202,6 +210,7 @@ class ComparePage(Page):
         if result is None or result.get("status") != "ok":
             return
         cat = self.source.get()
+        result = self._panel.priced(result)  # at the panel's price, as every tab
         self.options, _ = self.inputs.options(result, cat)
         listing = self.results.model.frame
         runs = [] if listing is None else measured_elsewhere(listing, result)

@@ -14,6 +14,7 @@ nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import re
 from pathlib import Path
@@ -42,8 +43,9 @@ if TYPE_CHECKING:
     from gui.pages.plan.answer import PlanAnswer
     from gui.pages.plan.chart import PlanChart
     from gui.pages.plan.form import PlanForm
-    from gui.pages.plan.inputs import Plan, Sources
+    from gui.pages.plan.inputs import FormValues, Plan, Sources
     from gui.pages.plan.table import PlanTableModel
+    from gui.panel.price_widget import OwnedChoice
 
 DELAY_MS = 150
 FORM_WIDTH_PX = 380
@@ -85,6 +87,21 @@ def chart_caption(plan: Plan, sources: Sources) -> str:
     return caption(what, basis, price_dates(plan, sources))
 
 
+def with_panel_owned(values: FormValues, choice: OwnedChoice | None) -> FormValues:
+    """The form's values with the panel's owned price where left empty: tariff, lifetime and
+    grid region always, the purchase price when the planned GPU is the panel's."""
+    if choice is None:
+        return values
+    o = choice.owned
+    fill = {"usd_per_kwh": f"{o.usd_per_kwh:g}", "lifetime_years": f"{o.lifetime_years:g}"}
+    if values.gpu == choice.hardware:
+        fill["purchase_usd"] = f"{o.purchase_usd:g}"
+    if choice.grid_region:
+        fill["region"] = choice.grid_region
+    empty = {k: v for k, v in fill.items() if not getattr(values, k).strip()}
+    return dataclasses.replace(values, **empty)
+
+
 class PlanPage(Page):
     def __init__(self, ctx: PageContext) -> None:
         super().__init__(ctx, "plan_page")
@@ -100,6 +117,8 @@ class PlanPage(Page):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.message_bar)
         self.results.selection_changed.connect(self._selection_changed)
+        self.panel = ctx.panel  # its owned price fills the electricity left empty here
+        ctx.panel.price.changed.connect(self._timer.start)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         self.ensure_built()
@@ -191,7 +210,8 @@ class PlanPage(Page):
         from gui.pages.plan.inputs import make_plan
 
         try:
-            plan = make_plan(self.form.values(), self.sources, self.selected)
+            values = with_panel_owned(self.form.values(), self.panel.price.owned_choice())
+            plan = make_plan(values, self.sources, self.selected)
         except ConfigError as exc:
             self._refuse(exc)
             return None

@@ -6,6 +6,7 @@ status line in its status bar and routes the panel's Run button here.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from gui.common.theme import PlotColors
 from gui.pages.base import Page, PageContext
 from gui.pages.run.controller import RunController
 from gui.pages.run.plots import LivePlots
-from gui.pages.run.status import RunStatus
+from gui.pages.run.status import RunStatus, finished_text
 
 if TYPE_CHECKING:
     from engine.process.launcher import WorkerSpec
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 class RunPage(Page):
     details_title = "Run details"
+    export_size = (900, 560)  # a chart's size in an exported file, whatever its size here
 
     def __init__(self, ctx: PageContext, spec: WorkerSpec | None = None) -> None:
         super().__init__(ctx, "run_page")
@@ -49,6 +51,9 @@ class RunPage(Page):
         )
         self.controller.run_failed.connect(self._on_run_failed)
         self.plots.updated.connect(self.status.show_figures)
+        self._overlays: list[dict[str, Any]] = []
+        self._device_label = ""  # the device the run on screen ran on, for its caption
+        ctx.panel.price.changed.connect(self.reprice)
 
     def start_run(self, config: RunConfig) -> bool:
         """Measure `config`; False while anything else has the machine."""
@@ -58,7 +63,8 @@ class RunPage(Page):
             return False
         self.message_bar.dismiss()
         self._result = None
-        self.plots.begin_run(config, caption(config, self.ctx.panel.device.currentText()))
+        self._device_label = self.ctx.panel.device.currentText()
+        self.plots.begin_run(config, caption(config, self._device_label))
         self.status.begin(self.plots.series)
         self.prefs.set(settings.FORM, self.ctx.panel.state())
         return self.controller.start(config)
@@ -94,6 +100,42 @@ class RunPage(Page):
         self.message_bar.show_message(
             text, "info" if failure.kind == "cancelled" else "error", failure.traceback
         )
+
+    # the panel's price on what is shown -------------------------------------------------
+
+    @property
+    def finished_result(self) -> dict[str, Any] | None:
+        """The result of the run on screen (None: none finished yet)."""
+        return self._result
+
+    def show_overlays(self, results: list[dict[str, Any]]) -> None:
+        """Selected past runs as reference lines, at the panel's price."""
+        self._overlays = list(results)
+        self.plots.set_overlays([self.ctx.panel.priced(r) for r in self._overlays])
+
+    def reprice(self) -> None:
+        """A new price in the panel: the finished run's cost plot, its result line and caption,
+        the status line and the selected past runs follow it at once (not during a run)."""
+        price = self.ctx.panel.price.current_price()
+        config, result = self.plots.config, self._result
+        if self.controller.running or price is None:
+            return
+        if self._overlays:
+            self.show_overlays(self._overlays)
+        if config is None or result is None or result.get("status") != "ok":
+            return
+        priced = self.ctx.panel.priced(result)
+        self.plots.config = dataclasses.replace(config, **price.fields())
+        if self.plots.series is not None:
+            self.plots.series.reprice(price.usd_per_hour)
+        self.plots.cost.plot.setTitle("Projected cost per epoch")
+        self.plots.cost.plot.setLabel("left", "USD per epoch")
+        text = caption(self.plots.config, self._device_label)
+        for chart in self.plots.charts.values():
+            chart.set_caption(text)
+        self.plots.caption = text
+        self.plots.end_run(priced)  # redraws the curves and the result's level
+        self.status.text.setText(finished_text(priced))
 
     def copy_chart(self, name: str) -> None:
         export.copy_chart(self.charts[name].export_item)

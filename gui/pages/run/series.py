@@ -11,7 +11,7 @@ memory in bytes, money in USD.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -193,6 +193,25 @@ class RunSeries:
             self.proj_low.append(low)
             self.proj_mid.append(mid)
             self.proj_high.append(high)
+
+    def reprice(self, usd_per_hour: float | None) -> None:
+        """The projected costs at another price: cost is epoch time x $/h, so the stored
+        projections scale (or turn from epoch seconds into dollars and back)."""
+        old = self.usd_per_hour
+        if old == usd_per_hour or (old is not None and old <= 0 and usd_per_hour is not None):
+            self.usd_per_hour = usd_per_hour
+            return
+        seconds = 3600.0 / old if old else 1.0  # to epoch seconds (1: they are seconds)
+        factor = seconds * (usd_per_hour / 3600.0 if usd_per_hour is not None else 1.0)
+        for buffer in (self.proj_low, self.proj_mid, self.proj_high):
+            buffer.values[:] *= factor
+        self.usd_per_hour = usd_per_hour
+        w = self.window
+        if w is not None:
+            epoch, usd = w.epoch_s, None
+            if usd_per_hour is not None:
+                usd = tuple(cost.usd_per_epoch(x, usd_per_hour) for x in epoch)
+            self.window = replace(w, usd_per_epoch=usd)  # type: ignore[arg-type]
 
     def add_sample(self, sample: Sample) -> None:
         """This run's memory is the process's own (device or RSS); device use shows others."""
