@@ -12,7 +12,7 @@ from engine.cli.tables import number, table
 from engine.pricing import catalog as catalog_module
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import device_label, is_cpu
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.comparison import MeasuredRun, measured_elsewhere
 from engine.pricing.projection import Basis, Projection, measured, memory_bytes, project_result
 from engine.pricing.rows import GpuSpec
 from engine.results.store import Store
@@ -49,8 +49,8 @@ def resolve_gpu(cat: Catalog, text: str) -> GpuSpec:
     if len(matches) == 1:
         return matches[0]
     if matches:
-        names = ", ".join(g.name for g in matches[:8])
-        raise UsageError("gpu", f"{text!r} matches {len(matches)} GPUs ({names}): name one")
+        some = ", ".join(g.name for g in matches[:8])
+        raise UsageError("gpu", f"{text!r} matches {len(matches)} GPUs ({some}): name one")
     names = sorted(g.name for g in cat.gpus)
     raise UsageError(
         "gpu",
@@ -64,12 +64,12 @@ def projections(
 ) -> list[tuple[GpuSpec, Projection]]:
     """Each target's projection of `result` (measured ones from `listing`, a Store.list())."""
     basis = Basis.of(cat)
-    on_gpu = {}
+    on_gpu: dict[str, MeasuredRun] = {}
     if listing is not None:
-        for run in measured_elsewhere(listing, result):
-            spec = cat.gpu_for_device(run.device_name)
+        for other in measured_elsewhere(listing, result):
+            spec = cat.gpu_for_device(other.device_name)
             if spec is not None:
-                on_gpu.setdefault(spec.name, run)
+                on_gpu.setdefault(spec.name, other)
     source = None if is_cpu(result) else cat.gpu_for_device(device_label(result))
     out = []
     for target in targets:
