@@ -165,6 +165,11 @@ class CompareInputs(QWidget):
             if value is not None:
                 self.owned[name].setPlaceholderText(f"{value:g}")
                 self.owned[name].setToolTip("Empty: the panel's owned price (its profile)")
+        region = self.panel_owned.grid_region if self.panel_owned else None
+        grid = catalog.grid_for(*region.partition(":")[::2]) if region else None
+        self.grid.setPlaceholderText(f"{grid.ci_gco2e_per_kwh:g}" if grid else "g/kWh")
+        if grid is not None:
+            self.grid.setToolTip(f"Empty: the panel's grid region, {region}")
 
     def _from_panel(self, result: dict[str, Any], catalog: Catalog) -> dict[str, float | None]:
         """The panel's owned figures for this result: tariff and use always; purchase and
