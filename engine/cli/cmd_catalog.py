@@ -12,7 +12,7 @@ from engine.cli.tables import Footnotes, number, table
 from engine.core import paths
 from engine.pricing import catalog as catalog_module
 from engine.pricing.catalog import Catalog
-from engine.pricing.rows import KINDS
+from engine.pricing.rows import KINDS, GpuSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,6 +87,26 @@ def did_you_mean(text: str, names: list[str]) -> str:
         return ""
     listed = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"
     return f" (did you mean {listed}?)"
+
+
+def resolve_gpu(cat: Catalog, text: str, option: str = "gpu") -> GpuSpec:
+    """The catalog GPU `text` names: its catalog or device name, else the one GPU whose names
+    contain it; a clear refusal naming the candidates otherwise."""
+    found = cat.gpu(text) or cat.gpu_for_device(text)
+    if found is not None:
+        return found
+    matches = cat.find_gpus(text) if catalog_module.normalise(text) else []
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        some = ", ".join(g.name for g in matches[:8])
+        raise UsageError(option, f"{text!r} matches {len(matches)} GPUs ({some}): name one")
+    names = sorted(g.name for g in cat.gpus)
+    raise UsageError(
+        option,
+        f"no catalog GPU matches {text!r}{did_you_mean(text, names)}; "
+        "epochcost catalog gpus lists them",
+    )
 
 
 def load_reporting() -> Catalog:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
+from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting, resolve_gpu
 from engine.cli.cmd_profile import add_profile_option, compare_profile
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table, usd
@@ -21,7 +21,7 @@ from engine.pricing.compare import (
     is_cpu,
     throughput_to_beat,
 )
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.comparison import BuyOptions, measured_elsewhere
 from engine.pricing.rows import Machine
 from engine.results.report import duration
 from engine.results.store import Store, read_result_file
@@ -94,6 +94,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     grid = p.add_argument_group("carbon of the measured machine's electricity")
     grid.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
     grid.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
+    buy = p.add_argument_group("GPUs to buy, beside the cloud rows")
+    buy.add_argument(
+        "--buy",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="GPU[=USD],...",
+        help="price owning each GPU (at its launch price, or the USD given) with the tariff, "
+        "lifetime and use above, and its break-even against the cheapest cloud epoch; without "
+        "a list: the catalog's GPUs with a launch price released since 2020. Needs "
+        "--usd-per-kwh (or an owned --profile)",
+    )
     p.add_argument("--json", action="store_true", help="a list of rows, sorted by $/epoch")
     add_profile_option(p)
     p.set_defaults(handler=numbers.Named(handle, FIELDS))
@@ -115,6 +127,36 @@ def _owned(
     given = {name: getattr(args, name) for name in owning.FIELDS}
     owned, basis = owning.owned_for_result(result, cat, machine, **given)
     return owned, _owned_text(owned, basis)
+
+
+def _buy(args: argparse.Namespace, cat: Catalog) -> BuyOptions | None:
+    """--buy GPU[=USD],...: the GPUs to price as owned, with the owned options' figures."""
+    if args.buy is None:
+        return None
+    if args.usd_per_kwh is None:
+        raise UsageError("buy", "give your electricity tariff (--usd-per-kwh) to price owning")
+    gpus, prices = [], []
+    for item in (part.strip() for part in args.buy.split(",")):
+        if not item:
+            continue
+        name, _, price = item.partition("=")
+        gpu = resolve_gpu(cat, name.strip(), "buy")
+        gpus.append(gpu.name)
+        if price:
+            try:
+                prices.append((gpu.name, numbers.PURCHASE_USD(price.strip())))
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError("buy", f"{item!r}: the price {exc}") from None
+    defaults = owning.DEFAULTS
+    return BuyOptions(
+        usd_per_kwh=args.usd_per_kwh,
+        gpus=tuple(gpus),
+        prices=tuple(prices),
+        lifetime_years=args.lifetime_years or defaults["lifetime_years"],
+        hours_per_day=args.hours_per_day or defaults["hours_per_day"],
+        psu_efficiency=args.psu_efficiency or defaults["psu_efficiency"],
+        rest_of_system_w=args.rest_of_system_w or defaults["rest_of_system_w"],
+    )
 
 
 def _owned_text(o: cost.OwnedHardware, power_basis: str) -> str:
@@ -181,6 +223,7 @@ def handle(args: argparse.Namespace) -> int:
         local_power_w=args.power_w if owned is None else None,
         local_g_co2e_per_kwh=g_per_kwh,
         local_grid_label=grid_text,
+        buy=_buy(args, cat),
     )
     elsewhere = measured_elsewhere(Store(readonly=True).list(), result)
     comparison = compare(result, cat, options, elsewhere)
@@ -242,14 +285,14 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
             number(r.kwh_per_epoch, 4),
             number(None if r.co2_kg_per_epoch is None else r.co2_kg_per_epoch * 1000, 1),
         ]
-        if options.owned is not None:
+        if options.owned is not None or options.buy is not None:
             cells.append(number(r.break_even_days))
         src = f"{r.price_source}, {r.price_date}" if r.price_date else r.price_source
         cells.append(notes.mark(src))
         body.append(cells)
     headers = ["#", "instance", "cloud", "GPU", "samples/s", "range", "epoch", "$/h"]
     headers += ["$/epoch", "spot $/ep", "$/run", "kWh/ep", "gCO2/ep"]
-    if options.owned is not None:
+    if options.owned is not None or options.buy is not None:
         headers.append("break-even d")
     out = [f"measured: {c.source}"]
     if owned_text:
@@ -258,6 +301,7 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
     if len(shown) < len(c.rows):
         out.append(f"... {len(c.rows) - len(shown)} more rows (--limit 0 shows all)")
     out += [f"local: {r.notes}" for r in c.rows if r.local and r.notes]
+    out += [f"{r.instance_type}: {r.notes}" for r in c.rows if r.cloud == "buy" and r.notes][:1]
     out += ["", "$/run: " + _run_text(options), "prices:", *notes.lines(), ""]
     out += [f"note: {n}" for n in c.notes]
     if c.left_out:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.cmd_catalog import did_you_mean, load_reporting
+from engine.cli.cmd_catalog import load_reporting, resolve_gpu
 from engine.cli.cmd_compare import load_result
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import number, table
-from engine.pricing import catalog as catalog_module
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import device_label, is_cpu
 from engine.pricing.comparison import MeasuredRun, measured_elsewhere
@@ -37,26 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
-
-
-def resolve_gpu(cat: Catalog, text: str) -> GpuSpec:
-    """The catalog GPU `text` names: its catalog or device name, else the one GPU whose names
-    contain it; a clear refusal naming the candidates otherwise."""
-    found = cat.gpu(text) or cat.gpu_for_device(text)
-    if found is not None:
-        return found
-    matches = cat.find_gpus(text) if catalog_module.normalise(text) else []
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        some = ", ".join(g.name for g in matches[:8])
-        raise UsageError("gpu", f"{text!r} matches {len(matches)} GPUs ({some}): name one")
-    names = sorted(g.name for g in cat.gpus)
-    raise UsageError(
-        "gpu",
-        f"no catalog GPU matches {text!r}{did_you_mean(text, names)}; "
-        "epochcost catalog gpus lists them",
-    )
 
 
 def projections(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.pricing import cost
+from engine.pricing import buying, cost
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.projection import (
@@ -71,23 +71,35 @@ def _throughput(
         return "CPU-only machine: a GPU result says nothing of a CPU's speed"
     if target is None:
         return "no GPU spec in the catalog for this accelerator (TPU, Gaudi, ...)"
+    proj = _projected(result, catalog, target, instance, on_gpu, basis)
+    if isinstance(proj, str):
+        return proj
+    return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
+
+
+def _projected(
+    result: dict[str, Any],
+    catalog: Catalog,
+    target: GpuSpec,
+    instance: Instance | None,
+    on_gpu: dict[str, MeasuredRun],
+    basis: Basis,
+) -> Projection | str:
+    """One `target` GPU's throughput (measured there, else projected), or why there is none."""
     if target.name in on_gpu:
         run = on_gpu[target.name]
-        proj = measured(
+        return measured(
             run.samples_per_s,
             f"measured on {target.name} (run {run.run_id})",
             (run.low, run.high),
         )
-    elif is_cpu(result):
+    if is_cpu(result):
         return "a CPU result cannot be scaled to a GPU by spec ratios"
-    else:
-        source = catalog.gpu_for_device(device_label(result))
-        if source is None:
-            return f"the measured GPU {device_label(result)} is not in the GPU catalog"
-        proj = project_result(result, source, target, basis, memory_bytes(target, instance))
-        if proj.status == "no_estimate":
-            return proj.basis
-    return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
+    source = catalog.gpu_for_device(device_label(result))
+    if source is None:
+        return f"the measured GPU {device_label(result)} is not in the GPU catalog"
+    proj = project_result(result, source, target, basis, memory_bytes(target, instance))
+    return proj.basis if proj.status == "no_estimate" else proj
 
 
 def _per_epoch(epoch_samples: int, samples_per_s: float | None) -> float | None:
@@ -297,6 +309,15 @@ def compare(
             left_out.append((instance.label, proj))
             continue
         rows.append(_instance_row(result, catalog, instance, proj, options, local_tput))
+    if options.buy is not None:
+        rows += buying.rows(
+            result,
+            catalog,
+            options,
+            lambda gpu: _projected(result, catalog, gpu, None, on_gpu, basis),
+            rows,
+            left_out,
+        )
     rows.sort(key=_sort_key(options.spot))
     notes = _notes(result, source_spec, any(not r.local for r in rows))
     return Comparison(tuple(rows), _source_text(result, source_spec), notes, tuple(left_out))

@@ -18,6 +18,22 @@ if TYPE_CHECKING:  # a frame is made on demand; comparing needs no pandas
 
 
 @dataclass(frozen=True)
+class BuyOptions:
+    """GPUs to price as bought. Money in USD, power in watts."""
+
+    usd_per_kwh: float
+    gpus: tuple[str, ...] = ()  # catalog names; () the default candidates
+    prices: tuple[tuple[str, float], ...] = ()  # (catalog name, USD) given; else launch price
+    lifetime_years: float = 3.0
+    hours_per_day: float = 24.0
+    psu_efficiency: float = 0.9
+    rest_of_system_w: float = 0.0
+
+    def price_of(self, name: str) -> float | None:
+        return dict(self.prices).get(name)
+
+
+@dataclass(frozen=True)
 class CompareOptions:
     clouds: tuple[str, ...] | None = None  # None: every cloud
     gpu: str | None = None  # only instances with this GPU (name as in Catalog.find_gpus)
@@ -31,6 +47,7 @@ class CompareOptions:
     local_power_w: float | None = None  # its draw when not owned (default: measured, else TDP)
     local_g_co2e_per_kwh: float | None = None  # grid of the measured machine
     local_grid_label: str = ""
+    buy: BuyOptions | None = None  # GPUs to price as bought (engine/pricing/buying.py)
 
 
 @dataclass(frozen=True)
