@@ -25,7 +25,8 @@ def _digest(folder: Path) -> dict[str, str]:
 def test_the_shipped_catalog_loads_whole_and_clean():
     cat = catalog.load()
     assert cat.problems == ()
-    # 154 rows of assets/sources/cloud_gpu_prices.csv + 4 historical; 57 GPUs (41 + 16 added for the published throughput table); 101 grid regions
+    # 154 rows of assets/sources/cloud_gpu_prices.csv + 4 historical; 57 GPUs (41, and 16 added
+    # for the published throughput table); 101 grid regions
     assert len(cat.instances) == 158 and len(cat.gpus) == 57 and len(cat.grid) == 101
     names = {g.name for g in cat.gpus}
     assert all(i.gpu_spec in names for i in cat.instances if i.gpu_spec)
