@@ -37,9 +37,14 @@ def run_json(capsys, *args: str) -> object:
 
 
 def test_a_real_run_priced_again_at_3_06_and_by_a_profile(capsys):
-    proc = cli("run", *TINY_ARGS, "--price-per-hour", "0.9", "--json")
+    quote = ["--price-per-hour", "0.9", "--price-source", "quote X", "--price-date", "2026-11-01"]
+    assert main(["profile", "add", "ninety", *quote]) == 0
+    capsys.readouterr()
+    proc = cli("run", *TINY_ARGS, "--profile", "ninety", "--json")
     assert proc.returncode == 0, proc.stderr
     run_id = json.loads(proc.stdout)["run_id"]
+    price = {"usd_per_hour": 0.9, "source": "quote X", "as_of": "2026-11-01"}
+    assert json.loads(proc.stdout)["price"] == price  # run --profile: the profile's price
     shown = run_json(capsys, "results", "show", run_id, "--price-per-hour", "3.06", "--json")
     assert shown["usd_per_epoch"] == pytest.approx(shown["epoch_seconds"] * 3.06 / 3600, rel=1e-12)
     assert shown["price"]["usd_per_hour"] == 3.06
@@ -62,7 +67,15 @@ def test_a_real_run_priced_again_at_3_06_and_by_a_profile(capsys):
     assert local["usd_per_hour"] == pytest.approx(hourly)
     assert "$699" in local["price_source"] and "$0.3/kWh" in local["price_source"]
     assert main(["results", "show", run_id, "--profile", "nope"]) == 2
-    assert "no profile 'nope' (known: box)" in capsys.readouterr().err
+    assert "no profile 'nope' (known: box, ninety)" in capsys.readouterr().err
+    for command in (
+        ["sweep", *TINY_ARGS[:2]],
+        ["accuracy", "--model", "tiny-mlp", "--until-stable"],
+    ):
+        assert main([*command, "--profile", "nope"]) == 2
+        assert "--profile: no profile 'nope' (known: box, ninety)" in capsys.readouterr().err
+    assert main(["run", "--profile", "box", "--price-per-hour", "1"]) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_profiles_are_added_listed_shown_and_removed(capsys):
