@@ -195,3 +195,22 @@ def test_the_bars_carry_whiskers_for_estimates_and_for_the_measurement_itself(qt
     row = shown[local][0]
     assert ends[local] == pytest.approx((row.usd_per_epoch_low, row.usd_per_epoch_high))
     assert row.usd_per_epoch_low < row.usd_per_epoch < row.usd_per_epoch_high
+
+
+def test_gpus_to_buy_sit_beside_the_cloud_rows_with_their_break_even(window):
+    page = show(window, gpu_result())
+    page.inputs.buy.setChecked(True)
+    assert page.inputs.error.text() == "Tariff $/kWh: give it to price GPUs to buy"
+    page.inputs.owned["usd_per_kwh"].setText("0.30")
+    page.inputs.owned["usd_per_kwh"].editingFinished.emit()
+    assert not page.inputs.error.isVisibleTo(page)
+    machines = column(page, "Machine")
+    row = machines.index("buy GeForce RTX 4090")
+    assert column(page, "Cloud")[row] == "buy"
+    assert column(page, "Price date")[row] == "launch 2022-09-20"
+    assert "launch price of GeForce RTX 4090" in column(page, "Price source")[row]
+    days = column(page, "Break-even (days)")[row]
+    assert days not in ("", "–") and float(days.replace(",", "")) > 0
+    header = [c.header for c in COLUMNS].index("Break-even (days)")
+    assert not page.view.isColumnHidden(header)
+    assert sum(m.startswith("buy ") for m in machines) >= 5

@@ -21,7 +21,7 @@ from engine.core.errors import ConfigError
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import device_power_w
-from engine.pricing.comparison import CompareOptions
+from engine.pricing.comparison import BuyOptions, CompareOptions
 from gui.common.number_field import InputError, NumberField
 from gui.panel.price_widget import OwnedChoice
 
@@ -57,6 +57,13 @@ class CompareInputs(QWidget):
         self.spot.setToolTip("Sort and chart by the spot price (machines without one go last)")
         self.historical = QCheckBox("2016-18 prices", objectName="compare_historical")
         self.historical.setToolTip("Add the prices the published cost studies used")
+        self.buy = QCheckBox("GPUs to buy", objectName="compare_buy")
+        self.buy.setToolTip(
+            "Add rows for GPUs you could buy (those with a launch price, released since 2020): "
+            "each owned at its launch price with your tariff, use and lifetime below, its "
+            "projected epoch, and the days of use after which it costs less than the "
+            "cheapest cloud epoch (break-even)"
+        )
         self.machine_size = QComboBox(objectName="compare_size")
         self.machine_size.addItems(list(MAX_GPUS))
         self.machine_size.setToolTip("Bigger machines assume perfect data-parallel scaling")
@@ -107,6 +114,7 @@ class CompareInputs(QWidget):
             ("", self.machine_size),
             ("", self.spot),
             ("", self.historical),
+            ("", self.buy),
             ("Epochs", self.epochs),
         ):
             if label:
@@ -131,7 +139,7 @@ class CompareInputs(QWidget):
 
         self.cloud.currentIndexChanged.connect(self.changed)
         self.machine_size.currentIndexChanged.connect(self.changed)
-        for box in (self.spot, self.historical):
+        for box in (self.spot, self.historical, self.buy):
             box.toggled.connect(self.changed)
         for edit in (self.gpu, self.epochs, self.grid, *self.owned.values()):
             edit.editingFinished.connect(self.changed)
@@ -224,6 +232,18 @@ class CompareInputs(QWidget):
                     self.owned[exc.field].set_error(exc.message)
                 label = OWNED.get(exc.field, (exc.field,))[0]
                 error = f"{label}: {exc.message}"
+        buy = None
+        if self.buy.isChecked():
+            tariff = given.get("usd_per_kwh")
+            if tariff is None:
+                error = error or "Tariff $/kWh: give it to price GPUs to buy"
+            else:
+                defaults = owning.DEFAULTS
+                buy = BuyOptions(
+                    usd_per_kwh=tariff,
+                    lifetime_years=given.get("lifetime_years") or defaults["lifetime_years"],
+                    hours_per_day=given.get("hours_per_day") or defaults["hours_per_day"],
+                )
         cloud = self.cloud.currentText()
         options = CompareOptions(
             clouds=None if cloud in ("", ALL_CLOUDS) else (cloud,),
@@ -236,6 +256,7 @@ class CompareInputs(QWidget):
             local_power_w=given.get("power_w") if owned is None else None,
             local_g_co2e_per_kwh=grid,
             local_grid_label=grid_label,
+            buy=buy,
         )
         self.error.setText(error or "")
         self.error.setVisible(error is not None)

@@ -224,7 +224,9 @@ class ComparePage(Page):
         )
         self.view.sortByColumn(column, Qt.SortOrder.AscendingOrder)
         keys = [c.key for c in COLUMNS]  # break-even days only mean something when owned
-        self.view.setColumnHidden(keys.index("break_even_days"), self.options.owned is None)
+        self.view.setColumnHidden(
+            keys.index("break_even_days"), self.options.owned is None and self.options.buy is None
+        )
         self.heading.setText(compare_text.heading(result, self.comparison))
         text, details = compare_text.notes(result, self.comparison, cat, self.options)
         self.notes.setText(text)
