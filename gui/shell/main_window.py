@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
             lambda _: self.run_page.show_overlays(self.results.selected_results())
         )
         self.panel.profiles.message.connect(self.message_bar.show_message)
+        self.panel.profiles.reload()  # a damaged profiles file is said once it can be
         self.results.message.connect(self.message_bar.show_message)
         self.panel.picker.message.connect(self.message_bar.show_message)
         self.panel.price.source.message.connect(self.message_bar.show_message)
