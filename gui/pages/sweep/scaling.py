@@ -17,11 +17,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engine.core.errors import ConfigError, StoreError
-from engine.results import scaling
 from gui.common.chart import Chart, add_line
 from gui.common.theme import PlotColors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # engine.results.scaling reads the store (pandas): loaded when first shown
+    from engine.results.scaling import Point
     from engine.results.store import Store
 
 NONE_YET = "No scaling study stored yet: run `epochcost scaling --model M --nproc 1,2,4`"
@@ -49,7 +49,7 @@ class ScalingChart(Chart):
         self.measured.setSymbolBrush(colors.measured)
         self.perfect.setPen(pg.mkPen(colors.foreground, width=1, style=Qt.PenStyle.DashLine))
 
-    def show_points(self, points: list[scaling.Point], caption: str) -> None:
+    def show_points(self, points: list[Point], caption: str) -> None:
         counts = [p.nproc for p in points]
         eff = [p.efficiency if p.efficiency is not None else np.nan for p in points]
         self.measured.setData(np.array(counts, dtype=float), np.array(eff, dtype=float))
@@ -94,6 +94,8 @@ class ScalingView(QWidget):
 
     def refresh(self) -> None:
         """Read the stored studies again, keeping the one chosen when it is still there."""
+        from engine.results import scaling  # here: see gui/common/lazy_store.py
+
         chosen = self.studies.currentData()
         try:
             groups = scaling.study_groups(self._store())
@@ -115,6 +117,8 @@ class ScalingView(QWidget):
             self.status.setText(NONE_YET)
             self.chart.show_points([], "")
             return
+        from engine.results import scaling
+
         try:
             points, config = scaling.study_points(self._store(), gid)
         except (StoreError, ConfigError) as exc:
@@ -124,7 +128,7 @@ class ScalingView(QWidget):
         self.chart.show_points(points, caption(points, config, gid))
 
 
-def summary_line(points: list[scaling.Point], config: dict[str, Any]) -> str:
+def summary_line(points: list[Point], config: dict[str, Any]) -> str:
     widest = max(
         (p for p in points if p.efficiency is not None), key=lambda p: p.nproc, default=None
     )
@@ -136,7 +140,7 @@ def summary_line(points: list[scaling.Point], config: dict[str, Any]) -> str:
     )
 
 
-def caption(points: list[scaling.Point], config: dict[str, Any], gid: str) -> str:
+def caption(points: list[Point], config: dict[str, Any], gid: str) -> str:
     rates = ", ".join(
         f"{p.nproc}: {p.samples_per_s:,.0f}/s" if p.samples_per_s else f"{p.nproc}: {p.status}"
         for p in points
