@@ -63,13 +63,16 @@ LIST_COLUMNS = (
     "group_id",
 )
 # Read out of each stored result's JSON for the listing: the 95% intervals (None for results
-# stored before they were recorded) and the share of the CPU other processes used.
+# stored before they were recorded), the share of the CPU other processes used, and what kind
+# of run it was (the app's Past runs says run, sweep, accuracy, or how it failed).
 _FROM_BODY = {
     "throughput_low": "$.throughput_ci95[0]",
     "throughput_high": "$.throughput_ci95[1]",
     "usd_per_epoch_low": "$.usd_per_epoch_ci95[0]",
     "usd_per_epoch_high": "$.usd_per_epoch_ci95[1]",
     "other_cpu_fraction": "$.other_cpu_fraction",
+    "kind": "$.kind",  # "accuracy" for a run to an accuracy; None for a timed run
+    "sweep_trial": "$.sweep.trial",  # a sweep's trial number; None outside a sweep
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
 

@@ -1,13 +1,24 @@
 """Chart: one exportable pyqtgraph chart (title, plot with labelled axes, legend, caption row),
-the base of every chart in the app, and the two items the live plots add to one."""
+the base of every chart in the app, and the two items the live plots add to one.
+
+Every chart's legend is a row of its own under the plots (never on the data), the caption the
+row under it. The mouse wheel scrolls the page a chart sits in; Ctrl+wheel zooms the chart.
+Right-click > Reset view (or reset_view()) gives every axis back its range; an owner that
+sets ranges itself (a live run's, a bar chart's) listens to `view_reset` and sets them again.
+Level and mark labels are kept apart (gui/common/chart_labels.py).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextOption
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QTextOption, QWheelEvent
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneMouseEvent, QSizePolicy
 
+from gui.common import chart_labels
 from gui.common.theme import PlotColors
 
 TIME_LABEL = "time since warm-up began (s)"
@@ -43,9 +54,12 @@ class Caption(pg.LabelItem):
 
 
 class Chart(pg.GraphicsLayoutWidget):
-    """One exportable chart: title, plot with axis labels and units, and a caption row."""
+    """One exportable chart: title, plot with axis labels and units, the legend in a row under
+    the plot, and a caption row."""
 
-    def __init__(self, name: str, title: str, left_label: str) -> None:
+    view_reset = Signal()  # after Reset view: owners that set ranges set them again
+
+    def __init__(self, name: str, title: str, left_label: str, legend_columns: int = 2) -> None:
         super().__init__()
         self.name = name
         self.setObjectName(f"{name}_chart")
@@ -61,19 +75,64 @@ class Chart(pg.GraphicsLayoutWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
-        self.legend = self.plot.addLegend(offset=(-8, 8))
-        # pyqtgraph's legend ignores transformations (to keep its size while the view zooms);
-        # the view never scales a chart here, but an export does: a 1600 px PNG would shrink
-        # the legend to a corner. Scaled with the rest, it reads as it does on screen.
-        self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        self.legend = LegendRow(legend_columns)
+        self.plot.legend = self.legend  # named items added to the plot get an entry here
         self.caption = Caption("", size="8pt")
-        self.addItem(self.caption, row=1, col=0)
+        self.caption_on_screen = True
+        self._caption_place = (2, 1)  # row, colspan
+        # Called with True before an export and False after: an owner's lines drawn lighter
+        # on screen are drawn at full strength in a file.
+        self.export_hooks: list[Callable[[bool], None]] = []
+        self.place_legend(row=1)
         self.setMinimumHeight(150)
+        self.labels = chart_labels.Labels(self)
+        self.add_reset_action(self.plot)
 
     @property
     def export_item(self) -> pg.GraphicsLayout:
         """What an export draws: title, axes, curves, legend and caption."""
         return self.ci
+
+    def place_legend(self, row: int, colspan: int = 1, columns: int | None = None) -> None:
+        """Put the legend in row `row` (under the plots) and the caption in the row after it,
+        both `colspan` columns wide."""
+        for item in (self.legend, self.caption):
+            if item in self.ci.items:
+                self.ci.removeItem(item)
+        if columns is not None:
+            self.legend.setColumnCount(columns)
+        self.ci.addItem(self.legend, row=row, col=0, colspan=colspan)
+        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignHCenter)
+        self._caption_place = (row + 1, colspan)
+        self._show_caption(self.caption_on_screen)
+
+    def _show_caption(self, shown: bool) -> None:
+        if shown and self.caption not in self.ci.items:
+            row, colspan = self._caption_place
+            self.ci.addItem(self.caption, row=row, col=0, colspan=colspan)
+        elif not shown and self.caption in self.ci.items:
+            self.ci.removeItem(self.caption)
+        self.caption.setVisible(shown)
+
+    def set_caption_on_screen(self, shown: bool) -> None:
+        """Show the caption under the chart, or only in exports (where several charts on one
+        page say the same thing, once is enough on screen)."""
+        self.caption_on_screen = shown
+        self._show_caption(shown)
+
+    @contextmanager
+    def exporting(self) -> Iterator[None]:
+        """The chart as a file shows it: caption shown, the owners' export styles on."""
+        self._show_caption(True)
+        for hook in self.export_hooks:
+            hook(True)
+        try:
+            yield
+        finally:
+            for hook in self.export_hooks:
+                hook(False)
+            self._show_caption(self.caption_on_screen)
+            self.labels.request()
 
     def set_caption(self, text: str) -> None:
         self.caption.setText(text, size="8pt")
@@ -89,9 +148,39 @@ class Chart(pg.GraphicsLayoutWidget):
         self.legend.setLabelTextColor(colors.foreground)
         for _, label in self.legend.items:  # entries already there keep their old colour
             label.setText(label.text, color=colors.foreground)
-        backdrop = pg.mkColor(colors.background)
-        backdrop.setAlpha(200)
-        self.legend.setBrush(pg.mkBrush(backdrop))
+
+    # the view ------------------------------------------------------------------------------
+
+    def add_reset_action(self, plot: pg.PlotItem) -> None:
+        """Reset view, first in the plot's right-click menu."""
+        menu = plot.vb.menu
+        action = QAction("Reset view", menu)
+        action.setToolTip("Give every axis of this chart back its range")
+        action.triggered.connect(self.reset_view)
+        menu.insertAction(menu.actions()[0] if menu.actions() else None, action)
+        menu.insertSeparator(menu.actions()[1])
+
+    def view_boxes(self) -> list[pg.ViewBox]:
+        """Every view of the chart: each plot's, and views laid over one (a right axis's)."""
+        boxes = [item for item in self.ci.scene().items() if isinstance(item, pg.ViewBox)]
+        return [vb for vb in boxes if vb.getViewWidget() is self] or [self.plot.vb]
+
+    def reset_view(self) -> None:
+        """Every axis back to its data (then the owner's own ranges, through view_reset)."""
+        for vb in self.view_boxes():
+            vb.enableAutoRange(x=True, y=True)
+            vb.autoRange()
+        self.view_reset.emit()
+        self.labels.request()
+
+    def wheelEvent(self, ev: QWheelEvent) -> None:  # noqa: N802 (Qt's name)
+        """Ctrl+wheel zooms the chart; the wheel alone scrolls the page it sits in (ignored
+        here, the event goes to the scroll area around it)."""
+        if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            super().wheelEvent(ev)
+            ev.accept()
+        else:
+            ev.ignore()
 
 
 def add_line(chart: Chart, name: str | None = None) -> pg.PlotDataItem:
@@ -139,18 +228,7 @@ class LegendRow(pg.LegendItem):
 
 
 def legend_below(chart: Chart, columns: int = 2, row: int = 1) -> LegendRow:
-    """Move the chart's legend (and its entries) into a row of its own at `row`, under the
-    plots, with the caption in the row after it."""
-    old = chart.legend
-    legend = LegendRow(columns)
-    for sample, label in old.items:
-        legend.addItem(sample.item, label.text)
-    if old.scene() is not None:
-        old.scene().removeItem(old)
-    chart.legend = chart.plot.legend = legend
-    if chart.caption in chart.ci.items:
-        chart.ci.removeItem(chart.caption)
-    chart.ci.addItem(legend, row=row, col=0)
-    chart.ci.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
-    chart.ci.addItem(chart.caption, row=row + 1, col=0)
-    return legend
+    """The chart's legend in row `row` under its plots, `columns` entries a line, the caption
+    in the row after it."""
+    chart.place_legend(row, columns=columns)
+    return chart.legend

@@ -6,12 +6,17 @@ legend and the caption naming the run's model, device and price.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QRectF, QSizeF
+from PySide6.QtCore import QRectF, QSizeF, Qt
+from PySide6.QtGui import QPen
+
+from gui.common.chart import Chart
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,28 +40,81 @@ def export_chart(
         raise ExportError(f"{path.name}: save charts as .png or .svg")
     if not path.parent.is_dir():
         raise ExportError(f"folder {path.parent} does not exist")
+    chart = _chart_of(item)
     on_screen = item.geometry()
-    if layout_px is not None:
-        item.setGeometry(QRectF(on_screen.topLeft(), QSizeF(*layout_px)))
-    try:
-        if suffix == ".svg":
-            pg.exporters.SVGExporter(item).export(str(path))
-        else:
-            exporter = pg.exporters.ImageExporter(item)
-            exporter.parameters()["width"] = PNG_WIDTH_PX
-            exporter.export(str(path))
-    finally:
-        item.setGeometry(on_screen)
+    with chart.exporting() if chart is not None else nullcontext():
+        if layout_px is not None:
+            item.setGeometry(QRectF(on_screen.topLeft(), QSizeF(*layout_px)))
+        item.layout.activate()
+        if chart is not None:
+            chart.labels.separate()  # apart at the file's size
+        try:
+            if suffix == ".svg":
+                pg.exporters.SVGExporter(item).export(str(path))
+            else:
+                scale = PNG_WIDTH_PX / max(item.geometry().width(), 1.0)
+                with _pens_scaled(chart, scale):
+                    exporter = pg.exporters.ImageExporter(item)
+                    exporter.parameters()["width"] = PNG_WIDTH_PX
+                    exporter.export(str(path))
+        finally:
+            item.setGeometry(on_screen)
     if not path.is_file():
         raise ExportError(f"{path} could not be written")
     return path
 
 
+def _chart_of(item: pg.GraphicsLayout) -> Chart | None:
+    view = item.getViewWidget()
+    return view if isinstance(view, Chart) else None
+
+
+@contextmanager
+def _pens_scaled(chart: Chart | None, scale: float) -> Iterator[None]:
+    """Lines as wide in the image as on screen: a PNG scales the chart's text and symbols to
+    its width, but not its pens (one pixel wide whatever the scale), so an enlarged chart's
+    lines come out thin and pale."""
+    restore: list[tuple[Any, Any]] = []
+    if chart is not None and scale > 1.0:
+        for vb in chart.view_boxes():
+            for line in vb.childGroup.childItems():
+                pen = _pen_of(line)
+                if pen is None:
+                    continue
+                wider = QPen(pen)
+                wider.setWidthF(max(pen.widthF(), 1.0) * scale)
+                restore.append((line, pen))
+                line.setPen(wider)
+    try:
+        yield
+    finally:
+        for line, pen in restore:
+            line.setPen(pen)
+
+
+def _pen_of(item: Any) -> QPen | None:
+    if isinstance(item, pg.PlotDataItem | pg.PlotCurveItem):
+        pen = item.opts.get("pen")
+    elif isinstance(item, pg.InfiniteLine):
+        pen = item.pen
+    else:
+        return None
+    if pen is None:
+        return None
+    pen = pg.mkPen(pen)
+    return None if pen.style() == Qt.PenStyle.NoPen else pen
+
+
 def copy_chart(item: pg.GraphicsLayout) -> None:
-    """Put the chart on the clipboard as an image."""
-    exporter = pg.exporters.ImageExporter(item)
-    exporter.parameters()["width"] = PNG_WIDTH_PX
-    exporter.export(copy=True)
+    """Put the chart on the clipboard as an image (as a PNG export draws it)."""
+    chart = _chart_of(item)
+    with chart.exporting() if chart is not None else nullcontext():
+        item.layout.activate()
+        scale = PNG_WIDTH_PX / max(item.geometry().width(), 1.0)
+        with _pens_scaled(chart, scale):
+            exporter = pg.exporters.ImageExporter(item)
+            exporter.parameters()["width"] = PNG_WIDTH_PX
+            exporter.export(copy=True)
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:

@@ -3,8 +3,10 @@ the technical details one click away (never a traceback in the user's face)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
+
+MAX_LINES = 3  # a longer message scrolls within the bar: the plots under it keep their room
 
 # Tinted backgrounds with the palette's own text colour stay legible in light and dark.
 STYLES = {
@@ -25,13 +27,22 @@ class MessageBar(QFrame):
         self.setObjectName("message_bar")
         self.level = ""
         self.text = QLabel(wordWrap=True, objectName="message_text")
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        scroll = QScrollArea(objectName="message_scroll")
+        scroll.setWidget(self.text)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setStyleSheet("background: transparent;")
+        scroll.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + 6)
+        self.text_area = scroll
         self.details_button = QPushButton("Details…")
         close = QPushButton("✕")
         close.setFlat(True)
         close.setToolTip("Dismiss")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.text, 1)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.details_button)
         layout.addWidget(close)
         self._details = ""

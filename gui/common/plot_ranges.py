@@ -4,8 +4,8 @@ An axis whose range changes repaints its ticks and labels, which costs milliseco
 software-rendered display, and pyqtgraph's auto-range changes the x range on every redraw of a
 growing curve. Here the time axis grows by half again when the data reaches its end, a y axis
 grows with headroom when the data leaves it and shrinks only when the data uses less than half
-of it, and a plot stops following once the user zooms or pans it (the plot's "A" button gives
-pyqtgraph's own auto-range back).
+of it, and a plot stops following once the user zooms or pans it (Reset view, in the plot's
+right-click menu, brings it back). A selected result's level widens the range to hold it.
 """
 
 from __future__ import annotations
@@ -61,4 +61,11 @@ class FollowRange:
             self.y_top = top * HEADROOM
         else:
             return
+        self.plot.setYRange(0.0, self.y_top, padding=0)
+
+    def include_y(self, value: float) -> None:
+        """Grow the y range to hold `value` (a selected result's level), following or not."""
+        if not math.isfinite(value) or value <= 0 or value * 1.02 <= self.y_top:
+            return
+        self.y_top = value * HEADROOM
         self.plot.setYRange(0.0, self.y_top, padding=0)

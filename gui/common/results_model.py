@@ -30,7 +30,42 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+def short_device(name: Any) -> str:
+    """A device's name short enough for a label ("GTX 1080 Ti", "cpu")."""
+    text = str(name or "?")
+    for prefix in ("NVIDIA ", "GeForce ", "Tesla "):
+        text = text.replace(prefix, "")
+    return text.split(":")[0] if text.startswith("cpu") else text
+
+
+def readable_label(model: Any, batch: Any, device: Any, created_at: Any) -> str:
+    """A run as a person names it: model, batch, device and date (UTC)."""
+    batch_text = "" if batch is None or batch != batch else f" b{int(batch)}"
+    return f"{model}{batch_text} · {short_device(device)} · {_date(created_at)}"
+
+
+def result_label(result: dict[str, Any]) -> str:
+    """readable_label of a stored result (the plots' overlays name past runs so)."""
+    config = result.get("config") or {}
+    env = result.get("environment") or {}
+    device = env.get("device_name") or env.get("device") or config.get("device")
+    return readable_label(
+        config.get("model"), config.get("batch_size"), device, result.get("created_at")
+    )
+
+
+def run_kind(status: Any, kind: Any, sweep_trial: Any) -> str:
+    """run, sweep or accuracy for a measurement; failed, cancelled or oom for one without."""
+    if status in ("failed", "cancelled", "oom"):
+        return str(status)
+    if kind == "accuracy":
+        return "accuracy"
+    return "run" if sweep_trial is None or sweep_trial != sweep_trial else "sweep"
+
+
 COLUMNS: tuple[Column, ...] = (
+    Column("label", "Run", _plain),
+    Column("run_kind", "Kind", _plain),
     Column("created_at", "Date (UTC)", _date),
     Column("model", "Model", _plain),
     Column("framework", "Framework", _plain),
@@ -49,7 +84,9 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add the columns the table shows that the listing holds only in parts: the relative
+    """Add the columns the table shows that the listing holds only in parts: a readable label
+    (model, batch, device, date), the kind of run (run, sweep, accuracy, failed, cancelled,
+    oom), the relative
     half width of the throughput's 95% interval (and its text: "no interval" for results
     stored before intervals were recorded) and the status with "busy" where other processes
     used much of the CPU while it was measured."""
@@ -67,6 +104,16 @@ def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     other = pd.to_numeric(frame["other_cpu_fraction"], errors="coerce")
     busy = other > BUSY_CPU_FRACTION
     frame["status_text"] = frame["status"].where(~busy, frame["status"] + " (busy machine)")
+    frame["label"] = [
+        readable_label(*row)
+        for row in zip(
+            frame["model"], frame["batch_size"], frame["device"], frame["created_at"], strict=True
+        )
+    ]
+    frame["run_kind"] = [
+        run_kind(*row)
+        for row in zip(frame["status"], frame["kind"], frame["sweep_trial"], strict=True)
+    ]
     return frame
 
 

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from engine.results.store import Store
 
 
+VISIBLE_ROWS = 5  # the table never shrinks below this many rows (the window's splitter)
+
+
 class ResultsPanel(QWidget):
     selection_changed = Signal(list)  # run ids, in table order
     message = Signal(str, str)  # text, level ("info" | "error")
@@ -47,7 +50,8 @@ class ResultsPanel(QWidget):
         self.view = QTableView(objectName="results_table")
         self.view.setModel(self.model)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        date_column = [c.key for c in self.model.columns].index("created_at")
+        self.view.sortByColumn(date_column, Qt.SortOrder.DescendingOrder)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setAlternatingRowColors(True)
@@ -55,6 +59,7 @@ class ResultsPanel(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.view.setMinimumHeight(self.rows_height(VISIBLE_ROWS))
 
         open_button = QPushButton("Open result…")
         open_button.setToolTip(
@@ -76,6 +81,14 @@ class ResultsPanel(QWidget):
         open_button.clicked.connect(self.open_requested)
         csv_button.clicked.connect(self.export_requested)
         self.delete_button.clicked.connect(lambda: self.delete_selected(confirm=True))
+
+    def rows_height(self, rows: int) -> int:
+        """The table's height that shows `rows` rows, its header and a horizontal scroll bar."""
+        view = self.view
+        header = view.horizontalHeader().sizeHint().height()
+        bar = view.horizontalScrollBar().sizeHint().height()
+        row = view.verticalHeader().defaultSectionSize()
+        return header + rows * row + bar + 2 * view.frameWidth() + 2
 
     def refresh(self, select: str | None = None) -> None:
         """Reload the listing from the store; optionally select one run."""

@@ -231,7 +231,13 @@ def test_exports_write_png_svg_and_csv(page, tmp_path):
 
     svg = page.export_chart("plan", tmp_path / "plan.svg")
     texts = " ".join("".join(t.itertext()) for t in ET.parse(svg).getroot().iter(f"{SVG}text"))
-    for words in ("Cost of one run, 8 GPUs each", "Wall time", "USD", "MFU 35% assumed", "prices:"):
+    for words in (
+        "Cost of one run on 8 GPUs each",
+        "Wall time",
+        "USD",
+        "MFU 35% assumed",
+        "prices:",
+    ):
         assert words in texts, words
 
     frame = pd.read_csv(page.export_csv(tmp_path / "plan.csv"))

@@ -41,7 +41,6 @@ class CostCharts:
         self.bars.plot.setMouseEnabled(x=False)
         self.scatter = Chart("cost_scatter", "Cost against time to accuracy", "USD to accuracy")
         self.scatter.plot.setLabel("bottom", "time to accuracy (s)")
-        self.scatter.legend.setOffset((8, 8))  # top left: cost rises with time, away from it
         self.charts = {c.name: c for c in (self.bars, self.scatter)}
         self._bar_hint = add_hint(self.bars, "bars appear as runs end")
         self._scatter_hint = add_hint(self.scatter, "points appear as runs end")

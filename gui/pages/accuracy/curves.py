@@ -57,6 +57,7 @@ def add_hint(chart: Chart, text: str) -> pg.TextItem:
     hint = pg.TextItem(text, anchor=(0.5, 0.5))
     hint.setParentItem(chart.plot.vb)
     chart.plot.vb.sigResized.connect(lambda vb: hint.setPos(vb.width() / 2, vb.height() / 2))
+    chart.labels.add_hint(hint)
     return hint
 
 
@@ -73,7 +74,6 @@ class LearningCurves:
         for chart in self.charts.values():
             chart.plot.setYRange(0, 100)
             chart.plot.getViewBox().setLimits(yMin=-5, yMax=105)
-            chart.legend.setOffset((-8, -8))  # bottom right: curves rise away from it
         self._curves: dict[tuple[int, int], _Curve] = {}
         self._batch_sizes: tuple[int, ...] = ()
         self._stars: list[pg.ScatterPlotItem] = []

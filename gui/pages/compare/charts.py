@@ -161,11 +161,6 @@ def draw_bars(
     chart.plot.setXRange(0, top * 1.05, padding=0)
     # room for a few bars even when there are fewer, so one bar is not a wall of colour
     chart.plot.setYRange(-0.6, max(len(shown), 6) - 0.4, padding=0)
-    # The legend where no bar is: below a short list, else beside the cheapest (shortest) bars.
-    if len(shown) < 6:
-        chart.legend.anchor((1, 1), (1, 1), offset=(-8, -8))
-    else:
-        chart.legend.anchor((1, 0), (1, 0), offset=(-8, 8))
     return left_out
 
 
@@ -274,7 +269,6 @@ def draw_break_even(
 ) -> None:
     """Cumulative money spent owning (purchase, then electricity) and renting the same work."""
     chart.reset("" if be is not None else hint)
-    chart.legend.anchor((1, 1), (1, 1), offset=(-8, -8))  # the lines leave the bottom right free
     if be is None:
         return
     series = be.series()

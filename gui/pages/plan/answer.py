@@ -4,6 +4,7 @@ grid), in the words of `epochcost plan` (engine.plan.report.single)."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from gui.pages.plan.inputs import Plan, form_words
 ROWS = (
     ("flops", "Compute"),
     ("mfu", "Utilisation"),
+    ("memory", "Memory"),
     ("wall", "Wall time"),
     ("gpu_hours", "GPU-hours"),
     ("ondemand", "On-demand"),
@@ -76,6 +78,14 @@ def figures(plan: Plan) -> dict[str, tuple[str, str, str]]:
         "co2": (amount(d["kg_co2"], "kg"), amount(d["kg_co2_fully_loaded"], "kg"), a["grid"]),
         "runs": ("1", f"x{x:,.4g}", _runs_text(d)),
     }
+    fit = d.get("memory")
+    if fit:
+        verdict = "unknown" if fit["fits"] is None else "fits" if fit["fits"] else "does not fit"
+        out["memory"] = (
+            f"{fit['need_gb']:.3g} GB, {verdict}",
+            "",
+            f"{fit['text']}; {fit['basis']}",
+        )
     published = d.get("published")
     if published:
         implied = published.get("implied_mfu")
@@ -98,11 +108,14 @@ def headline(plan: Plan | None) -> str:
         return "<b>No plan</b>: the message above says which input to change."
     d = plan.data
     measured = "measured" if d["assumptions"]["mfu_measured"] else "assumed"
+    fit = d.get("memory") or {}
+    warning = f"<br><b>Memory</b>: {html.escape(fit['text'])}" if fit.get("fits") is False else ""
     return (
         f"<b>{d['label']}</b>: {report.duration(d['wall_hours'] * 3600)} wall, "
         f"{amount(d['gpu_hours'], 'GPU-hours')}, <b>{dollars(d['usd_ondemand'])}</b> on-demand "
         f"({dollars(d['usd_fully_loaded'])} fully loaded, x{d['runs_multiplier']:,.4g}) "
         f"at MFU {d['mfu']:.0%} ({measured})"
+        f"{warning}"
     )
 
 

@@ -49,9 +49,11 @@ class PlanChart(Chart):
     def __init__(self) -> None:
         super().__init__("plan", "Cost of one run", "")
         self.time_plot: pg.PlotItem = self.addPlot(row=0, col=1, title="Wall time")
-        # Chart's caption sits under its one plot; under two it spans both.
-        self.removeItem(self.caption)
-        self.caption = self.addLabel("", row=1, col=0, colspan=2, size="8pt")
+        # Chart's legend and caption sit under its one plot; under two they span both.
+        self.place_legend(row=1, colspan=2, columns=2)
+        self.labels.watch(self.time_plot)
+        self.add_reset_action(self.time_plot)
+        self.view_reset.connect(self._draw)  # the bars' own ranges
         for plot in (self.plot, self.time_plot):
             plot.invertY(True)  # first row (cheapest) at the top
             plot.showGrid(x=True, y=False, alpha=0.15)
@@ -108,8 +110,8 @@ class PlanChart(Chart):
             return
         rows = self.rows
         ticks = [
-            (i, (CHOSEN if r.gpu == self.chosen_gpu else "") + r.gpu)
-            for i, (r, _) in enumerate(rows)
+            (i, (CHOSEN if r.gpu == self.chosen_gpu else "") + bar_label(r, t))
+            for i, (r, t) in enumerate(rows)
         ]
         for plot in (self.plot, self.time_plot):
             plot.getAxis("left").setTicks([ticks, []])
@@ -144,7 +146,7 @@ class PlanChart(Chart):
         top = max(max(r.usd_ondemand or 0.0, r.usd_spot or 0.0) for r, _ in rows)
         scale, unit = cost_scale(top)
         self.plot.setLabel("bottom", unit)
-        self.plot.setTitle(f"Cost of one run, {rows[0][0].count} GPUs each", color=c.foreground)
+        self.plot.setTitle(f"Cost of one run on {gpus(rows[0][0].count)} each", color=c.foreground)
         pens = self._pens(rows)
         for name, key, offset, color in (
             ("on-demand", "usd_ondemand", -BAR / 2, c.measured),
@@ -185,6 +187,17 @@ class PlanChart(Chart):
         )
         self._add(self.time_plot, bars)
         self.time_plot.setXRange(0, top / scale * 1.05, padding=0)
+
+
+def gpus(count: int) -> str:
+    return f"{count} GPU{'s' if count != 1 else ''}"
+
+
+def bar_label(row: PlanRow, target: Target) -> str:
+    """A bar's hardware: the GPU, and the GPUs billed where whole instances hold more than the
+    run uses (an 8-GPU instance for 1 GPU)."""
+    billed = target.billed_gpus
+    return row.gpu + (f" (billed {billed})" if billed and billed > row.count else "")
 
 
 def caption(what: str, basis: str, prices: str) -> str:

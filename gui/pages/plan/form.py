@@ -28,6 +28,7 @@ from gui.common.number_field import NumberField, mark_invalid
 from gui.pages.plan.inputs import GIVEN_RUNS, NUMBERS, FormValues, Sources
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+OPTIMIZERS = {"adam": "Adam", "adamw": "AdamW", "sgd-momentum": "SGD with momentum", "sgd": "SGD"}
 DEFAULT_GPU = "A100 SXM4 80GB"
 DEFAULTS = {"preset": "bert-base", "count": "8", "mfu": "0.35", "epochs": "1"}
 # Text fields: name -> (label, placeholder, tooltip)
@@ -41,6 +42,12 @@ EDITS = {
     "samples": ("Samples per epoch", "from the selected result", ""),
     "epochs": ("Epochs", "1", ""),
     "count": ("GPUs", "1, or the instance's", "How many GPUs the run is spread over"),
+    "batch_size": (
+        "Batch per GPU",
+        "activations not estimated",
+        "Sequences per GPU per step: with layers, length and width, the memory check counts "
+        "their activations",
+    ),
     "mfu": ("", "0.35", "Model FLOPs utilisation: a fraction of the dense peak (0.35 = 35%)"),
     "pue": ("PUE", "the region's, else 1", "Data centre overhead on the energy"),
     "usd_per_kwh": ("Electricity $/kWh", "owning not priced", "Your tariff; prices owning"),
@@ -93,6 +100,7 @@ class PlanForm(QWidget):
             "gpu": self.gpu,
             "instance": self.instance,
             "precision": self.precision,
+            "optimizer": self.optimizer,
             "region": self.region,
             "runs_table": self.runs_table,
         }
@@ -180,9 +188,19 @@ class PlanForm(QWidget):
                 text = f"{i.cloud} {i.instance_type}: {i.gpu_count:g} x {i.gpu_spec}"
                 self.instance.addItem(f"{text}, ${i.usd_per_hour:,.2f}/h", key)
         self.precision = QComboBox(objectName="plan_precision")
-        self.precision.addItem("auto: the result's, else fp16", "")
+        self.precision.addItem("auto: the result's, else the GPU's fastest", "")
         for p in PRECISIONS:
             self.precision.addItem(p, p)
+        self.precision.setToolTip(
+            "The peak the plan uses; auto takes the FP16 tensor rate where the GPU has one, "
+            "else its fastest (FP32 on a GPU without tensor cores)"
+        )
+        self.optimizer = QComboBox(objectName="plan_optimizer")
+        for key, text in OPTIMIZERS.items():
+            self.optimizer.addItem(text, key)
+        self.optimizer.setToolTip(
+            "For the memory check: Adam keeps 8 bytes of state a parameter, SGD with momentum 4"
+        )
         layout = QFormLayout(box)
         buttons = QHBoxLayout()
         for button in self.hardware.buttons():
@@ -192,6 +210,8 @@ class PlanForm(QWidget):
         layout.addRow("Instance", self.instance)
         self._rows(layout, ("count",))
         layout.addRow("Precision", self.precision)
+        layout.addRow("Optimizer", self.optimizer)
+        self._rows(layout, ("batch_size",))
         self.hardware_rows = layout
         return box
 
@@ -305,6 +325,7 @@ class PlanForm(QWidget):
             gpu=self.gpu.currentData() or "",
             instance=self.instance.currentData() or "",
             precision=self.precision.currentData() or "",
+            optimizer=self.optimizer.currentData() or "adam",
             mfu_source=("stated", "result")[self.mfu_source.checkedId()],
             region=self.region.currentData() or "",
             runs_table=self.runs_table.currentData() or "",

@@ -43,6 +43,8 @@ FIELD_LABELS = {
     "instance": "Instance",
     "count": "GPUs",
     "precision": "Precision",
+    "optimizer": "Optimizer",
+    "batch_size": "Batch per GPU",
     "mfu": "Stated MFU",
     "from_result": "Measured MFU",
     "region": "Region",
@@ -87,6 +89,7 @@ NUMBERS = {
     "samples": _spec("samples", optional=True, example="50,000"),
     "epochs": _spec("epochs", example="1"),
     "count": _spec("count", integer=True, optional=True, example="8"),
+    "batch_size": _spec("batch_size", integer=True, optional=True, example="32"),
     "mfu": _spec("mfu", example="0.35", missing="give an MFU (0.35 for 35%)"),
     "pue": _spec("pue", optional=True, example="1.2"),
     "usd_per_kwh": _spec("usd_per_kwh", optional=True, unit="$", example="0.15"),
@@ -115,7 +118,9 @@ class FormValues:
     gpu: str = ""  # catalog GPU name
     instance: str = ""  # "cloud:instance_type"
     count: str = ""  # empty: 1, or the instance's GPUs
-    precision: str = ""  # empty: the result's when its MFU is used, else fp16
+    precision: str = ""  # empty: the result's when its MFU is used, else the GPU's fastest
+    optimizer: str = "adam"  # for the memory check
+    batch_size: str = ""  # sequences per GPU per step, for the activations
     mfu_source: str = "stated"  # "stated" | "result"
     mfu: str = "0.35"
     region: str = ""  # "provider:region"; empty: the instance's region
@@ -225,13 +230,29 @@ def utilisation(
     return plan_targets.utilisation_from_result(result, cat), power
 
 
-def options(form: FormValues, u: Utilisation) -> PlanOptions:
+def auto_precision(form: FormValues, cat: Catalog) -> str:
+    """fp16 (the tensor rate), unless the GPU chosen has none: then its fastest (fp32 on a
+    GTX 1080 Ti), as `epochcost plan` chooses."""
+    from engine.plan import targets as plan_targets
+
+    spec = cat.gpu(form.gpu) if form.hardware != "instance" else None
+    if form.hardware == "instance":
+        cloud, _, kind = form.instance.partition(":")
+        found = [i for i in cat.select((cloud,)) if i.instance_type == kind]
+        spec = cat.gpu_of(found[0]) if found else None
+    return plan_targets.default_precision(spec) if spec is not None else "fp16"
+
+
+def options(form: FormValues, u: Utilisation, cat: Catalog) -> PlanOptions:
     from engine.plan.targets import PlanOptions
 
     count = whole("count", form.count)
+    measured = u.precision if u.measured and u.precision else None
     return PlanOptions(
         count=count,
-        precision=form.precision or (u.precision if u.measured and u.precision else "fp16"),
+        precision=form.precision or measured or auto_precision(form, cat),
+        optimizer=form.optimizer,
+        batch_size=whole("batch_size", form.batch_size),
         region=form.region or None,
         pue=number("pue", form.pue),
         owned=form.hardware == "owned",
@@ -282,7 +303,7 @@ def make_plan(form: FormValues, sources: Sources, selected: dict[str, Any] | Non
     cat = sources.catalog
     work = compute(form, preset, result)
     u, power = utilisation(form, cat, result)
-    opts = options(form, u)
+    opts = options(form, u, cat)
     rows = runs(form, sources.runs_tables)
     runs_name = f"{form.runs} full-size runs" if form.runs_table == GIVEN_RUNS else form.runs_table
     inputs = plan_report.Inputs(work, preset, u, power, rows, runs_name, opts)

@@ -45,6 +45,7 @@ class FlopsChart(Chart):
         self.final = add_level(self, "result")
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
         self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
+        self.labels.add_hint(self.hint)
         self.plot.vb.sigResized.connect(
             lambda vb: self.hint.setPos(vb.width() / 2, vb.height() / 2)
         )

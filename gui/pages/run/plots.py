@@ -27,6 +27,7 @@ from engine.measure.config import RunConfig
 from engine.results import report
 from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
 from gui.common.plot_ranges import FollowRange
+from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.series import RunSeries
@@ -73,6 +74,9 @@ class LivePlots(QWidget):
         self._reset_ranges()
         for chart in self.charts.values():
             legend_below(chart)
+            # The four say the same; on screen the form and status line say it already.
+            chart.set_caption_on_screen(False)
+        self.throughput.export_hooks.append(self._full_strength)
 
         self._warm = add_line(self.throughput, "warm-up, per step")
         self._measured = add_line(self.throughput, "per step: samples / step time")
@@ -87,6 +91,7 @@ class LivePlots(QWidget):
         self._peak_label = pg.TextItem(anchor=(0, 1))
         self.memory.plot.addItem(self._peak)
         self.memory.plot.addItem(self._peak_label)
+        self.memory.labels.add_point(self._peak_label)
         self.memory.plot.vb.sigRangeChanged.connect(lambda *_: self._place_peak_label())
         self.memory.plot.vb.sigResized.connect(lambda *_: self._place_peak_label())
         # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
@@ -101,12 +106,15 @@ class LivePlots(QWidget):
         # Shown in the empty cost plot until the first measured steps give a projection.
         self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
         self._cost_hint.setParentItem(self.cost.plot.vb)  # view pixels, not data: stays put
+        self.cost.labels.add_hint(self._cost_hint)
         self.cost.plot.vb.sigResized.connect(
             lambda vb: self._cost_hint.setPos(vb.width() / 2, vb.height() / 2)
         )
         self._marks: list[tuple[Chart, pg.InfiniteLine]] = []
         self._overlays: list[tuple[Chart, pg.InfiniteLine]] = []
         self._overlay_results: list[dict[str, Any]] = []
+        for chart in self.charts.values():
+            chart.view_reset.connect(self.fit)
 
         self.series: RunSeries | None = None
         self.caption = ""
@@ -127,8 +135,7 @@ class LivePlots(QWidget):
         self.colors = colors
         for chart in self.charts.values():
             chart.set_colors(colors)
-        self._warm.setPen(pg.mkPen(_faded(colors.warmup, colors.background), width=1))
-        self._measured.setPen(pg.mkPen(_faded(colors.measured, colors.background), width=1))
+        self._full_strength(False)
         self._window.setPen(pg.mkPen(colors.median, width=2.5))
         self._ends.setBrush(pg.mkBrush(colors.median))
         self._ends.setPen(pg.mkPen(colors.foreground))
@@ -153,6 +160,16 @@ class LivePlots(QWidget):
             mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
             mark.label.setColor(colors.phase)
         self.set_overlays(self._overlay_results)
+
+    def _full_strength(self, on: bool) -> None:
+        """The per-step rates lighter on screen (under the window's line), in their own
+        colours in an exported file (a pale line prints as nothing)."""
+        c = self.colors
+        warm, measured = c.warmup, c.measured
+        if not on:
+            warm, measured = _faded(warm, c.background), _faded(measured, c.background)
+        self._warm.setPen(pg.mkPen(warm, width=1))
+        self._measured.setPen(pg.mkPen(measured, width=1))
 
     def begin_run(self, config: RunConfig, caption: str) -> None:
         """Clear the curves and start drawing a new run."""
@@ -250,6 +267,7 @@ class LivePlots(QWidget):
             self._ranges["memory"].follow_y(s.memory_total_bytes / GIB)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
+        self._separate_labels()
         self.updated.emit()
 
     def _follow_y(self, final: bool = False) -> None:
@@ -290,7 +308,33 @@ class LivePlots(QWidget):
             return
         point_px = (self._peak_label.pos().x() - x0) / (x1 - x0) * view_px
         left_px = min(max(point_px, 0.0), max(view_px - text_px, 0.0))
-        self._peak_label.setAnchor((min(max((point_px - left_px) / text_px, 0.0), 1.0), 1))
+        x = min(max((point_px - left_px) / text_px, 0.0), 1.0)
+        self._peak_label.setAnchor((x, self._peak_label.anchor.y()))  # above or below: labels
+        self.memory.labels.request()
+
+    def _separate_labels(self) -> None:
+        for chart in self.charts.values():
+            chart.labels.request()
+
+    def fit(self) -> None:
+        """Every axis back to the whole run and the overlaid results (Reset view)."""
+        for follow in self._ranges.values():
+            follow.following = True
+        if self.series is not None:
+            self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
+            self._follow_y(final=True)
+            if self.series.memory_total_bytes:
+                self._ranges["memory"].follow_y(self.series.memory_total_bytes / GIB, True)
+        self._include_overlays()
+        self._separate_labels()
+
+    def _include_overlays(self) -> None:
+        """Each plot's y range grows to hold the overlaid results' levels (and the time axis
+        gets a span when no run is drawn), so that a selected result is in view at once."""
+        for chart, line in self._overlays:
+            self._ranges[chart.name].include_y(float(line.value()))
+        if self.series is None:
+            self._ranges["throughput"].follow_x(0.0)
 
     def end_run(self, result: dict[str, Any] | None) -> None:
         """Stop the timer after a last redraw; with a result, draw its final figures."""
@@ -300,15 +344,21 @@ class LivePlots(QWidget):
         if self.series is not None:  # fit the finished run, for a look and for export
             self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
             self._follow_y(final=True)
+        self._include_overlays()
+        self._separate_labels()
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
         set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{_median_of(result)}")
+        self._ranges["throughput"].include_y(rate)
         self.flops.end(result)
+        if self.flops.final.isVisible():
+            self._ranges["flops"].include_y(float(self.flops.final.value()))
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
             set_level(self._final_cost, final, f"result {text} per epoch")
+            self._ranges["cost"].include_y(final)
         s = self.series
         peak = result.get("peak_memory_bytes")
         if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
@@ -323,8 +373,7 @@ class LivePlots(QWidget):
         self._overlay_results = list(results)
         shown = [r for r in self._overlay_results if r.get("run_id") != self.run_id]
         for i, r in enumerate(shown):
-            c = r.get("config") or {}
-            label = f"{c.get('model')} b{c.get('batch_size')} {r.get('run_id', '')[:15]}"
+            label = result_label(r)
             color = self.colors.overlay[i % len(self.colors.overlay)]
             cost_key = "usd_per_epoch" if self.cost_in_usd else "epoch_seconds"
             for chart, value in (
@@ -345,6 +394,8 @@ class LivePlots(QWidget):
                 )
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
+        self._include_overlays()
+        self._separate_labels()
 
 
 def mark_text(event: Phase) -> str:

@@ -12,11 +12,12 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.core.interval import plus_minus
 from engine.results import report
+from gui.common.elided_label import ElidedLabel
 from gui.pages.run.series import RunSeries
 
 PHASES = (
@@ -33,9 +34,10 @@ class RunStatus(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.phase_labels = {name: QLabel(text) for name, text in PHASES}
-        self.text = QLabel("Ready: choose a model and press Run (Ctrl+R)", objectName="status_text")
-        # The line may be long; it gives way rather than widen the window.
-        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The line may be long; it ends in "…" rather than widen the window, whole in its tooltip.
+        self.text = ElidedLabel(
+            "Ready: choose a model and press Run (Ctrl+R)", objectName="status_text"
+        )
         self.progress = QProgressBar(objectName="window_progress")
         self.progress.setFixedWidth(200)
         self.progress.setToolTip("Steps of the current phase; measuring stops early once stable")

@@ -82,13 +82,14 @@ class SweepChart(Chart):
         self.plot.setClipToView(False)
         self.plot.setDownsampling(auto=False)
         self.plot.setLabel("bottom", "")
-        # Rows: throughput and cost, memory, the legend, the caption (Chart put it in row 1).
-        self.ci.removeItem(self.caption)
+        # Rows: throughput and cost, memory, the legend, the caption (Chart put them in 1, 2).
+        legend_below(self, columns=5, row=2)
         self.memory: pg.PlotItem = self.addPlot(
             row=1, col=0, axisItems={"bottom": Log2Axis("bottom")}
         )
-        legend_below(self, columns=5, row=2)
         self.plot.legend = None  # entries are added here by name, not by every named item
+        self.labels.watch(self.memory)
+        self.add_reset_action(self.memory)
         self.ci.layout.setRowStretchFactor(0, 2)
         self.ci.layout.setRowStretchFactor(1, 1)
         self.setMinimumHeight(MIN_HEIGHT_PX)
