@@ -39,7 +39,8 @@ dl{display:grid;grid-template-columns:max-content 1fr;
 gap:2px 14px;margin:6px 0}dt{color:#555}dd{margin:0}svg{max-width:100%;height:auto;display:block;
 margin:8px 0}.warn{color:#8a4b00}
 section.run{page-break-before:auto}
-@media print{body{margin:0;max-width:none;font-size:11px}h2{page-break-after:avoid}
+@media print{body{margin:0;max-width:none;font-size:11px}
+h2,h3{page-break-after:avoid;break-after:avoid}
 svg,table,dl,figure{page-break-inside:avoid;break-inside:avoid}section.run+section.run{page-break-before:always}
 a{color:inherit;text-decoration:none}}
 @page{size:A4;margin:14mm}
