@@ -228,7 +228,8 @@ def _compare(c: Comparison, options: CompareOptions, result: dict[str, Any]) -> 
     )
     bases: dict[str, int] = {}
     for n, row in enumerate(rows, 1):
-        out.append(_compare_row(n, row, bases.setdefault(row.basis, len(bases) + 1)))
+        basis = bases.setdefault(row.basis, len(bases) + 1)
+        out.append(_compare_row(n, row, basis, (result.get("price") or {}).get("as_of") or ""))
     out.append("</tbody></table>")
     out += [f'<p class="note">[{k}] {escape(basis)}</p>' for basis, k in bases.items()]
     out += [f'<p class="note">{escape(note)}</p>' for note in c.notes]
@@ -240,7 +241,9 @@ def _machine(row: CompareRow) -> str:
     return "this machine" if row.local else f"{row.cloud} {row.instance_type}"
 
 
-def _compare_row(n: int, row: CompareRow, basis: int) -> str:
+def _compare_row(n: int, row: CompareRow, basis: int, run_price_date: str) -> str:
+    """One row; the measured machine's price carries the run's price date."""
+    date = row.price_date or (run_price_date if row.local else "undated")
     tput = row.throughput_samples_per_s
     days = row.break_even_days
     cells = [
@@ -252,7 +255,7 @@ def _compare_row(n: int, row: CompareRow, basis: int) -> str:
         ("-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.4g}", True),
         (text.money(row.usd_per_epoch), True),
         ("-" if days is None else f"{days:,.0f} days", True),
-        (", ".join(x for x in (row.price_source, row.price_date) if x), False),
+        (", ".join(x for x in (row.price_source, date) if x), False),
     ]
     body = "".join(
         f'<td class="n">{escape(v)}</td>' if num else f"<td>{escape(v)}</td>" for v, num in cells
