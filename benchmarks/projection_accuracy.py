@@ -13,6 +13,8 @@ project A's figure to B and compare with B's own.
   yours that was never published, projected to a GPU that was never benchmarked.
 - leave-one-model-out (the common case: your model is not published, both GPUs are): only the
   model's figures are taken out.
+- independent (TensorFlow): Lambda's TensorFlow tables (benchmarks/data/, never used to
+  calibrate), projected with the whole PyTorch table: other models, another framework.
 
 v1 is the projection before the table (spec ratios, geometric mean, range between the two
 ratios, FP32 without TF32); v2 is engine/pricing/projection.py. For each: median relative error
@@ -116,6 +118,33 @@ def run(hide_gpu: bool, hide_model: bool) -> dict[str, dict[str, float]]:
     return {name: t.figures() for name, t in tallies.items()}
 
 
+def independent() -> dict[str, dict[str, float]]:
+    """Lambda's TensorFlow CNN tables, projected with the shipped (PyTorch) table as it is."""
+    cat = catalog.load()
+    specs = {g.name: g for g in cat.gpus}
+    tf = published.read(Path(__file__).parent / "data" / "lambda_tensorflow_throughput.csv")
+    basis = Basis.of(cat)
+    tallies = {"v1": Tally(), "v2": Tally()}
+    for precision in PRECISIONS:
+        gpus = sorted(g for g in tf.gpus if tf.figures_of("tf", precision, g))
+        for a, b in permutations(gpus, 2):
+            fa, fb = tf.figures_of("tf", precision, a), tf.figures_of("tf", precision, b)
+            for model in sorted(fa.keys() & fb.keys()):
+                truth, value = fb[model], fa[model]
+                tallies["v1"].add(truth, *v1(value, specs[a], specs[b], precision))
+                proj = project(
+                    value,
+                    specs[a],
+                    specs[b],
+                    precision,
+                    basis=basis,
+                    family="convolutional",
+                    tf32=True,  # TensorFlow runs fp32 as TF32 on Ampere by default
+                )
+                tallies["v2"].add(truth, proj.samples_per_s, proj.low, proj.high)
+    return {name: t.figures() for name, t in tallies.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -125,6 +154,7 @@ def main() -> None:
         "leave-one-GPU-out": run(hide_gpu=True, hide_model=False),
         "leave-one-GPU-and-model-out": run(hide_gpu=True, hide_model=True),
         "leave-one-model-out": run(hide_gpu=False, hide_model=True),
+        "independent (TensorFlow tables)": independent(),
     }
     if args.json:
         print(json.dumps(out, indent=2))
@@ -138,9 +168,9 @@ def main() -> None:
         print(f"\n{check}")
         print(f"  {'':14} {'pairs':>6} {'answered':>9} {'median error':>13} {'in range':>9}")
         for name, f in results.items():
+            error = "-" if f["median_error"] != f["median_error"] else f"{f['median_error']:.1%}"
             print(
-                f"  {name:14} {f['pairs']:6d} {f['answered']:9.0%} {f['median_error']:13.1%} "
-                f"{f['in_range']:9.0%}"
+                f"  {name:14} {f['pairs']:6d} {f['answered']:9.0%} {error:>13} {f['in_range']:9.0%}"
             )
     print(f"\n({time.perf_counter() - started:.0f} s)")
 
