@@ -85,7 +85,8 @@ def _watch_control(cancel: threading.Event) -> None:
 
 
 def _watch_parent(cancel: threading.Event) -> None:
-    """A rank other than 0 of a data-parallel run (which leaves stdin to rank 0): torchrun is
+    """A process other than a node's first of a data-parallel run (which leaves stdin to that
+    one): torchrun is
     its parent; when that goes, it cancels and ends, as a worker whose stdin closed."""
     parent = os.getppid()
     while os.getppid() == parent:
@@ -100,6 +101,13 @@ def _watch_parent(cancel: threading.Event) -> None:
 def _rank() -> int:
     """This process's rank in a data-parallel run (torch.distributed.run sets RANK); 0 alone."""
     return _int_env("RANK", 0)
+
+
+def _reports() -> bool:
+    """Whether this process writes the events: alone, or the first of its node (LOCAL_RANK 0:
+    global rank 0 on node 0, and on every other node the one its launcher hears from; every
+    rank holds the run's figures, gathered at each window's end)."""
+    return _int_env("LOCAL_RANK", 0) == 0
 
 
 def _world_size() -> int:
@@ -126,12 +134,12 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
         from engine.measure.config import RunConfig as Config  # type: ignore[assignment]
         from engine.measure.runner import run  # type: ignore[assignment]
 
-    rank = _rank()
+    rank, reports = _rank(), _reports()
     cancel = threading.Event()
     if _world_size() > 1:
         # torchrun's SIGTERM tears a data-parallel run down (another rank failed, or torchrun
         # was stopped): the process ends, and the launcher names the rank that failed first
-        # (a user's cancel reaches rank 0 on stdin, and the others by agreement).
+        # (a user's cancel reaches a node's first process on stdin, the others by agreement).
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     else:
         signal.signal(signal.SIGTERM, lambda *_: cancel.set())
@@ -142,20 +150,20 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_default_signals)
     if args.control_stdin:
-        # Rank 0 alone reads the parent's commands; a cancel reaches the others through the
-        # run's own agreement between steps (engine/measure/loop.py).
-        watch = _watch_control if rank == 0 else _watch_parent
+        # A node's first process alone reads the parent's commands; a cancel reaches the
+        # others through the run's own agreement between steps (engine/measure/loop.py).
+        watch = _watch_control if reports else _watch_parent
         threading.Thread(target=watch, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
     try:
         config = Config.from_dict(json.loads(args.config_json))
     except (ConfigError, json.JSONDecodeError, TypeError) as exc:
-        if rank == 0:  # every rank reads the same config
+        if reports:  # every rank reads the same config
             events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
         return 0
     _environment_for(config)
     for event in run(config, cancel, run_id=run_id):
-        if rank == 0:  # rank 0 reports the run
+        if reports:  # a node's first process reports the run
             events.write(event.to_json() + "\n")
         elif isinstance(event, Failed):  # the others only their failure, for the launcher
             failure = {"rank": rank, "kind": event.kind, "message": event.message}

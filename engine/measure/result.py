@@ -154,7 +154,7 @@ def distributed_record(config: RunConfig, measurement: Measurement) -> dict[str,
             {"rank": rank, "samples_per_s": statistics.median(rates) if rates else None}
             for rank, rates in enumerate(per_rank)
         ],
-        "monitored": "rank 0's device (memory, power, energy per sample)",
+        "monitored": "this node's first device (memory, power, energy per sample)",
     }
 
 
@@ -185,7 +185,7 @@ def build_result(
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
     world = measurement.group.world_size if measurement.group else 1
-    if monitor.energy_j is not None and window_samples:  # rank 0's device, its own samples
+    if monitor.energy_j is not None and window_samples:  # one device, over its own samples
         energy["joules_per_sample"] = monitor.energy_j * world / window_samples
         energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
     result: dict[str, Any] = {

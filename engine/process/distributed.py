@@ -3,9 +3,9 @@
 The worker is started through PyTorch's own elastic launcher, `python -m torch.distributed.run`
 (what the `torchrun` script runs), which starts one worker per process of this node: each
 joins the process group from the environment torchrun gives it (RANK, WORLD_SIZE, LOCAL_RANK,
-MASTER_ADDR/PORT). Rank 0 writes the events; every other rank writes only its failure, as one
-marked line on stderr (RANK_FAILED), so that a run that dies can say which process failed and
-why.
+MASTER_ADDR/PORT). The first process of each node (rank 0 on node 0) writes the events; every
+other writes only its failure, as one marked line on stderr (RANK_FAILED), so that a run that
+dies can say which process failed and why.
 
 torchrun starts each worker in a session of its own, out of reach of the process group the
 launcher ends: `end_tree` ends every descendant of torchrun, found before torchrun itself goes

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import socket
+import threading
 import time
 
 import psutil
@@ -152,3 +153,30 @@ def test_a_rendezvous_nobody_joins_times_out_with_what_to_check():
         worker.close()
     assert failed.kind == "crashed"
     assert "did not meet within 2 s" in failed.message and "--rdzv-endpoint" in failed.message
+
+
+def test_two_nodes_meet_at_an_endpoint_and_each_reports_the_run():
+    # Two launchers on this machine stand for two machines: node 0 hosts the rendezvous.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = LONG.with_changes(
+        nproc=1, nnodes=2, rdzv_endpoint=f"127.0.0.1:{port}", max_steps=20, max_seconds=3.0
+    ).with_changes(threads=1, stability_threshold=0.1)
+    workers = [WorkerProcess(config.with_changes(node_rank=r)).start() for r in (0, 1)]
+    last: dict[int, object] = {}
+    threads = [
+        threading.Thread(target=lambda r=r: last.update({r: list(workers[r].events())[-1]}))
+        for r in (0, 1)
+    ]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(DEADLINE_S)
+    finally:
+        for w in workers:
+            w.close()
+    spreads = [getattr(last[r], "result", {}).get("distributed") for r in (0, 1)]
+    assert all(s and s["world_size"] == 2 and s["nnodes"] == 2 for s in spreads), last
+    assert spreads[0]["per_rank"] == spreads[1]["per_rank"]  # one run, seen from each node
