@@ -65,8 +65,7 @@ def money_mean_std(s: Spread) -> str:
 def distributed_text(spread: dict[str, Any]) -> str:
     """A data-parallel run's processes, its global batch and each rank's own rate."""
     rates = " / ".join(
-        f"{r['samples_per_s']:,.0f}" if r.get("samples_per_s") else "?"
-        for r in spread["per_rank"]
+        f"{r['samples_per_s']:,.0f}" if r.get("samples_per_s") else "?" for r in spread["per_rank"]
     )
     nodes = spread["nnodes"]
     return (
