@@ -23,12 +23,14 @@ def local_device(torch: Any, config: RunConfig) -> str:
     wants_gpu = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
     if not wants_gpu:
         return "cpu" if config.device == "auto" else config.device
-    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if not torch.cuda.is_available():
+        raise RunFailed("config", "device: CUDA is not available here; use --device cpu or auto")
+    count = torch.cuda.device_count()
     if local >= count:
         raise RunFailed(
             "config",
             f"nproc: {config.nproc} processes on this node need {config.nproc} GPUs, one each; "
-            f"this machine has {count} (give --nproc {max(count, 1)}, or --device cpu)",
+            f"this machine has {count} (give --nproc {count} or fewer, or --device cpu)",
         )
     return f"cuda:{local}"
 
