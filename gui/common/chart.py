@@ -16,7 +16,13 @@ from contextlib import contextmanager
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QTextOption, QWheelEvent
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneMouseEvent, QSizePolicy
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
+    QGraphicsItem,
+    QGraphicsSceneMouseEvent,
+    QSizePolicy,
+)
 
 from gui.common import chart_labels
 from gui.common.theme import PlotColors
@@ -174,13 +180,21 @@ class Chart(pg.GraphicsLayoutWidget):
         self.labels.request()
 
     def wheelEvent(self, ev: QWheelEvent) -> None:  # noqa: N802 (Qt's name)
-        """Ctrl+wheel zooms the chart; the wheel alone scrolls the page it sits in (ignored
-        here, the event goes to the scroll area around it)."""
+        """Ctrl+wheel zooms the chart; the wheel alone scrolls the page it sits in."""
         if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
             super().wheelEvent(ev)
             ev.accept()
-        else:
+            return
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QAbstractScrollArea):
+            area = area.parentWidget()
+        if area is None:
             ev.ignore()
+            return
+        # Handed to the page's scroll area at once (an ignored event goes up to it only when
+        # the window system sent it; this way it scrolls the same from any sender).
+        QApplication.sendEvent(area.viewport(), ev.clone())
+        ev.accept()
 
 
 def add_line(chart: Chart, name: str | None = None) -> pg.PlotDataItem:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem
 
 from engine.sweep.events import Trial
@@ -24,7 +25,8 @@ from gui.common.chart import Chart, legend_below
 from gui.common.theme import PlotColors
 
 BATCH_LABEL = "batch size (samples per step, log2 scale)"
-MIN_TICK_SPACING_PX = 48
+TICK_GAP_PX = 14  # at least this much between two tick labels
+MIN_LOG2, MAX_LOG2 = 0, 20  # batch sizes 1 to 1,048,576 (the batch size's own bounds)
 SYMBOL_SIZE = 9
 COST_AXIS_WIDTH_PX = 70
 LEFT_AXIS_WIDTH_PX = 60
@@ -33,18 +35,23 @@ HEADROOM = 1.12  # the top of a panel above its highest point: room for the mark
 
 
 class Log2Axis(pg.AxisItem):
-    """Ticks at powers of two of a log2(batch) axis, labelled with the batch size itself."""
+    """Ticks at powers of two of a log2(batch) axis, labelled with the batch size itself: only
+    batch sizes that can be (1 to 2^20), spaced so that their labels never touch, whatever the
+    zoom (zoomed out, 2^-5 printed "0" five times over the other labels)."""
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803
-        lo, hi = math.ceil(minVal), math.floor(maxVal)
-        if hi < lo:  # zoomed in between two powers of two
-            return super().tickValues(minVal, maxVal, size)
-        fit = max(1, int(size // MIN_TICK_SPACING_PX))
-        step = max(1, math.ceil((hi - lo + 1) / fit))
+        lo = max(math.ceil(minVal), MIN_LOG2)
+        hi = min(math.floor(maxVal), MAX_LOG2)
+        if hi < lo:  # zoomed in between two powers of two: one label, at the middle
+            middle = (minVal + maxVal) / 2
+            return [(1.0, [middle])] if MIN_LOG2 <= middle <= MAX_LOG2 else []
+        widest = QFontMetrics(self.font()).horizontalAdvance(f"{2**hi:,}") + TICK_GAP_PX
+        px_per_unit = size / max(maxVal - minVal, 1e-9)
+        step = max(1, math.ceil(widest / px_per_unit))
         return [(float(step), [float(v) for v in range(lo, hi + 1) if v % step == 0])]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
-        return [f"{2.0**v:,.0f}" for v in values]
+        return [f"{2.0**v:,.0f}" if v == round(v) else f"{2.0**v:,.3g}" for v in values]
 
 
 def _axis_style(axis: pg.AxisItem) -> None:
