@@ -110,10 +110,6 @@ def _reports() -> bool:
     return _int_env("LOCAL_RANK", 0) == 0
 
 
-def _world_size() -> int:
-    return _int_env("WORLD_SIZE", 1)
-
-
 def _int_env(name: str, default: int) -> int:
     try:
         return int(os.environ.get(name, default))
@@ -134,9 +130,12 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
         from engine.measure.config import RunConfig as Config  # type: ignore[assignment]
         from engine.measure.runner import run  # type: ignore[assignment]
 
-    rank, reports = _rank(), _reports()
+    # One process of a data-parallel run (the launcher says so: a RANK inherited from a job
+    # epochcost itself runs in means nothing to a plain run).
+    parallel = args.command == "run" and args.data_parallel
+    rank, reports = (_rank(), _reports()) if parallel else (0, True)
     cancel = threading.Event()
-    if _world_size() > 1:
+    if parallel:
         # torchrun's SIGTERM tears a data-parallel run down (another rank failed, or torchrun
         # was stopped): the process ends, and the launcher names the rank that failed first
         # (a user's cancel reaches a node's first process on stdin, the others by agreement).
@@ -193,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         run_p.add_argument("--config-json", required=True)
         run_p.add_argument("--run-id")
         run_p.add_argument("--control-stdin", action="store_true")
+        if command == "run":  # started by torch.distributed.run (engine/process/distributed.py)
+            run_p.add_argument("--data-parallel", action="store_true")
     check_p = sub.add_parser("check-model", help="load a model file and say what it holds")
     check_p.add_argument("--model-file", required=True)
     check_p.add_argument("--framework", choices=("torch", "tensorflow"))

@@ -41,9 +41,7 @@ STDERR_TAIL_LINES = 200
 # How long a model file may take to load and build (its `building` phase) before the worker is
 # killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
 BUILD_TIMEOUT_S = 300.0
-# A data-parallel run's processes may take this long past its rendezvous timeout to send their
-# first event before they are ended (torchrun's own timeout should have ended them first).
-RENDEZVOUS_GRACE_S = 60.0
+RENDEZVOUS_GRACE_S = 60.0  # past a data-parallel run's rendezvous timeout, to its first event
 # A frozen app (the desktop bundle) has no `python -m engine.worker`: its executable starts
 # itself with this flag first and runs engine.worker's main (gui/app.py).
 WORKER_FLAG = "--epochcost-worker"
@@ -138,6 +136,7 @@ class WorkerProcess:
             "--run-id",
             self.run_id,
             "--control-stdin",
+            *(["--data-parallel"] if self._distributed else []),
         ]
         try:
             self.proc = subprocess.Popen(
