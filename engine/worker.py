@@ -5,6 +5,8 @@ app's executable runs this main when its first argument is engine.process.launch
 (`epochcost-gui --epochcost-worker run ...`, gui/app.py).
 
 `run` is one timed run (RunConfig); `accuracy` one training-to-accuracy run (AccuracyConfig).
+`run --data-parallel`: one process of a data-parallel run, started by torch.distributed.run
+(engine/process/distributed.py); only each node's first process writes events.
 
 Writes one JSON event per line on its stdout and nothing else there: whatever a framework prints
 goes to stderr. With --control-stdin it reads commands from stdin ("cancel"), and treats the
