@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from engine.pricing import buying
 from engine.pricing.comparison import CompareRow
 from engine.pricing.cost import BreakEven
 from engine.results import report
@@ -66,6 +67,8 @@ def _kind(row: CompareRow) -> str:
 def _label(row: CompareRow) -> str:
     if row.local:
         return "this machine"
+    if row.cloud == buying.CLOUD:  # "buy RTX 4090" says it all
+        return row.instance_type
     name = f"{row.cloud} {row.instance_type}"
     return name + " (hist.)" if row.historical else name
 

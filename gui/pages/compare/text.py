@@ -34,8 +34,9 @@ def notes(
     lines = []
     if any(r.estimated for r in c.rows):
         lines.append(
-            "<i>Italics, ~</i>: estimated from the GPUs' peak-rate and memory-bandwidth "
-            "ratios (range: the two bounds; assumes the GPU limits the run)."
+            "<i>Italics, ~</i>: estimated, from published measurements of models of the same "
+            "family on both GPUs where there are some, else from spec ratios; the range holds "
+            "what those say (hover a row for what it rests on). Assumes the GPU limits the run."
         )
     local = next(r for r in c.rows if r.local)
     if is_cpu(result) and local.usd_per_epoch:
