@@ -53,7 +53,8 @@ def test_run_with_two_processes_records_them(capsys):
     assert [r["rank"] for r in spread["per_rank"]] == [0, 1]
     assert all(r["samples_per_s"] > 0 for r in spread["per_rank"])
     # Global samples over the slowest rank's window: never above the ranks' own rates added up.
-    assert result["throughput_samples_per_s"] <= sum(r["samples_per_s"] for r in spread["per_rank"])
+    ranks_total = sum(r["samples_per_s"] for r in spread["per_rank"])
+    assert result["throughput_samples_per_s"] <= ranks_total * (1 + 1e-9)
     assert result["config"]["nproc"] == 2
     assert Store().get(result["run_id"])["distributed"]["world_size"] == 2
 
