@@ -83,6 +83,14 @@ def assets() -> Path:
     return candidates[0]
 
 
+def docs() -> Path:
+    """The user guide's folder (docs/): the bundle's copy (build.spec ships it), else the
+    source checkout's."""
+    if frozen():
+        return bundle_root() / "docs"
+    return Path(__file__).resolve().parents[2] / "docs"
+
+
 def engine_source_root() -> Path:
     """The folder that holds the `engine` package as source, for a worker's PYTHONPATH: the
     checkout (or site-packages) here, the bundle's engine-src folder in the bundle."""

@@ -65,6 +65,7 @@ class ModelPicker(QWidget):
         self.job: BackgroundJob | None = None
 
         self.combo = QComboBox(objectName="model")
+        self.combo.setToolTip("The model to measure: a built-in one or your own model file")
         self.combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )

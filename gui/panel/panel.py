@@ -117,6 +117,8 @@ class ConfigPanel(QWidget):
         self.model_info = QLabel(wordWrap=True, objectName="model_info")
         self.framework = QComboBox(objectName="framework")
         self.device = QComboBox(objectName="device")
+        self.framework.setToolTip("The framework the run trains with (PyTorch or TensorFlow)")
+        self.device.setToolTip("Where the model trains: the CPU or one GPU")
         # A long CPU or GPU name must not widen the whole panel (and so the window's smallest
         # width): the box elides it, and its tooltip and the open list show it whole.
         self.device.setSizeAdjustPolicy(
@@ -128,6 +130,10 @@ class ConfigPanel(QWidget):
             self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)
         self.gpu_check = GpuCheck(devices, spec_for or (lambda _framework: WorkerSpec()), self)
         self.precision = QComboBox(objectName="precision")
+        self.precision.setToolTip(
+            "Number format of the training step: fp32, or mixed precision (fp16, bf16) where "
+            "the device has it"
+        )
         self.precision.addItems(list(PRECISIONS))
         defaults = RunConfig()
         self.numbers: dict[str, NumberField] = {}

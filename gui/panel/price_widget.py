@@ -91,6 +91,7 @@ class PriceWidget(QWidget):
         self.instance_label = QLabel(wordWrap=True, objectName="price_instance")
         self.kind = QComboBox(objectName="price_kind")
         self.kind.addItems([ON_DEMAND, SPOT])
+        self.kind.setToolTip("The instance's on-demand price, or its spot price (interruptible)")
         self.clear_instance = QToolButton(objectName="price_custom")
         self.clear_instance.setText("✕")
         self.clear_instance.setToolTip("Type your own price instead")

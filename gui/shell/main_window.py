@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from engine.core import paths
 from engine.measure.devices import Device, list_devices
 from engine.process.launcher import WorkerSpec
 from gui.common import activity, settings, theme
@@ -41,6 +42,9 @@ from gui.shell.settings_dialog import SettingsDialog
 
 if TYPE_CHECKING:
     from engine.results.store import Store
+
+
+USER_GUIDE = "desktop-app.md"  # in engine.core.paths.docs()
 
 
 class MainWindow(QMainWindow):
@@ -244,6 +248,15 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(f"The choice could not be kept: {exc}", "error")
         self.controller.interpreters = dict(chosen)  # the Run tab's, which every tab asks
         self.panel.set_interpreters(chosen)
+
+    def show_user_guide(self) -> bool:
+        """Help > User guide: docs/desktop-app.md in the system's viewer; where the docs are
+        missing, the message bar says where they were looked for."""
+        guide = paths.docs() / USER_GUIDE
+        if not guide.is_file():
+            self.message_bar.show_message(f"The user guide is not at {guide}.", "error")
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
 
     def show_about(self) -> None:
         QMessageBox.about(self, "About epochcost", about.about_html())

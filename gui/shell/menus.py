@@ -67,5 +67,8 @@ def build_menus(w: MainWindow) -> Actions:
         themes[name] = action
 
     help_ = bar.addMenu("&Help")
+    guide = help_.addAction("&User guide", w.show_user_guide)
+    guide.setShortcut(QKeySequence.StandardKey.HelpContents)
+    guide.setToolTip("The desktop app's guide (docs/desktop-app.md), with the other docs")
     help_.addAction("&About epochcost", w.show_about)
     return Actions(open_result, export_csv, run, cancel, quit_, themes)

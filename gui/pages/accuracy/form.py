@@ -74,7 +74,9 @@ class AccuracyForm(QWidget):
         for name in data.builtin_names():
             self.dataset.addItem(f"{name} (built in)", name)
         self.dataset.addItem("CIFAR-10 binary folder…", FOLDER)
+        self.dataset.setToolTip("The data the model trains on to its accuracy")
         self.folder = QLineEdit(objectName="folder")
+        self.folder.setToolTip("The folder holding CIFAR-10's binary batches")
         self.folder.setPlaceholderText("folder with data_batch_1.bin … test_batch.bin")
         self.browse = QPushButton("Browse…", objectName="browse")
         self.download = QPushButton("Download…", objectName="download")
@@ -87,6 +89,8 @@ class AccuracyForm(QWidget):
         }
         self.to_target = QRadioButton("Target accuracy (%)", objectName="to_target")
         self.until_stable = QRadioButton("Until it stabilises", objectName="until_stable")
+        self.to_target.setToolTip("Train until the test accuracy reaches the target")
+        self.until_stable.setToolTip("Train until the test accuracy stops improving")
         self.to_target.setChecked(True)
         goal = QButtonGroup(self)
         goal.addButton(self.to_target)

@@ -50,6 +50,7 @@ class CompareInputs(QWidget):
         super().__init__(parent)
         self.cloud = QComboBox(objectName="compare_cloud")
         self.cloud.addItem(ALL_CLOUDS)
+        self.cloud.setToolTip("Only machines of this cloud")
         self.gpu = _sized(QLineEdit(objectName="compare_gpu"), 8)
         self.gpu.setToolTip("Only machines with this GPU: v100, a100, 4090, ...")
         self.gpu.setPlaceholderText("any GPU")

@@ -57,6 +57,23 @@ EDITS = {
 }
 
 
+# Tooltips of the choices (the number fields' are EDITS' third item).
+TIPS = {
+    "preset": "A published model: its parameters, tokens and shape, with their sources",
+    "attention": "Causal (a decoder: GPT) or full (an encoder: BERT) attention, for its FLOPs",
+    "gpu": "The GPU the run is planned on, priced on the cheapest instances that hold it",
+    "instance": "A catalog instance: its GPUs and its price",
+    "region": "The grid region whose carbon intensity prices the CO2",
+    "runs_table": "How many runs a result takes: a published table, or a number of runs",
+    "plan_transformer": "FLOPs = 6 x parameters x tokens, plus attention (Kaplan et al. 2020)",
+    "plan_per_sample": "FLOPs = FLOPs per sample x samples x epochs (a counted model)",
+    "plan_gpu": "A catalog GPU, priced on its cheapest instances",
+    "plan_instance": "A catalog instance type and its price",
+    "plan_stated": "An MFU you state (0.35 for 35%)",
+    "plan_from_result": "The MFU the result selected in Past runs measured",
+}
+
+
 def short(value: float) -> str:
     """110M, 131.072B, 2T: a preset's figure as typed back into the form."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
@@ -113,6 +130,10 @@ class PlanForm(QWidget):
             combo.currentIndexChanged.connect(self.changed)
         for radios in (self.mode, self.hardware, self.mfu_source):
             radios.idToggled.connect(self._radio_toggled)
+            for button in radios.buttons():
+                button.setToolTip(button.toolTip() or TIPS.get(button.objectName(), ""))
+        for name, combo in self.combos.items():
+            combo.setToolTip(combo.toolTip() or TIPS.get(name, ""))
         self.preset.currentIndexChanged.connect(self._fill_preset)
         self.changed.connect(self._show_choices)
         self._fill_preset()
@@ -188,7 +209,7 @@ class PlanForm(QWidget):
                 text = f"{i.cloud} {i.instance_type}: {i.gpu_count:g} x {i.gpu_spec}"
                 self.instance.addItem(f"{text}, ${i.usd_per_hour:,.2f}/h", key)
         self.precision = QComboBox(objectName="plan_precision")
-        self.precision.addItem("auto: the result's, else the GPU's fastest", "")
+        self.precision.addItem("auto (the GPU's fastest)", "")
         for p in PRECISIONS:
             self.precision.addItem(p, p)
         self.precision.setToolTip(

@@ -133,6 +133,7 @@ class SweepForm(QWidget):
         self.sweep_sizes = QRadioButton("Sweep batch sizes", objectName="sweep_sizes")
         self.max_fit = QRadioButton("Find max batch", objectName="find_max_batch")
         self.max_fit.setToolTip("The largest batch that trains, and a recommended one below it")
+        self.sweep_sizes.setToolTip("Measure each batch size of the range, doubling")
         self.sweep_sizes.setChecked(True)
         self.edits: dict[str, QLineEdit] = {}
         self._error_labels: dict[str, QLabel] = {}

@@ -72,6 +72,7 @@ class ScalingView(QWidget):
         super().__init__(objectName="scaling_view")
         self._store = store
         self.studies = QComboBox(objectName="scaling_studies")
+        self.studies.setToolTip("A stored scaling study: throughput against processes")
         self.refresh_button = QPushButton("Refresh", objectName="scaling_refresh")
         self.status = QLabel(NONE_YET, objectName="scaling_status", wordWrap=True)
         self.chart = ScalingChart()
