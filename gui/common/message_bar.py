@@ -34,7 +34,7 @@ class MessageBar(QFrame):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setStyleSheet("background: transparent;")
-        scroll.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + 6)
+        scroll.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + 12)
         self.text_area = scroll
         self.details_button = QPushButton("Details…")
         close = QPushButton("✕")

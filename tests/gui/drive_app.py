@@ -1,6 +1,6 @@
 """Drive the real app in a process of its own (used by test_app_process.py).
 
-    python tests/gui/drive_app.py full [--screenshot PNG] [--final PNG]
+    python tests/gui/drive_app.py full [--screenshot PNG] [--final PNG] [--export PNG]
                                                             one run to the end, then quit
     python tests/gui/drive_app.py hold                      a long run; prints the worker's pid
 
@@ -50,6 +50,7 @@ def main() -> int:
     parser.add_argument("mode", choices=("full", "hold"))
     parser.add_argument("--screenshot", type=Path, help="the screen 1.5 s into measuring")
     parser.add_argument("--final", type=Path, help="the screen once the result is shown")
+    parser.add_argument("--export", type=Path, help="File > Export chart > Throughput, at the end")
     args = parser.parse_args()
     app = create_app([])
     from gui.shell.main_window import MainWindow
@@ -82,6 +83,8 @@ def main() -> int:
     def finish() -> None:
         if args.final:
             grab(args.final, "final")
+        if args.export:
+            out["export"] = str(window.export_chart("throughput", args.export))
         window.close()
         app.quit()
 
@@ -89,7 +92,7 @@ def main() -> int:
         if not running:
             out["rows"] = window.results.model.rowCount()
             out["status"] = window.status.text.text()
-            QTimer.singleShot(500 if args.final else 0, finish)  # painted before the grab
+            QTimer.singleShot(500 if args.final or args.export else 0, finish)  # painted first
 
     window.controller.engine_event.connect(on_event)
     window.controller.running_changed.connect(on_running)

@@ -150,8 +150,7 @@ class LivePlots(QWidget):
         self._band.setBrush(pg.mkBrush(band))
         self._band_key.setPen(pg.mkPen(band, width=10))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
-        backdrop = pg.mkColor(colors.background)
-        backdrop.setAlpha(200)
+        backdrop = _backdrop(colors)
         for line in (self._final_rate, self._total, self._final_cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
             line.label.setColor(colors.limit)
@@ -159,6 +158,7 @@ class LivePlots(QWidget):
         for _, mark in self._marks:
             mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
             mark.label.setColor(colors.phase)
+            mark.label.fill = pg.mkBrush(backdrop)
         self.set_overlays(self._overlay_results)
 
     def _full_strength(self, on: bool) -> None:
@@ -238,6 +238,7 @@ class LivePlots(QWidget):
             )
             line.setPen(pg.mkPen(self.colors.phase, style=pg.QtCore.Qt.DotLine))
             line.label.setColor(self.colors.phase)
+            line.label.fill = pg.mkBrush(_backdrop(self.colors))  # readable over the data
             chart.plot.addItem(line, ignoreBounds=True)
             self._marks.append((chart, line))
 
@@ -411,6 +412,13 @@ def _median_of(result: dict[str, Any]) -> str:
     """How the result's figure was found, for its level's label."""
     n = result.get("repeats") or len(result.get("throughput_repeats") or ())
     return f" (median of {n} windows)" if n and n > 1 else " (one window)" if n else ""
+
+
+def _backdrop(colors: PlotColors) -> Any:
+    """A label's background: the plot's, a little see-through."""
+    backdrop = pg.mkColor(colors.background)
+    backdrop.setAlpha(200)
+    return backdrop
 
 
 def _faded(color: str, background: str) -> Any:
