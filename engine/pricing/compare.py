@@ -8,7 +8,7 @@ seconds, energy in kWh, emissions in kg CO2e.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.pricing import buying, cost
@@ -62,6 +62,7 @@ def _throughput(
     instance: Instance,
     on_gpu: dict[str, MeasuredRun],
     basis: Basis,
+    scaling: Callable[[str, float], tuple[float, str] | None] | None = None,
 ) -> Projection | str:
     """The projection for one instance, or why there is none."""
     target = catalog.gpu_of(instance)
@@ -74,7 +75,12 @@ def _throughput(
     proj = _projected(result, catalog, target, instance, on_gpu, basis)
     if isinstance(proj, str):
         return proj
-    return proj.scaled(instance.gpu_count, _scale_note(instance.gpu_count))
+    count = instance.gpu_count
+    measured_scaling = scaling(target.name, count) if scaling and count > 1 else None
+    if measured_scaling is not None:
+        efficiency, source = measured_scaling
+        return proj.scaled(count * efficiency, f"{count:g} GPUs: {source}")
+    return proj.scaled(count, _scale_note(count))
 
 
 def _projected(
@@ -304,7 +310,7 @@ def compare(
     basis = Basis.of(catalog)
     for instance in candidates:
         why = _left_out(instance, options)
-        proj = why or _throughput(result, catalog, instance, on_gpu, basis)
+        proj = why or _throughput(result, catalog, instance, on_gpu, basis, options.scaling)
         if isinstance(proj, str):
             left_out.append((instance.label, proj))
             continue

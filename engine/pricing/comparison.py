@@ -8,6 +8,7 @@ flat dict of the JSON output. Money in USD, time in seconds, energy in kWh, CO2 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,9 @@ class CompareOptions:
     local_g_co2e_per_kwh: float | None = None  # grid of the measured machine
     local_grid_label: str = ""
     buy: BuyOptions | None = None  # GPUs to price as bought (engine/pricing/buying.py)
+    # (catalog GPU name, GPU count) -> (measured data-parallel efficiency, where it is from), or
+    # None: perfect scaling assumed (engine/results/scaling.py measures it; the caller asks).
+    scaling: Callable[[str, float], tuple[float, str] | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,8 @@ def measured_elsewhere(listing: pd.DataFrame, result: dict[str, Any]) -> list[Me
         & (listing["run_id"] != result["run_id"])
         & listing["throughput_samples_per_s"].notna()
     ]
+    if "world_size" in same:  # a data-parallel run's figure is several devices': not one GPU's
+        same = same[same["world_size"].isna() | (same["world_size"] <= 1)]
     return [
         MeasuredRun(
             r.run_id,

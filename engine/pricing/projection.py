@@ -346,8 +346,11 @@ def project_result(
 ) -> Projection:
     """`project` for a stored result, its range widened by the measurement's own interval."""
     family, published_as = family_of(result)
+    # A data-parallel run's figure is all its devices': one device's share (its scaling losses
+    # included, so the estimate errs low) is what another GPU is projected from.
+    world = int((result.get("distributed") or {}).get("world_size") or 1)
     proj = project(
-        result["throughput_samples_per_s"],
+        result["throughput_samples_per_s"] / world,
         source,
         target,
         result["config"]["precision"],
@@ -358,4 +361,8 @@ def project_result(
         tf32=ran_tf32(result, family),
         published_model=published_as,
     )
-    return with_measured_spread(proj, result) if proj.status == "estimated" else proj
+    if proj.status != "estimated":
+        return proj
+    if world > 1:
+        proj = replace(proj, basis=f"{proj.basis}; from one device's share of {world} processes")
+    return with_measured_spread(proj, result)

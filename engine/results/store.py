@@ -73,6 +73,7 @@ _FROM_BODY = {
     "other_cpu_fraction": "$.other_cpu_fraction",
     "kind": "$.kind",  # "accuracy" for a run to an accuracy; None for a timed run
     "sweep_trial": "$.sweep.trial",  # a sweep's trial number; None outside a sweep
+    "world_size": "$.distributed.world_size",  # processes of a data-parallel run; None: one
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
 
