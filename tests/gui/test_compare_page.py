@@ -214,3 +214,14 @@ def test_gpus_to_buy_sit_beside_the_cloud_rows_with_their_break_even(window):
     header = [c.header for c in COLUMNS].index("Break-even (days)")
     assert not page.view.isColumnHidden(header)
     assert sum(m.startswith("buy ") for m in machines) >= 5
+
+
+def test_a_stored_scaling_measurement_prices_the_multi_gpu_machines(window):
+    from tests.engine.test_scaling import H100, _distributed
+
+    Store().add(_distributed("20260101T000000-wide0001", 3400.0, 4))
+    page = show(window, gpu_result(run_id="20260101T000000-single01", device_name=H100))
+    page.inputs.machine_size.setCurrentText("up to 8 GPUs")
+    row = column(page, "Machine").index("a3-highgpu-4g")
+    assert column(page, "Samples/s")[row] == "3,400.0"  # measured here: 4 x 0.85 x 1000
+    assert "85% of perfect" in page.model.tooltip(row)
