@@ -65,7 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-gpus",
         type=numbers.number(0.01, 100_000, "GPUs"),
         default=1.0,
-        help="leave out bigger instances (default 1; larger ones assume perfect scaling)",
+        help="leave out bigger instances (default 1; larger ones scale by a stored scaling "
+        "measurement of the model on that GPU, else assume perfect scaling)",
     )
     p.add_argument("--limit", type=numbers.LIMIT, default=30, help="rows shown (0: all; JSON: all)")
     own = p.add_argument_group("the measured machine as owned hardware")
