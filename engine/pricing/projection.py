@@ -183,6 +183,14 @@ def project(
         return _without("does_not_fit", why, memory)
     if precision == "bf16" and not target.supports_bf16:
         return _without("no_estimate", f"{target.name} has no bf16 (Ampere or newer)", memory)
+    if source.name == target.name:
+        return replace(
+            measured(samples_per_s, f"the measured GPU itself ({source.name})"),
+            status="estimated",
+            method="same GPU",
+            memory_needed_bytes=memory_needed_bytes,
+            memory_available_bytes=memory_available_bytes,
+        )
     spec = spec_ratios(source, target, precision, tf32)
     found = _from_table(source, target, precision, (family, published_model), tf32, basis)
     if found is not None:
