@@ -10,12 +10,13 @@ Level and mark labels are kept apart (gui/common/chart_labels.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QTextOption, QWheelEvent
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QTextOption, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -29,6 +30,8 @@ from gui.common.theme import PlotColors
 
 TIME_LABEL = "time since warm-up began (s)"
 CAPTION_MIN_WIDTH = 120.0
+TITLE_POINTS = (11, 10, 9, 8)  # a title's sizes, largest first (fit_titles)
+TITLE_MARGIN_PX = 16  # a title label's width beyond its text's
 
 
 class Caption(pg.LabelItem):
@@ -92,7 +95,7 @@ class Chart(pg.GraphicsLayoutWidget):
         self.place_legend(row=1)
         self.setMinimumHeight(150)
         self.labels = chart_labels.Labels(self)
-        self.add_reset_action(self.plot)
+        self.adopt(self.plot)
 
     @property
     def export_item(self) -> pg.GraphicsLayout:
@@ -150,6 +153,7 @@ class Chart(pg.GraphicsLayoutWidget):
             ax.setPen(colors.foreground)
             ax.setTextPen(colors.foreground)
         self.plot.titleLabel.setText(self.plot.titleLabel.text, color=colors.foreground)
+        self.fit_titles()
         self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
         self.legend.setLabelTextColor(colors.foreground)
         for _, label in self.legend.items:  # entries already there keep their old colour
@@ -157,8 +161,12 @@ class Chart(pg.GraphicsLayoutWidget):
 
     # the view ------------------------------------------------------------------------------
 
-    def add_reset_action(self, plot: pg.PlotItem) -> None:
-        """Reset view, first in the plot's right-click menu."""
+    def adopt(self, plot: pg.PlotItem) -> None:
+        """A plot of the chart (its first, or one an owner adds): Reset view first in its
+        right-click menu, its labels kept apart, its title fitted to its width."""
+        if plot is not self.plot:
+            self.labels.watch(plot)
+        plot.geometryChanged.connect(self.fit_titles)
         menu = plot.vb.menu
         action = QAction("Reset view", menu)
         action.setToolTip("Give every axis of this chart back its range")
@@ -178,6 +186,28 @@ class Chart(pg.GraphicsLayoutWidget):
             vb.autoRange()
         self.view_reset.emit()
         self.labels.request()
+
+    def fit_titles(self) -> None:
+        """Each plot's title in the largest size (11 to 8 pt) that fits its width: a title cut
+        short ("Cost to accuracy per batch s") says less than a smaller one."""
+        if "ci" not in vars(self) or getattr(self, "closed", False):
+            return  # a resize while pyqtgraph builds the widget, or after it closed it
+        # A title's text is its plot's least width: a long one makes the layout wider than
+        # the view, which cuts it. The plot's room is its width less that overflow.
+        overflow = max(self.ci.geometry().width() - self.viewport().width(), 0.0)
+        for plot in (item for item in self.ci.items if isinstance(item, pg.PlotItem)):
+            label = plot.titleLabel
+            room = label.width() - overflow - TITLE_MARGIN_PX
+            if not label.isVisible() or not label.text or room <= 0:
+                continue
+            text = re.sub(r"<[^>]+>", "", label.text)
+            font = QFont(label.item.font())
+            for points in TITLE_POINTS:
+                font.setPointSizeF(points)
+                if QFontMetrics(font).horizontalAdvance(text) <= room:
+                    break
+            if label.opts.get("size") != f"{points}pt":
+                label.setText(label.text, size=f"{points}pt")
 
     def wheelEvent(self, ev: QWheelEvent) -> None:  # noqa: N802 (Qt's name)
         """Ctrl+wheel zooms the chart; the wheel alone scrolls the page it sits in."""

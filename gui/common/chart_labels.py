@@ -129,6 +129,8 @@ class Labels:
 
     def separate(self) -> None:
         self._timer.stop()
+        if getattr(self.chart, "closed", False):  # pyqtgraph has cleared its scene
+            return
         lines = list(self.lines())  # first: the views' transforms are brought up to date
         placed = [_padded(_box(t)) for t in self.free if _visible(t) and _text(t)]
         # Levels first (they have fewer places), then the vertical marks, then the hints.

@@ -137,3 +137,17 @@ def test_past_runs_name_each_run_and_its_kind_five_rows_high(window):
     QApplication.processEvents()
     row = view.verticalHeader().defaultSectionSize()
     assert view.viewport().height() >= 5 * row
+
+
+def test_a_long_title_shrinks_to_fit_a_narrow_chart(qtbot):
+    chart = Chart("t", "Cost to accuracy per batch size", "USD")
+    chart.set_colors(LIGHT_PLOTS)
+    qtbot.addWidget(chart)
+    chart.resize(900, 300)
+    chart.show()
+    qtbot.waitExposed(chart)
+    assert chart.plot.titleLabel.opts["size"] == "11pt"
+    chart.resize(300, 300)  # the accuracy tab's bar chart, beside another, at 1280x860
+    qtbot.waitUntil(lambda: chart.plot.titleLabel.opts["size"] != "11pt")
+    # Whole: the layout (whose least width is the title's) fits the view, nothing cut.
+    qtbot.waitUntil(lambda: chart.ci.minimumWidth() <= chart.viewport().width())

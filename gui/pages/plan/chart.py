@@ -51,8 +51,7 @@ class PlanChart(Chart):
         self.time_plot: pg.PlotItem = self.addPlot(row=0, col=1, title="Wall time")
         # Chart's legend and caption sit under its one plot; under two they span both.
         self.place_legend(row=1, colspan=2, columns=2)
-        self.labels.watch(self.time_plot)
-        self.add_reset_action(self.time_plot)
+        self.adopt(self.time_plot)
         self.view_reset.connect(self._draw)  # the bars' own ranges
         for plot in (self.plot, self.time_plot):
             plot.invertY(True)  # first row (cheapest) at the top

@@ -95,8 +95,7 @@ class SweepChart(Chart):
             row=1, col=0, axisItems={"bottom": Log2Axis("bottom")}
         )
         self.plot.legend = None  # entries are added here by name, not by every named item
-        self.labels.watch(self.memory)
-        self.add_reset_action(self.memory)
+        self.adopt(self.memory)
         self.ci.layout.setRowStretchFactor(0, 2)
         self.ci.layout.setRowStretchFactor(1, 1)
         self.setMinimumHeight(MIN_HEIGHT_PX)
