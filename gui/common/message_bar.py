@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
-MAX_LINES = 3  # a longer message scrolls within the bar: the plots under it keep their room
+MAX_LINES = 2  # a longer message scrolls within the bar: the plots under it keep their room
 
 # Tinted backgrounds with the palette's own text colour stay legible in light and dark.
 STYLES = {

@@ -58,6 +58,9 @@ class FlopsChart(Chart):
         self.line.setPen(pg.mkPen(colors.median, width=2.5))
         self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
         self.final.label.setColor(colors.limit)
+        backdrop = pg.mkColor(colors.background)
+        backdrop.setAlpha(200)
+        self.final.label.fill = pg.mkBrush(backdrop)  # readable over the line
         self.hint.setColor(colors.foreground)
         self._foreground = colors.foreground
         self.plot.setTitle(self._title, color=colors.foreground)
