@@ -110,11 +110,22 @@ def headline(plan: Plan | None) -> str:
     measured = "measured" if d["assumptions"]["mfu_measured"] else "assumed"
     fit = d.get("memory") or {}
     warning = f"<br><b>Memory</b>: {html.escape(fit['text'])}" if fit.get("fits") is False else ""
+    x = f"x{d['runs_multiplier']:,.4g}"
+    if d["usd_ondemand"] is not None:
+        cost = (
+            f"<b>{dollars(d['usd_ondemand'])}</b> on-demand "
+            f"({dollars(d['usd_fully_loaded'])} fully loaded, {x})"
+        )
+    elif d["usd_owned"] is not None:
+        cost = (
+            f"<b>{dollars(d['usd_owned'])}</b> owned "
+            f"({dollars(d['usd_owned_fully_loaded'])} fully loaded, {x})"
+        )
+    else:
+        cost = "no price (no cloud sells it in the catalog; give a tariff to price owning)"
     return (
         f"<b>{d['label']}</b>: {report.duration(d['wall_hours'] * 3600)} wall, "
-        f"{amount(d['gpu_hours'], 'GPU-hours')}, <b>{dollars(d['usd_ondemand'])}</b> on-demand "
-        f"({dollars(d['usd_fully_loaded'])} fully loaded, x{d['runs_multiplier']:,.4g}) "
-        f"at MFU {d['mfu']:.0%} ({measured})"
+        f"{amount(d['gpu_hours'], 'GPU-hours')}, {cost} at MFU {d['mfu']:.0%} ({measured})"
         f"{warning}"
     )
 
