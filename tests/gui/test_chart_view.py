@@ -13,7 +13,7 @@ from engine.core.events import Failed
 from engine.measure.result import failed_result
 from engine.results.store import Store
 from gui.common.chart import Chart
-from gui.common.results_model import COLUMNS
+from gui.common.results_model import COLUMNS, run_kind
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import LivePlots
 from tests.engine.price_results import result as priced_result
@@ -131,6 +131,9 @@ def test_past_runs_name_each_run_and_its_kind_five_rows_high(window):
     assert rows["20260101T000001-aaaaaaa2"][1] == "sweep"
     kinds = sorted(kind for _, kind in rows.values())
     assert kinds == ["cancelled", "failed", "oom", "run", "sweep"]
+    # A run to an accuracy says so (its result's kind); one that failed says how.
+    assert run_kind("ok", "accuracy", None) == "accuracy"
+    assert run_kind("oom", "accuracy", None) == "oom"
     # At the default size, five rows fit in the table's viewport.
     window.resize(1280, 860)
     view = window.results.view
