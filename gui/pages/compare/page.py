@@ -34,8 +34,6 @@ from engine.core.errors import StoreError
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
-from engine.results.scaling import measured_scaling_efficiency
-from engine.results.store import Store
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource
 from gui.pages.base import Page, PageContext
@@ -63,6 +61,10 @@ CHART_TITLES = {
 def _measured_scaling(result: dict[str, Any], cat: Catalog) -> Any:
     """The stored data-parallel efficiency of the result's model on a GPU (compare's
     `scaling`), looked up once per GPU and count."""
+    # The store brings pandas: imported when a comparison is made, not with the window.
+    from engine.results.scaling import measured_scaling_efficiency
+    from engine.results.store import Store
+
     model, found = result["config"]["model"], {}
 
     def lookup(gpu: str, count: float) -> tuple[float, str] | None:
