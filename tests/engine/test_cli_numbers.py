@@ -71,6 +71,7 @@ NUMERIC["breakeven"] += ["--usd-per-kwh", "--psu-efficiency", "--hours-per-day"]
 NUMERIC["plan"] += ["--flops-per-sample", "--count", "--mfu", "--power-fraction", "--runs"]
 NUMERIC["plan"] += ["--grid-g-per-kwh", "--pue", "--usd-per-kwh", "--purchase-usd"]
 NUMERIC["plan"] += ["--lifetime-years", "--hours-per-day", "--psu-efficiency", "--limit"]
+NUMERIC["plan"] += ["--batch-size"]  # the memory check's activations
 NUMERIC["compare"] += ["--limit", "--purchase-usd", "--lifetime-years", "--hours-per-day"]
 NUMERIC["compare"] += ["--power-w", "--rest-of-system-w", "--usd-per-kwh", "--psu-efficiency"]
 NUMERIC["compare"] += ["--grid-g-per-kwh"]
@@ -94,7 +95,7 @@ def test_every_numeric_option_reads_a_range():
                 if action.type is not None:
                     assert isinstance(action.type, numbers.Range), (command, action.dest)
                     seen += 1
-    assert seen == len(TABLE) == 44
+    assert seen == len(TABLE) == 45
     assert sorted(_numeric_options()) == sorted(TABLE)
 
 
@@ -248,6 +249,7 @@ REACHES = {
         *("params", "tokens", "n_layers", "seq_len", "d_attn", "flops_per_sample", "samples"),
         *("epochs", "mfu", "count", "runs", "relative_size", "preset", "runs_table", "gpu"),
         *("instance", "precision", "pue", "region", "from_result", "g_co2e_per_kwh"),
+        "batch_size",
         *(OWNED - {"rest_of_system_w"}),
     },
 }
