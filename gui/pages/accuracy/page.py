@@ -5,8 +5,7 @@ The model, framework, device, precision and price are the configuration panel's;
 repeat in its own worker process on a BackgroundJob (gui/pages/accuracy/study.py), each result
 stored under the study id as it ends, and the page shows live learning curves
 (gui/pages/accuracy/curves.py), a table per batch size (gui/pages/accuracy/table.py) and the cost
-charts
-(gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress and keeps what finished.
+charts (gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress, keeps what ended.
 """
 
 from __future__ import annotations
@@ -132,7 +131,11 @@ class AccuracyPage(Page):
                 f"{chart.plot.titleLabel.text}…", lambda n=name: self.export_chart_dialog(n)
             )
         self.export_button.setMenu(menu)
-        self.chart_tabs.setCornerWidget(self.export_button)  # beside the charts it exports
+        corner = QWidget()  # beside the charts it exports, clear of the window's edge
+        corner_row = QHBoxLayout(corner)
+        corner_row.setContentsMargins(0, 0, 8, 2)
+        corner_row.addWidget(self.export_button)
+        self.chart_tabs.setCornerWidget(corner)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.chart_tabs)
         right.addWidget(self.table_box)
