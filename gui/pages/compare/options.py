@@ -67,7 +67,10 @@ class CompareInputs(QWidget):
         )
         self.machine_size = QComboBox(objectName="compare_size")
         self.machine_size.addItems(list(MAX_GPUS))
-        self.machine_size.setToolTip("Bigger machines assume perfect data-parallel scaling")
+        self.machine_size.setToolTip(
+            "Bigger machines scale by the data-parallel efficiency stored for this model on "
+            "that GPU (a scaling study, Sweep tab), else assume perfect scaling (each row says)"
+        )
         self.epochs = NumberField(
             "Epochs",
             name="epochs",
