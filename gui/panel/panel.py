@@ -1,7 +1,6 @@
 """The configuration panel: model, framework, device, batch, precision, window, price.
 
-The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py: added
-through a check in a worker, remembered across restarts).
+The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py).
 
 Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules,
 and shows each field's reason beside it; Run stays disabled while anything is invalid. The panel

@@ -14,7 +14,8 @@ import pytest
 from engine.core.events import Flops, Phase, Sample, Started, Step
 from engine.pricing import cost
 from gui.common.theme import LIGHT_PLOTS
-from gui.pages.run.plots import BAND_POINTS, GIB, LivePlots, band_outline, mark_text
+from gui.pages.run.plot_style import BAND_POINTS, band_outline, mark_text
+from gui.pages.run.plots import GIB, LivePlots
 from gui.pages.run.series import Buffer, project, relative_half_width
 from tests.gui.helpers import tiny_config
 

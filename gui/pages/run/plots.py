@@ -30,24 +30,20 @@ from gui.common.plot_ranges import FollowRange
 from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
+from gui.pages.run.plot_style import (
+    MARKED_PHASES,
+    backdrop,
+    band_outline,
+    faded,
+    mark_text,
+    median_of,
+)
 from gui.pages.run.series import RunSeries
 
 REFRESH_HZ = 25
-BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
 RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
-FADE = 0.45  # the per-step rates' colour: this much of theirs, the rest the background
 PER_STEP_REACH = 2.0  # the throughput axis shows per-step rates up to this x the window's line
 GIB = float(2**30)
-# Phases worth a line on the time axis (importing and building come before it starts).
-MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
-
-
-def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The closed outline of a band: along `high`, then back along `low` (thinned)."""
-    if len(t) > BAND_POINTS:
-        keep = np.linspace(0, len(t) - 1, BAND_POINTS).round().astype(int)
-        t, low, high = t[keep], low[keep], high[keep]
-    return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
 
 
 class LivePlots(QWidget):
@@ -150,15 +146,15 @@ class LivePlots(QWidget):
         self._band.setBrush(pg.mkBrush(band))
         self._band_key.setPen(pg.mkPen(band, width=10))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
-        backdrop = _backdrop(colors)
+        behind = backdrop(colors)
         for line in (self._final_rate, self._total, self._final_cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
             line.label.setColor(colors.limit)
-            line.label.fill = pg.mkBrush(backdrop)  # readable over the per-step rates
+            line.label.fill = pg.mkBrush(behind)  # readable over the per-step rates
         for _, mark in self._marks:
             mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
             mark.label.setColor(colors.phase)
-            mark.label.fill = pg.mkBrush(backdrop)
+            mark.label.fill = pg.mkBrush(behind)
         self.set_overlays(self._overlay_results)
 
     def _full_strength(self, on: bool) -> None:
@@ -167,7 +163,7 @@ class LivePlots(QWidget):
         c = self.colors
         warm, measured = c.warmup, c.measured
         if not on:
-            warm, measured = _faded(warm, c.background), _faded(measured, c.background)
+            warm, measured = faded(warm, c.background), faded(measured, c.background)
         self._warm.setPen(pg.mkPen(warm, width=1))
         self._measured.setPen(pg.mkPen(measured, width=1))
 
@@ -238,7 +234,7 @@ class LivePlots(QWidget):
             )
             line.setPen(pg.mkPen(self.colors.phase, style=pg.QtCore.Qt.DotLine))
             line.label.setColor(self.colors.phase)
-            line.label.fill = pg.mkBrush(_backdrop(self.colors))  # readable over the data
+            line.label.fill = pg.mkBrush(backdrop(self.colors))  # readable over the data
             chart.plot.addItem(line, ignoreBounds=True)
             self._marks.append((chart, line))
 
@@ -350,7 +346,7 @@ class LivePlots(QWidget):
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
-        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{_median_of(result)}")
+        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}")
         self._ranges["throughput"].include_y(rate)
         self.flops.end(result)
         if self.flops.final.isVisible():
@@ -397,37 +393,3 @@ class LivePlots(QWidget):
                 self._overlays.append((chart, line))
         self._include_overlays()
         self._separate_labels()
-
-
-def mark_text(event: Phase) -> str:
-    """A phase line's label; of several measured windows, "window 1" then "2", "3" (short:
-    windows of a fast model sit close together)."""
-    repeat, _, total = event.detail.removeprefix("repeat ").partition(" of ")
-    if event.phase == "measuring" and repeat.isdigit() and total not in ("", "1"):
-        return "window 1" if repeat == "1" else repeat
-    return MARKED_PHASES[event.phase]
-
-
-def _median_of(result: dict[str, Any]) -> str:
-    """How the result's figure was found, for its level's label."""
-    n = result.get("repeats") or len(result.get("throughput_repeats") or ())
-    return f" (median of {n} windows)" if n and n > 1 else " (one window)" if n else ""
-
-
-def _backdrop(colors: PlotColors) -> Any:
-    """A label's background: the plot's, a little see-through."""
-    backdrop = pg.mkColor(colors.background)
-    backdrop.setAlpha(200)
-    return backdrop
-
-
-def _faded(color: str, background: str) -> Any:
-    """A colour drawn lighter, for the per-step rates under the window's line: mixed with the
-    background, opaque (a translucent pen costs a software-rendered display much more)."""
-    c, b = pg.mkColor(color), pg.mkColor(background)
-    mix = FADE
-    return pg.mkColor(
-        round(c.red() * mix + b.red() * (1 - mix)),
-        round(c.green() * mix + b.green() * (1 - mix)),
-        round(c.blue() * mix + b.blue() * (1 - mix)),
-    )

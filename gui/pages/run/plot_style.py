@@ -1,0 +1,59 @@
+"""How the Run tab's live plots draw: the interval band's outline, the phase marks' text, the
+result level's wording, and the colours of labels' backdrops and of the per-step rates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from engine.core.events import Phase
+from gui.common.theme import PlotColors
+
+BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
+FADE = 0.45  # the per-step rates' colour: this much of theirs, the rest the background
+# Phases worth a line on the time axis (importing and building come before it starts).
+MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
+
+
+def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closed outline of a band: along `high`, then back along `low` (thinned)."""
+    if len(t) > BAND_POINTS:
+        keep = np.linspace(0, len(t) - 1, BAND_POINTS).round().astype(int)
+        t, low, high = t[keep], low[keep], high[keep]
+    return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
+
+
+def mark_text(event: Phase) -> str:
+    """A phase line's label; of several measured windows, "window 1" then "2", "3" (short:
+    windows of a fast model sit close together)."""
+    repeat, _, total = event.detail.removeprefix("repeat ").partition(" of ")
+    if event.phase == "measuring" and repeat.isdigit() and total not in ("", "1"):
+        return "window 1" if repeat == "1" else repeat
+    return MARKED_PHASES[event.phase]
+
+
+def median_of(result: dict[str, Any]) -> str:
+    """How the result's figure was found, for its level's label."""
+    n = result.get("repeats") or len(result.get("throughput_repeats") or ())
+    return f" (median of {n} windows)" if n and n > 1 else " (one window)" if n else ""
+
+
+def backdrop(colors: PlotColors) -> Any:
+    """A label's background: the plot's, a little see-through."""
+    backdrop = pg.mkColor(colors.background)
+    backdrop.setAlpha(200)
+    return backdrop
+
+
+def faded(color: str, background: str) -> Any:
+    """A colour drawn lighter, for the per-step rates under the window's line: mixed with the
+    background, opaque (a translucent pen costs a software-rendered display much more)."""
+    c, b = pg.mkColor(color), pg.mkColor(background)
+    mix = FADE
+    return pg.mkColor(
+        round(c.red() * mix + b.red() * (1 - mix)),
+        round(c.green() * mix + b.green() * (1 - mix)),
+        round(c.blue() * mix + b.blue() * (1 - mix)),
+    )
