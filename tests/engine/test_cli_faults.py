@@ -110,6 +110,10 @@ def test_accuracy_refuses_the_same_options(capsys):
     assert "--price-date: " in capsys.readouterr().err
 
 
+# A data-parallel run's fields (run --nproc, scaling): a sweep's trials are one process each.
+DATA_PARALLEL = {"nproc", "nnodes", "node_rank", "rdzv_endpoint", "rdzv_timeout_s"}
+
+
 def test_every_run_config_field_names_an_option_that_exists():
     """An error on a config field names an option the user can type (no --memory-limit-bytes,
     no --price-as-of)."""
@@ -120,12 +124,12 @@ def test_every_run_config_field_names_an_option_that_exists():
         for field in RunConfig.known_fields() - {"stability_threshold"}:  # no option: fixed
             if command == "sweep" and field == "batch_size":
                 continue  # the sweep chooses batch sizes
+            if command == "sweep" and field in DATA_PARALLEL:
+                continue  # one process a trial: left at their defaults, never wrong
             assert option_name(field) in options, (command, field)
 
 
-# Each writes more than a pipe holds (64 KiB), so the writer meets the closed pipe: the text
-# catalog listing (30 KB) could be written whole before the reader left, and exit 0.
-@pytest.mark.parametrize("argv", [["results", "list"], ["catalog", "instances", "--json"]])
+@pytest.mark.parametrize("argv", [["results", "list"], ["catalog", "instances"]])
 def test_a_closed_pipe_is_no_traceback(argv):
     """`epochcost results list | head -1`: the reader has gone before the writing ends."""
     if argv[0] == "results":
@@ -140,15 +144,15 @@ def test_a_closed_pipe_is_no_traceback(argv):
         stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.read(100)  # a line's worth (the JSON is one long line)
-    proc.stdout.close()  # as `head -1` does
+    # The reader leaves before anything is written (the listing, 30-40 KB, fits a 64 KiB pipe:
+    # a reader that first took a line could leave after the whole was written, and CI saw exit
+    # 0), so the first write meets the closed pipe, every time.
+    proc.stdout.close()
     err = proc.stderr.read().decode()
     proc.stderr.close()
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
-    # The 30 KB catalog listing may be written whole into the pipe before the reader leaves
-    # (CI saw exit 0); the 300 results of `results list` never are.
-    assert proc.returncode == 141 or (argv[0] == "catalog" and proc.returncode == 0), err
+    assert proc.returncode == 141, err
 
 
 def test_control_characters_are_never_printed_raw(tmp_path, capsys):
