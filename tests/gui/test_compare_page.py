@@ -225,3 +225,13 @@ def test_a_stored_scaling_measurement_prices_the_multi_gpu_machines(window):
     row = column(page, "Machine").index("a3-highgpu-4g")
     assert column(page, "Samples/s")[row] == "3,400.0"  # measured here: 4 x 0.85 x 1000
     assert "85% of perfect" in page.model.tooltip(row)
+
+
+def test_a_wrong_use_figure_with_gpus_to_buy_is_named_not_raised(window):
+    page = show(window, gpu_result())
+    page.inputs.buy.setChecked(True)
+    page.inputs.owned["usd_per_kwh"].setText("0.30")
+    page.inputs.owned["lifetime_years"].setText("0")
+    page.inputs.owned["lifetime_years"].editingFinished.emit()
+    assert page.inputs.error.text().startswith("Lifetime y:")
+    assert page.model.rowCount() > 1 and "buy GeForce RTX 4090" not in column(page, "Machine")

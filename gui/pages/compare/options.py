@@ -237,7 +237,7 @@ class CompareInputs(QWidget):
                 label = OWNED.get(exc.field, (exc.field,))[0]
                 error = f"{label}: {exc.message}"
         buy = None
-        if self.buy.isChecked():
+        if self.buy.isChecked() and error is None:  # a wrong figure is named already
             tariff = given.get("usd_per_kwh")
             if tariff is None:
                 error = error or "Tariff $/kWh: give it to price GPUs to buy"
