@@ -14,19 +14,18 @@ finish, grouped by the sweep's group_id; a batch that did not fit is stored as s
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import psutil
 
-from engine.core.events import Failed, Finished, Started
+from engine.core.events import Failed, Finished
 from engine.core.ids import new_run_id
 from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
-from engine.process.launcher import WorkerProcess, WorkerSpec
+from engine.process.launcher import WorkerSpec
 from engine.results import saving
 from engine.results.store import Store
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
@@ -42,6 +41,7 @@ from engine.sweep.events import (
 )
 from engine.sweep.plan import PROBE_STEPS, PROBE_WARMUP_STEPS, SweepPlan
 from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
+from engine.sweep.turns import WorkerTurns
 from engine.workloads import registry
 
 # On a CPU without a memory limit, the search runs under one of this share of the memory
@@ -110,11 +110,8 @@ class Sweep:
         self.store = store
         self.spec = spec or WorkerSpec()
         self.group_id = group_id or new_group_id()
-        self._on_stderr = on_stderr
+        self._turns = WorkerTurns(self.spec, on_stderr)
         self.trials: list[Trial] = []
-        self._cancel = threading.Event()
-        self._lock = threading.Lock()
-        self._worker: WorkerProcess | None = None
         self._error: dict[str, Any] | None = None
         self._notes: list[str] = []
         # Trials the store could not take, each saying where the result is kept instead.
@@ -126,17 +123,14 @@ class Sweep:
 
     def cancel(self) -> None:
         """Stop after (or during) the running trial; finished trials stay measured and stored."""
-        with self._lock:
-            self._cancel.set()
-            if self._worker is not None:
-                self._worker.cancel()
+        self._turns.cancel()
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self._turns.cancelled
 
     def _stopped(self) -> bool:
-        return self._cancel.is_set() or self._error is not None
+        return self.cancelled or self._error is not None
 
     # ---- the sweep ---------------------------------------------------------------------------
 
@@ -276,28 +270,17 @@ class Sweep:
         """Run one batch size in a fresh worker; store its result; yield its events."""
         run_config = config.with_changes(batch_size=size)
         index = len([t for t in self.trials if t.status != "skipped"]) + 1
-        worker = WorkerProcess(run_config, self.spec, new_run_id(), self._on_stderr)
-        with self._lock:  # so that a cancel() either sees this worker or stops it starting
-            if self._cancel.is_set():
-                return self._record(Trial(index, size, role, "cancelled", message="cancelled"))
-            self._worker = worker.start()
+        worker = self._turns.start(run_config, new_run_id())
+        if worker is None:
+            return self._record(Trial(index, size, role, "cancelled", message="cancelled"))
         t0 = time.monotonic()
         yield TrialStarted(
             self.group_id, index=index, batch_size=size, role=role, run_id=worker.run_id
         )
-        env: dict[str, Any] = {}
-        end: Finished | Failed | None = None
-        try:
-            for event in worker.events():
-                if isinstance(event, Started):
-                    env = dict(event.environment)
-                elif isinstance(event, Finished | Failed):
-                    end = event
-                yield TrialProgress(self.group_id, index=index, batch_size=size, event=event)
-        finally:
-            with self._lock:
-                self._worker = None
-            worker.close()
+        end, env = yield from self._turns.follow(
+            worker,
+            lambda event: TrialProgress(self.group_id, index=index, batch_size=size, event=event),
+        )
         trial = self._verdict(index, size, role, run_config, end, env, time.monotonic() - t0)
         yield TrialFinished(self.group_id, trial=trial)
         return trial

@@ -9,21 +9,22 @@ scaling at each count (engine/results/scaling.py; docs/scaling.md).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished, Started
+from engine.core.events import Event, Failed, Finished
 from engine.core.ids import new_run_id
 from engine.measure.config import MAX_PROCESSES, RunConfig
 from engine.measure.result import failed_result
-from engine.process.launcher import WorkerProcess, WorkerSpec
+from engine.process.launcher import WorkerSpec
 from engine.results import saving
 from engine.results.scaling import SCALING_PREFIX, Point, with_efficiency
 from engine.results.store import Store
+from engine.sweep.turns import WorkerTurns
 
 MAX_COUNTS = 16
 
@@ -82,49 +83,29 @@ class ScalingStudy:
         self.store = store
         self.spec = spec or WorkerSpec()
         self.group_id = group_id or SCALING_PREFIX + new_run_id()
-        self._on_stderr = on_stderr
+        self._turns = WorkerTurns(self.spec, on_stderr)
         self.points: list[Point] = []
         self.unstored: list[str] = []  # results the store could not take, and where they are
         self.error: dict[str, str] | None = None  # a config failure ends the study
-        self._cancel = threading.Event()
-        self._lock = threading.Lock()
-        self._worker: WorkerProcess | None = None
         self._t0 = time.monotonic()
 
     def cancel(self) -> None:
-        with self._lock:
-            self._cancel.set()
-            if self._worker is not None:
-                self._worker.cancel()
+        self._turns.cancel()
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self._turns.cancelled
 
     def events(self) -> Iterator[ScalingProgress | PointDone]:
         self._t0 = time.monotonic()
         for nproc in self.counts:
-            if self._cancel.is_set() or self.error is not None:
+            if self.cancelled or self.error is not None:
                 return
             config = self.config.with_changes(nproc=nproc)
-            worker = WorkerProcess(config, self.spec, on_stderr=self._on_stderr)
-            with self._lock:
-                if self._cancel.is_set():
-                    return
-                self._worker = worker.start()
-            env: dict[str, Any] = {}
-            end: Finished | Failed | None = None
-            try:
-                for event in worker.events():
-                    if isinstance(event, Started):
-                        env = dict(event.environment)
-                    elif isinstance(event, Finished | Failed):
-                        end = event
-                    yield ScalingProgress(nproc, event)
-            finally:
-                with self._lock:
-                    self._worker = None
-                worker.close()
+            worker = self._turns.start(config)
+            if worker is None:
+                return
+            end, env = yield from self._turns.follow(worker, partial(ScalingProgress, nproc))
             point = self._point(nproc, config, end, env)
             if point is not None:
                 self.points.append(point)

@@ -1,0 +1,67 @@
+"""One worker at a time, for a study of many runs (a batch-size sweep, a scaling study).
+
+`start` begins a run in a fresh worker unless the study was cancelled; `follow` yields its
+events (wrapped as the study reports them) and returns how it ended and the environment it
+reported. `cancel()` from another thread stops the running worker and every later start: the
+lock makes a cancel either see the worker or stop it starting.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
+
+from engine.core.events import Event, Failed, Finished, Started
+from engine.measure.config import RunConfig
+from engine.process.launcher import WorkerProcess, WorkerSpec
+
+T = TypeVar("T")
+Ending = tuple[Finished | Failed | None, dict[str, Any]]  # the last event, the environment
+
+
+class WorkerTurns:
+    def __init__(self, spec: WorkerSpec, on_stderr: Callable[[str], None] | None = None) -> None:
+        self.spec = spec
+        self._on_stderr = on_stderr
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._worker: WorkerProcess | None = None
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancel.set()
+            if self._worker is not None:
+                self._worker.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def start(self, config: RunConfig, run_id: str | None = None) -> WorkerProcess | None:
+        """A started worker for `config`; None when the study is cancelled."""
+        worker = WorkerProcess(config, self.spec, run_id, self._on_stderr)
+        with self._lock:
+            if self._cancel.is_set():
+                return None
+            self._worker = worker.start()
+        return worker
+
+    def follow(
+        self, worker: WorkerProcess, wrap: Callable[[Event], T]
+    ) -> Generator[T, None, Ending]:
+        """Each event of `worker`, wrapped; then (its Finished or Failed, its environment)."""
+        env: dict[str, Any] = {}
+        end: Finished | Failed | None = None
+        try:
+            for event in worker.events():
+                if isinstance(event, Started):
+                    env = dict(event.environment)
+                elif isinstance(event, Finished | Failed):
+                    end = event
+                yield wrap(event)
+        finally:
+            with self._lock:
+                self._worker = None
+            worker.close()
+        return end, env
