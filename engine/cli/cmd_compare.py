@@ -18,10 +18,10 @@ from engine.pricing.compare import (
     CompareRow,
     Comparison,
     compare,
-    is_cpu,
     throughput_to_beat,
 )
 from engine.pricing.comparison import BuyOptions, measured_elsewhere
+from engine.pricing.device import is_cpu
 from engine.pricing.rows import Machine
 from engine.results.report import duration
 from engine.results.scaling import measured_scaling_efficiency

@@ -10,9 +10,10 @@ from engine.cli.cmd_compare import load_result
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import number, table
 from engine.pricing.catalog import Catalog
-from engine.pricing.compare import device_label, is_cpu
-from engine.pricing.comparison import MeasuredRun, measured_elsewhere
-from engine.pricing.projection import Basis, Projection, measured, memory_bytes, project_result
+from engine.pricing.compare import measured_on, throughput_on
+from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.device import device_label
+from engine.pricing.projection import Basis, Projection
 from engine.pricing.rows import GpuSpec
 from engine.results.store import Store
 
@@ -41,45 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def projections(
     result: dict[str, Any], cat: Catalog, targets: list[GpuSpec], listing: Any = None
 ) -> list[tuple[GpuSpec, Projection]]:
-    """Each target's projection of `result` (measured ones from `listing`, a Store.list())."""
+    """Each target's throughput as compare finds it (measured there, from `listing`, a
+    Store.list(), or this run; else projected), or a no_estimate saying why."""
     basis = Basis.of(cat)
-    on_gpu: dict[str, MeasuredRun] = {}
-    if listing is not None:
-        for other in measured_elsewhere(listing, result):
-            spec = cat.gpu_for_device(other.device_name)
-            if spec is not None:
-                on_gpu.setdefault(spec.name, other)
-    source = None if is_cpu(result) else cat.gpu_for_device(device_label(result))
+    runs = [] if listing is None else measured_elsewhere(listing, result)
+    on_gpu = measured_on(result, cat, runs)
     out = []
     for target in targets:
-        run = on_gpu.get(target.name)
-        if source is not None and target.name == source.name:
-            ci = result.get("throughput_ci95") or (None, None)
-            proj = measured(
-                result["throughput_samples_per_s"],
-                f"measured on {target.name} (this run, {result['run_id']})",
-                (ci[0], ci[1]),
-                result.get("peak_memory_bytes"),
-            )
-        elif run is not None:
-            proj = measured(
-                run.samples_per_s,
-                f"measured on {target.name} (run {run.run_id})",
-                (run.low, run.high),
-            )
-        elif is_cpu(result):
-            proj = Projection(
-                "no_estimate",
-                basis="a CPU result cannot be scaled to a GPU: measure there and import it",
-            )
-        elif source is None:
-            proj = Projection(
-                "no_estimate",
-                basis=f"the measured GPU {device_label(result)} is not in the GPU catalog",
-            )
-        else:
-            proj = project_result(result, source, target, basis, memory_bytes(target))
-        out.append((target, proj))
+        found = throughput_on(result, cat, target, None, on_gpu, basis)
+        out.append(
+            (target, Projection("no_estimate", basis=found) if isinstance(found, str) else found)
+        )
     return out
 
 

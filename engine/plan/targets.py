@@ -24,8 +24,8 @@ from engine.plan.offers import billed_gpus, offer, offer_text
 from engine.plan.planner import TDP, Compute, PlanRow, Power, RunsRow, Target, Utilisation, plan
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
-from engine.pricing.compare import device_label, is_cpu
 from engine.pricing.cost import OwnedHardware
+from engine.pricing.device import device_label, is_cpu
 from engine.pricing.rows import GpuSpec, Instance
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")

@@ -14,6 +14,7 @@ from typing import Any
 from engine.pricing import buying, cost
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
+from engine.pricing.device import device_label, device_power_w, is_cpu
 from engine.pricing.projection import (
     Basis,
     Projection,
@@ -23,31 +24,6 @@ from engine.pricing.projection import (
     project_result,
 )
 from engine.pricing.rows import GpuSpec, Instance
-
-
-def is_cpu(result: dict[str, Any]) -> bool:
-    env = result.get("environment") or {}
-    return (env.get("device") or result["config"].get("device")) == "cpu"
-
-
-def device_label(result: dict[str, Any]) -> str:
-    env = result.get("environment") or {}
-    return env.get("device_name") or env.get("cpu") or env.get("device") or "unknown device"
-
-
-def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float | None, str]:
-    """The device's draw while training, in watts, and where the figure comes from: the mean of
-    the power readings (NVML), else the energy counter over the measured windows (RAPL; the
-    monitor's energy covers those windows only), else the GPU's TDP from the catalog."""
-    energy = result.get("energy") or {}
-    if energy.get("mean_power_w"):
-        return energy["mean_power_w"], "measured"
-    seconds = result.get("window_seconds")
-    if energy.get("energy_j") and energy.get("energy_method") == "counter" and seconds:
-        return energy["energy_j"] / seconds, "measured (energy counter)"
-    if spec is not None and spec.tdp_w and not is_cpu(result):
-        return spec.tdp_w, f"TDP of {spec.name} (catalog)"
-    return None, "unknown (no power reading, no TDP in the catalog)"
 
 
 def _scale_note(count: float) -> str:
@@ -72,7 +48,7 @@ def _throughput(
         return "CPU-only machine: a GPU result says nothing of a CPU's speed"
     if target is None:
         return "no GPU spec in the catalog for this accelerator (TPU, Gaudi, ...)"
-    proj = _projected(result, catalog, target, instance, on_gpu, basis)
+    proj = throughput_on(result, catalog, target, instance, on_gpu, basis)
     if isinstance(proj, str):
         return proj
     count = instance.gpu_count
@@ -83,7 +59,27 @@ def _throughput(
     return proj.scaled(count, _scale_note(count))
 
 
-def _projected(
+def measured_on(
+    result: dict[str, Any], catalog: Catalog, measured_runs: Sequence[MeasuredRun]
+) -> dict[str, MeasuredRun]:
+    """Measurements per catalog GPU name: the newest of `measured_runs` on each GPU (they come
+    newest first), and `result` itself, with its 95% interval, on the GPU it ran on."""
+    on_gpu: dict[str, MeasuredRun] = {}
+    for run in measured_runs:
+        spec = catalog.gpu_for_device(run.device_name)
+        if spec is not None:
+            on_gpu.setdefault(spec.name, run)
+    source = None if is_cpu(result) else catalog.gpu_for_device(device_label(result))
+    if source is not None:
+        tput = result["throughput_samples_per_s"]
+        low_f, high_f = measured_spread(result)
+        on_gpu[source.name] = MeasuredRun(
+            result["run_id"], device_label(result), tput, tput * low_f, tput * high_f
+        )
+    return on_gpu
+
+
+def throughput_on(
     result: dict[str, Any],
     catalog: Catalog,
     target: GpuSpec,
@@ -91,7 +87,8 @@ def _projected(
     on_gpu: dict[str, MeasuredRun],
     basis: Basis,
 ) -> Projection | str:
-    """One `target` GPU's throughput (measured there, else projected), or why there is none."""
+    """One `target` GPU's throughput (measured there, `on_gpu` from `measured_on`, else
+    projected from `result`), or why there is none."""
     if target.name in on_gpu:
         run = on_gpu[target.name]
         return measured(
@@ -294,16 +291,8 @@ def compare(
 ) -> Comparison:
     """Rows for the measured machine and every matching instance, cheapest epoch first."""
     options = options or CompareOptions()
-    on_gpu: dict[str, MeasuredRun] = {}
-    for run in measured_runs:  # newest first: keep the first per GPU
-        spec = catalog.gpu_for_device(run.device_name)
-        if spec is not None:
-            on_gpu.setdefault(spec.name, run)
+    on_gpu = measured_on(result, catalog, measured_runs)
     source_spec = None if is_cpu(result) else catalog.gpu_for_device(device_label(result))
-    if source_spec is not None:
-        on_gpu[source_spec.name] = MeasuredRun(
-            result["run_id"], device_label(result), result["throughput_samples_per_s"]
-        )
     rows, left_out = [_local_row(result, catalog, options)], []
     candidates = catalog.select(options.clouds, options.gpu, historical=None, full_only=False)
     local_tput = result["throughput_samples_per_s"]
@@ -320,7 +309,7 @@ def compare(
             result,
             catalog,
             options,
-            lambda gpu: _projected(result, catalog, gpu, None, on_gpu, basis),
+            lambda gpu: throughput_on(result, catalog, gpu, None, on_gpu, basis),
             rows,
             left_out,
         )

@@ -7,8 +7,8 @@ from typing import Any
 
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import Catalog
-from engine.pricing.compare import device_label, device_power_w, is_cpu
 from engine.pricing.cost import OwnedHardware
+from engine.pricing.device import device_label, device_power_w, is_cpu
 from engine.pricing.rows import GpuSpec, Machine
 
 # Settable assumptions, shown wherever they are used.

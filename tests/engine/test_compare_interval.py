@@ -33,3 +33,14 @@ def test_the_measured_interval_carries_into_compare():
         assert b.throughput_low == pytest.approx(a.throughput_low * 0.9)
         assert b.throughput_high == pytest.approx(a.throughput_high * 1.1)
         assert b.usd_per_epoch_high > a.usd_per_epoch_high
+
+
+def test_instances_of_the_measured_gpu_carry_the_runs_interval():
+    # A T4 run: the T4 machines are priced from the run itself, with its interval (as a run
+    # measured elsewhere brings its own), not a range collapsed to the figure.
+    t4 = {**_gpu(), "throughput_ci95": [90.0, 110.0]}
+    t4["environment"] = {**t4["environment"], "device_name": "Tesla T4"}
+    rows = _rows(t4)
+    g4dn = rows[("aws", "g4dn.xlarge")]
+    assert g4dn.status == "measured"
+    assert (g4dn.throughput_low, g4dn.throughput_high) == pytest.approx((90.0, 110.0))

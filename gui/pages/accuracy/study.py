@@ -97,8 +97,9 @@ def project(
     """Each batch size's cost to accuracy on every priced catalog instance, from the
     comparison of its first finished run; and why there are none, when there are none."""
     from engine.accuracy.cost import across_instances
-    from engine.pricing.compare import compare, is_cpu
+    from engine.pricing.compare import compare
     from engine.pricing.comparison import measured_elsewhere
+    from engine.pricing.device import is_cpu
 
     try:
         prices = catalog.load()

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
-from engine.pricing.compare import device_power_w
 from engine.pricing.comparison import BuyOptions, CompareOptions
+from engine.pricing.device import device_power_w
 from gui.common.number_field import InputError, NumberField
 from gui.panel.price_widget import OwnedChoice
 

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.pricing.catalog import Catalog
-from engine.pricing.compare import is_cpu, throughput_to_beat
+from engine.pricing.compare import throughput_to_beat
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
 from engine.pricing.cost import BreakEven
+from engine.pricing.device import is_cpu
 from engine.results import report
 
 

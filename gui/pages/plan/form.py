@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.pricing.compare import device_label
+from engine.pricing.device import device_label
 from gui.common.number_field import NumberField, mark_invalid
 from gui.pages.plan.inputs import GIVEN_RUNS, NUMBERS, FormValues, Sources
 
