@@ -30,7 +30,6 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from itertools import permutations
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -38,8 +37,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.pricing import calibration, catalog, published  # noqa: E402
 from engine.pricing.projection import Basis, project  # noqa: E402
 from engine.pricing.roofline import spec_ratios  # noqa: E402
-
-PRECISIONS = {"fp32": "fp32", "fp16": "fp16"}
 
 
 @dataclass
@@ -83,36 +80,28 @@ def run(hide_gpu: bool, hide_model: bool) -> dict[str, dict[str, float]]:
     by_method: dict[str, Tally] = {}
     models = sorted({f.model for f in table.figures})
     bases: dict[tuple[str, str], Basis] = {}
-    for version in table.versions:
-        for precision in PRECISIONS:
-            gpus = sorted(g for g in table.gpus if table.figures_of(version, precision, g))
-            for a, b in permutations(gpus, 2):
-                fa, fb = (
-                    table.figures_of(version, precision, a),
-                    table.figures_of(version, precision, b),
+    for _, precision, a, b, fa, fb in table.pairs(ordered=True):
+        for model in sorted(fa.keys() & fb.keys()):
+            key = (b if hide_gpu else "", model if hide_model else "")
+            if key not in bases:
+                held = table.without(
+                    gpus=[b] if hide_gpu else [], models=[model] if hide_model else []
                 )
-                for model in sorted(fa.keys() & fb.keys()):
-                    key = (b if hide_gpu else "", model if hide_model else "")
-                    if key not in bases:
-                        held = table.without(
-                            gpus=[b] if hide_gpu else [], models=[model] if hide_model else []
-                        )
-                        bases[key] = Basis(held, calibration.calibrate(held, cat.gpus), cat.gpus)
-                    truth, value = fb[model], fa[model]
-                    tallies["v1"].add(truth, *v1(value, specs[a], specs[b], precision))
-                    proj = project(
-                        value,
-                        specs[a],
-                        specs[b],
-                        precision,
-                        basis=bases[key],
-                        family=table.family_of(model) or "",
-                        tf32=True,  # the published runs: NVIDIA's containers run TF32
-                        published_model="" if hide_model else model,
-                    )
-                    tallies["v2"].add(truth, proj.samples_per_s, proj.low, proj.high)
-                    method = by_method.setdefault(f"v2 {proj.method or 'none'}", Tally())
-                    method.add(truth, proj.samples_per_s, proj.low, proj.high)
+                bases[key] = Basis(held, calibration.calibrate(held, cat.gpus), cat.gpus)
+            proj = project(
+                fa[model],
+                specs[a],
+                specs[b],
+                precision,
+                basis=bases[key],
+                family=table.family_of(model) or "",
+                tf32=True,  # the published runs: NVIDIA's containers run TF32
+                published_model="" if hide_model else model,
+            )
+            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+            tallies["v2"].add(fb[model], proj.samples_per_s, proj.low, proj.high)
+            method = by_method.setdefault(f"v2 {proj.method or 'none'}", Tally())
+            method.add(fb[model], proj.samples_per_s, proj.low, proj.high)
     assert models
     tallies.update(sorted(by_method.items()))
     return {name: t.figures() for name, t in tallies.items()}
@@ -125,23 +114,19 @@ def independent() -> dict[str, dict[str, float]]:
     tf = published.read(Path(__file__).parent / "data" / "lambda_tensorflow_throughput.csv")
     basis = Basis.of(cat)
     tallies = {"v1": Tally(), "v2": Tally()}
-    for precision in PRECISIONS:
-        gpus = sorted(g for g in tf.gpus if tf.figures_of("tf", precision, g))
-        for a, b in permutations(gpus, 2):
-            fa, fb = tf.figures_of("tf", precision, a), tf.figures_of("tf", precision, b)
-            for model in sorted(fa.keys() & fb.keys()):
-                truth, value = fb[model], fa[model]
-                tallies["v1"].add(truth, *v1(value, specs[a], specs[b], precision))
-                proj = project(
-                    value,
-                    specs[a],
-                    specs[b],
-                    precision,
-                    basis=basis,
-                    family="convolutional",
-                    tf32=True,  # TensorFlow runs fp32 as TF32 on Ampere by default
-                )
-                tallies["v2"].add(truth, proj.samples_per_s, proj.low, proj.high)
+    for _, precision, a, b, fa, fb in tf.pairs(ordered=True):
+        for model in sorted(fa.keys() & fb.keys()):
+            proj = project(
+                fa[model],
+                specs[a],
+                specs[b],
+                precision,
+                basis=basis,
+                family="convolutional",
+                tf32=True,  # TensorFlow runs fp32 as TF32 on Ampere by default
+            )
+            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+            tallies["v2"].add(fb[model], proj.samples_per_s, proj.low, proj.high)
     return {name: t.figures() for name, t in tallies.items()}
 
 

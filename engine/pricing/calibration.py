@@ -22,7 +22,6 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import combinations
 
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import SpecRatios, spec_ratios
@@ -72,22 +71,15 @@ def _quantiles(values: list[float]) -> tuple[float, float]:
 
 def _pairs(table: PublishedTable, specs: dict[str, GpuSpec]) -> list[_Pair]:
     found = []
-    for version in table.versions:
-        for precision in ("fp32", "fp16"):
-            gpus = sorted(g for g in table.gpus if table.figures_of(version, precision, g))
-            for a, b in combinations(gpus, 2):
-                if a not in specs or b not in specs:
-                    continue
-                spec = spec_ratios(specs[a], specs[b], precision, tf32=True)
-                if isinstance(spec, str):
-                    continue
-                fa, fb = (
-                    table.figures_of(version, precision, a),
-                    table.figures_of(version, precision, b),
-                )
-                for model in fa.keys() & fb.keys():
-                    family = table.family_of(model) or ""
-                    found.append(_Pair(precision, family, fb[model] / fa[model], spec))
+    for _, precision, a, b, fa, fb in table.pairs():
+        if a not in specs or b not in specs:
+            continue
+        spec = spec_ratios(specs[a], specs[b], precision, tf32=True)
+        if isinstance(spec, str):
+            continue
+        for model in fa.keys() & fb.keys():
+            family = table.family_of(model) or ""
+            found.append(_Pair(precision, family, fb[model] / fa[model], spec))
     return found
 
 
@@ -102,24 +94,17 @@ def _best_alpha(pairs: list[_Pair]) -> float:
 def _ratio_residuals(table: PublishedTable) -> list[float]:
     """log(model's ratio) - mean log ratio of the other models of its family, same GPU pair."""
     out = []
-    for version in table.versions:
-        for precision in ("fp32", "fp16"):
-            gpus = sorted(g for g in table.gpus if table.figures_of(version, precision, g))
-            for a, b in combinations(gpus, 2):
-                fa, fb = (
-                    table.figures_of(version, precision, a),
-                    table.figures_of(version, precision, b),
-                )
-                by_family: dict[str, list[float]] = {}
-                for model in fa.keys() & fb.keys():
-                    by_family.setdefault(table.family_of(model) or "", []).append(
-                        math.log(fb[model] / fa[model])
-                    )
-                for logs in by_family.values():
-                    for i, value in enumerate(logs):
-                        others = logs[:i] + logs[i + 1 :]
-                        if others:
-                            out.append(value - statistics.fmean(others))
+    for _, _, _, _, fa, fb in table.pairs():
+        by_family: dict[str, list[float]] = {}
+        for model in fa.keys() & fb.keys():
+            by_family.setdefault(table.family_of(model) or "", []).append(
+                math.log(fb[model] / fa[model])
+            )
+        for logs in by_family.values():
+            for i, value in enumerate(logs):
+                others = logs[:i] + logs[i + 1 :]
+                if others:
+                    out.append(value - statistics.fmean(others))
     return out
 
 

@@ -17,9 +17,10 @@ import csv
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import combinations, permutations
 from pathlib import Path
 
 from engine.core import paths
@@ -61,11 +62,13 @@ class PublishedTable:
     _medians: dict[tuple[str, str, str], dict[str, float]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _families: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
         for f in self.figures:
             groups[(f.version, f.precision, f.gpu, f.model)].append(f.samples_per_s)
+            self._families.setdefault(f.model, f.family)
         for (version, precision, gpu, model), values in groups.items():
             self._medians.setdefault((version, precision, gpu), {})[model] = statistics.median(
                 values
@@ -80,7 +83,25 @@ class PublishedTable:
         return tuple(sorted({f.version for f in self.figures}))
 
     def family_of(self, model: str) -> str | None:
-        return next((f.family for f in self.figures if f.model == model), None)
+        return self._families.get(model)
+
+    def pairs(
+        self, ordered: bool = False
+    ) -> Iterator[tuple[str, str, str, str, dict[str, float], dict[str, float]]]:
+        """(version, precision, GPU a, GPU b, a's figures, b's figures) for every two GPUs
+        measured in one version and precision: each pair once, or both ways if `ordered`."""
+        for version in self.versions:
+            for precision in sorted({f.precision for f in self.figures}):
+                gpus = sorted(g for g in self.gpus if self.figures_of(version, precision, g))
+                for a, b in (permutations if ordered else combinations)(gpus, 2):
+                    yield (
+                        version,
+                        precision,
+                        a,
+                        b,
+                        self.figures_of(version, precision, a),
+                        self.figures_of(version, precision, b),
+                    )
 
     def without(self, gpus: Iterable[str] = (), models: Iterable[str] = ()) -> PublishedTable:
         """The table less some GPUs' and models' figures (leave-one-out checks)."""
