@@ -16,6 +16,7 @@ from engine.cli import main
 from engine.pricing import catalog
 from engine.results.store import Store
 from tests.engine.price_results import result
+from tests.engine.test_cli_profiles import BOX
 
 CHROMIUM = next(
     (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
@@ -58,24 +59,7 @@ def stored_results(home: Path) -> list[str]:
 def write_report(home: Path, capsys, *extra: str) -> Path:
     ids = stored_results(home)
     out = home / "report.html"
-    assert (
-        main(
-            [
-                "profile",
-                "add",
-                "box",
-                "--owned-gpu",
-                "GTX 1080 Ti",
-                "--purchase-usd",
-                "699",
-                "--usd-per-kwh",
-                "0.30",
-                "--price-date",
-                "2026-11-20",
-            ]
-        )
-        == 0
-    )
+    assert main(BOX) == 0
     assert main(["report", *ids, "--out", str(out), *extra]) == 0, capsys.readouterr().err
     return out
 

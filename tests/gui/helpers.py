@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from engine.measure.config import RunConfig
@@ -17,6 +18,7 @@ TINY_FORM = {
     "max_steps": "20",
     "max_seconds": "5",
 }
+RUN_TIMEOUT_MS = 90_000  # importing torch in a fresh worker takes seconds on a busy 2-core box
 # A run that goes on until it is stopped (60 s cap), for cancel, close and crash tests.
 LONG_FORM = {**TINY_FORM, "min_steps": "100000", "max_steps": "1000000", "max_seconds": "60"}
 
@@ -30,6 +32,16 @@ def fill_form(panel, model: str = "tiny-mlp", **texts: str) -> None:
             widget = panel.price.edit if name == "usd_per_hour" else None
         assert isinstance(widget, QLineEdit), name
         widget.setText(text)
+
+
+def run_to_end(qtbot, window) -> None:
+    """Press Run and wait until the run is over (stored, shown)."""
+    with qtbot.waitSignal(
+        window.controller.running_changed,
+        timeout=RUN_TIMEOUT_MS,
+        check_params_cb=lambda running: not running,
+    ):
+        qtbot.mouseClick(window.panel.run_button, Qt.MouseButton.LeftButton)
 
 
 def tiny_config(**changes) -> RunConfig:

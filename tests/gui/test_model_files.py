@@ -12,10 +12,9 @@ from engine.workloads.model_file_source import file_sha256
 from gui.panel.model_files import FILE_PREFIX, ModelFile
 from gui.panel.model_picker import CANCEL_TEXT
 from tests.engine.model_files import BAD, VALID
-from tests.gui.helpers import TINY_FORM, fill_form, show_tab
+from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, show_tab
 
 CHECK_TIMEOUT_MS = 120_000  # a fresh worker imports torch before it loads the file
-RUN_TIMEOUT_MS = 90_000
 
 
 def add(qtbot, window, path) -> None:
@@ -42,12 +41,7 @@ def test_a_valid_file_is_listed_measured_and_remembered(qtbot, window, tmp_path)
     # Measured as a built-in is: the run's result names the file and its content hash.
     fill_form(panel, model=entry.key, **TINY_FORM)
     assert panel.config is not None and panel.config.model_file == entry.path
-    with qtbot.waitSignal(
-        window.controller.running_changed,
-        timeout=RUN_TIMEOUT_MS,
-        check_params_cb=lambda running: not running,
-    ):
-        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    run_to_end(qtbot, window)
     stored = Store().get(window.results.model.run_id(0))
     assert stored["status"] == "ok" and stored["workload"]["name"] == "my_net"
     assert stored["workload"]["model_file"] == {"path": entry.path, "sha256": file_sha256(path)}

@@ -5,13 +5,11 @@ the new result (selected in the table) the same way."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 
 from engine.pricing.cost import OwnedHardware
 from engine.results import report
 from engine.results.store import Store
-from tests.gui.helpers import TINY_FORM, fill_form, show_tab
-from tests.gui.test_run_flow import RUN_TIMEOUT_MS
+from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, show_tab
 
 
 def test_an_owned_price_is_what_the_run_records_and_the_compare_tab_shows(qtbot, window):
@@ -24,12 +22,7 @@ def test_an_owned_price_is_what_the_run_records_and_the_compare_tab_shows(qtbot,
     assert window.panel.validate()
     usd_per_hour = OwnedHardware(1200, 0.25, 65).usd_per_hour  # 0.045662 + 0.018056 $/h
     assert window.panel.config.usd_per_hour == pytest.approx(usd_per_hour)
-    with qtbot.waitSignal(
-        window.controller.running_changed,
-        timeout=RUN_TIMEOUT_MS,
-        check_params_cb=lambda running: not running,
-    ):
-        qtbot.mouseClick(window.panel.run_button, Qt.MouseButton.LeftButton)
+    run_to_end(qtbot, window)
     stored = Store().get(window.results.selected_run_ids()[0])
     assert stored["price"]["usd_per_hour"] == pytest.approx(usd_per_hour)
     assert stored["price"]["source"] == (

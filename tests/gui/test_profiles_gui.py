@@ -6,7 +6,6 @@ Export report writes the HTML report at the panel's price."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 
 from engine.pricing import catalog, profile_store
 from engine.pricing.cost import OwnedHardware
@@ -16,8 +15,7 @@ from engine.results.store import Store
 from gui.pages.plan.page import PlanPage
 from gui.shell import report_export
 from tests.engine.price_results import result as gpu_result
-from tests.gui.helpers import TINY_FORM, fill_form, show_tab
-from tests.gui.test_run_flow import RUN_TIMEOUT_MS
+from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, show_tab
 
 BOX = Profile(
     "box",
@@ -47,12 +45,7 @@ def choose_profile(window, profile: Profile) -> None:
 def test_a_finished_run_and_the_selected_past_runs_reprice_at_once(qtbot, window):
     fill_form(window.panel, **TINY_FORM, usd_per_hour="0.9")
     window.panel.device.setCurrentIndex(window.panel.device.findData("cpu"))
-    with qtbot.waitSignal(
-        window.controller.running_changed,
-        timeout=RUN_TIMEOUT_MS,
-        check_params_cb=lambda running: not running,
-    ):
-        qtbot.mouseClick(window.panel.run_button, Qt.MouseButton.LeftButton)
+    run_to_end(qtbot, window)
     stored = Store().get(window.results.selected_run_ids()[0])
     series = window.plots.series
     before = series.proj_mid.values.copy()

@@ -12,9 +12,7 @@ from PySide6.QtCore import Qt
 
 from engine.core.events import Step
 from engine.results.store import Store
-from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form
-
-RUN_TIMEOUT_MS = 90_000  # importing torch in a fresh worker takes seconds on a busy 2-core box
+from tests.gui.helpers import LONG_FORM, RUN_TIMEOUT_MS, TINY_FORM, fill_form
 
 
 def click_run(qtbot, window) -> None:

@@ -18,8 +18,8 @@ from engine.results.store import Store
 from gui.common import settings
 from gui.panel.panel import installed_frameworks
 from gui.shell.settings_dialog import SettingsDialog
-from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
-from tests.gui.test_run_flow import RUN_TIMEOUT_MS, click_run
+from tests.gui.helpers import RUN_TIMEOUT_MS, TINY_FORM, fill_form, torch_and_jax_workload
+from tests.gui.test_run_flow import click_run
 
 OUTPUT = Path(__file__).resolve().parents[1] / "output"
 CHECK_TIMEOUT_MS = 150_000  # importing TensorFlow in the checked Python, on a busy box
