@@ -17,7 +17,13 @@ import traceback
 from typing import Any
 
 from engine import __version__
-from engine.cli.common import EXIT_RUN_FAILED, EXIT_USAGE, UsageError, option_name
+from engine.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_RUN_FAILED,
+    EXIT_USAGE,
+    UsageError,
+    option_name,
+)
 from engine.core.errors import ConfigError, StoreError
 from engine.core.text import printable
 
@@ -58,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_RUN_FAILED
     except KeyboardInterrupt:
         print("epochcost: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`epochcost results list | head -1`): nothing more to say, and
         # nothing to flush at exit into a closed pipe.

@@ -13,6 +13,7 @@ import time
 
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
@@ -24,8 +25,6 @@ from engine.cli.common import (
 from engine.core.events import Phase
 from engine.results.store import Store
 from engine.sweep.scaling import PointDone, ScalingProgress, ScalingStudy, parse_counts
-
-EXIT_INTERRUPTED = 130
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,6 +12,7 @@ import time
 
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
@@ -36,8 +37,6 @@ from engine.sweep.events import (
 from engine.sweep.plan import SweepPlan
 from engine.sweep.runner import Sweep
 from engine.sweep.summary import SweepSummary
-
-EXIT_INTERRUPTED = 130
 
 
 def register(sub: argparse._SubParsersAction) -> None:

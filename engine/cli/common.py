@@ -21,6 +21,7 @@ from engine.workloads import model_file_source
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_RUN_FAILED = 3
+EXIT_INTERRUPTED = 130  # as a command stopped by Ctrl+C (128 + SIGINT)
 
 # Config field -> the option a user typed, for error messages.
 _OPTIONS = {
