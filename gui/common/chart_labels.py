@@ -11,8 +11,8 @@ and stays inside its plot; where none is free, the place that overlaps least.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
@@ -28,6 +28,7 @@ UP = (0.92, 0.8, 0.68, 0.56, 0.44, 0.32, 0.2, 0.08)
 HINT_HEIGHTS = (0.5, 0.3, 0.7, 0.15, 0.85)  # a hint's places, from the top of its view
 GAP_PX = 2.0  # labels closer than this count as touching
 Place = tuple[float, tuple[float, float]]  # position along the line, the label's anchor
+P = TypeVar("P")
 
 
 def _visible(item: pg.GraphicsObject) -> bool:
@@ -43,6 +44,23 @@ def _in_view(line: pg.InfiniteLine, vb: pg.ViewBox) -> bool:
     value = float(line.value())
     low, high = (y0, y1) if line.angle % 180 == 0 else (x0, x1)
     return min(low, high) <= value <= max(low, high)
+
+
+def _settle(
+    places: Sequence[P], put: Callable[[P], QRectF], cost: Callable[[QRectF], tuple[bool, float]]
+) -> QRectF:
+    """Put an item at each of `places` in turn (`put` returns its box there): the first where
+    it costs nothing (inside, over nothing) keeps it, else the cheapest. Its box."""
+    best: tuple[tuple[bool, float], P] | None = None
+    for place in places:
+        rect = put(place)
+        score = cost(rect)
+        if not any(score):
+            return rect
+        if best is None or score < best[0]:
+            best = (score, place)
+    assert best is not None
+    return put(best[1])
 
 
 def _box(item: pg.TextItem) -> QRectF:
@@ -152,32 +170,23 @@ class Labels:
 
     def _place_point(self, point: pg.TextItem, placed: list[QRectF]) -> QRectF:
         x = point.anchor.x()
-        best: tuple[float, float] | None = None
-        for y in (1.1, -0.1):  # above, clear of the point; below
+
+        def put(y: float) -> QRectF:
             point.setAnchor((x, y))
-            crowd = _overlap(_box(point), placed)
-            if crowd == 0.0:
-                return _box(point)
-            if best is None or crowd < best[0]:
-                best = (crowd, y)
-        assert best is not None
-        point.setAnchor((x, best[1]))
-        return _box(point)
+            return _box(point)
+
+        # above, clear of the point; below
+        return _settle((1.1, -0.1), put, lambda rect: (False, _overlap(rect, placed)))
 
     def _place_hint(self, hint: pg.TextItem, placed: list[QRectF]) -> QRectF:
         view = hint.parentItem()
         width, height = view.boundingRect().width(), view.boundingRect().height()
-        best: tuple[float, float] | None = None
-        for fraction in HINT_HEIGHTS:
+
+        def put(fraction: float) -> QRectF:
             hint.setPos(width / 2, height * fraction)
-            crowd = _overlap(_box(hint), placed)
-            if crowd == 0.0:
-                return _box(hint)
-            if best is None or crowd < best[0]:
-                best = (crowd, fraction)
-        assert best is not None
-        hint.setPos(width / 2, height * best[1])
-        return _box(hint)
+            return _box(hint)
+
+        return _settle(HINT_HEIGHTS, put, lambda rect: (False, _overlap(rect, placed)))
 
     def _place(self, line: pg.InfiniteLine, placed: list[QRectF]) -> QRectF:
         label = line.label
@@ -188,19 +197,16 @@ class Labels:
         else:
             side = label.anchors[0][0]
             places = [(h, (x, 0.5)) for h in UP for x in (side, 1.0 - side)]
-        best: tuple[tuple[bool, float], Place] | None = None
-        for place in places:
+
+        def put(place: Place) -> QRectF:
             self._put(label, place)
-            rect = _box(label)
+            return _box(label)
+
+        def cost(rect: QRectF) -> tuple[bool, float]:
             outside = inside is not None and not inside.contains(rect)
-            crowd = _overlap(rect, placed)
-            if not outside and crowd == 0.0:
-                return rect
-            if best is None or (outside, crowd) < best[0]:
-                best = ((outside, crowd), place)
-        assert best is not None
-        self._put(label, best[1])
-        return _box(label)
+            return outside, _overlap(rect, placed)
+
+        return _settle(places, put, cost)
 
     @staticmethod
     def _put(label: pg.TextItem, place: Place) -> None:
