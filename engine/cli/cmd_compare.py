@@ -24,7 +24,7 @@ from engine.pricing.comparison import BuyOptions, measured_elsewhere
 from engine.pricing.device import is_cpu
 from engine.pricing.rows import Machine
 from engine.results.report import duration
-from engine.results.scaling import measured_scaling_efficiency
+from engine.results.scaling import efficiency_lookup
 from engine.results.store import Store, read_result_file
 
 # The engine's ConfigError field -> this command's option (engine/cli/numbers.py, Named).
@@ -161,19 +161,6 @@ def _buy(args: argparse.Namespace, cat: Catalog) -> BuyOptions | None:
     )
 
 
-def _scaling(result: dict[str, Any], cat: Catalog) -> Any:
-    """Measured data-parallel efficiency of the result's model on a GPU, for multi-GPU rows."""
-    store = Store(readonly=True)
-    model = result["config"]["model"]
-
-    def lookup(gpu: str, count: float) -> tuple[float, str] | None:
-        if count != int(count):
-            return None
-        return measured_scaling_efficiency(store, model, gpu, int(count), cat)
-
-    return lookup
-
-
 def _owned_text(o: cost.OwnedHardware, power_basis: str) -> str:
     head = (
         f"owned: ${o.purchase_usd:,.0f} over {o.lifetime_years:g} years at {o.hours_per_day:g} "
@@ -239,7 +226,7 @@ def handle(args: argparse.Namespace) -> int:
         local_g_co2e_per_kwh=g_per_kwh,
         local_grid_label=grid_text,
         buy=_buy(args, cat),
-        scaling=_scaling(result, cat),
+        scaling=efficiency_lookup(result["config"]["model"], cat),
     )
     elsewhere = measured_elsewhere(Store(readonly=True).list(), result)
     comparison = compare(result, cat, options, elsewhere)

@@ -12,6 +12,7 @@ multi-GPU instances (which otherwise assume perfect scaling).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,3 +172,26 @@ def _same_device(stored: Any, wanted: str, catalog: Catalog | None) -> bool:
         return False
     row = catalog.gpu_for_device(stored)
     return row is not None and (row is catalog.gpu(wanted) or row is catalog.gpu_for_device(wanted))
+
+
+def efficiency_lookup(
+    model: str, catalog: Catalog | None = None
+) -> Callable[[str, float], tuple[float, str] | None]:
+    """compare's `scaling` (CompareOptions) for `model`: the efficiency stored for it on a GPU
+    at a whole number of GPUs, read from the results store (read-only), each asked once."""
+    found: dict[tuple[str, float], tuple[float, str] | None] = {}
+
+    def lookup(gpu: str, count: float) -> tuple[float, str] | None:
+        if count != int(count):
+            return None
+        if (gpu, count) not in found:
+            try:
+                store = Store(readonly=True)
+            except StoreError:
+                return None
+            found[(gpu, count)] = measured_scaling_efficiency(
+                store, model, gpu, int(count), catalog
+            )
+        return found[(gpu, count)]
+
+    return lookup

@@ -30,8 +30,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.core.errors import StoreError
-from engine.pricing.catalog import Catalog
 from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
 from gui.common import theme
@@ -56,29 +54,6 @@ CHART_TITLES = {
     "compare_scatter": "Cost against epoch time",
     "compare_break_even": "Owning against renting",
 }
-
-
-def _measured_scaling(result: dict[str, Any], cat: Catalog) -> Any:
-    """The stored data-parallel efficiency of the result's model on a GPU (compare's
-    `scaling`), looked up once per GPU and count."""
-    # The store brings pandas: imported when a comparison is made, not with the window.
-    from engine.results.scaling import measured_scaling_efficiency
-    from engine.results.store import Store
-
-    model, found = result["config"]["model"], {}
-
-    def lookup(gpu: str, count: float) -> tuple[float, str] | None:
-        if count != int(count):
-            return None
-        if (gpu, count) not in found:
-            try:
-                store = Store(readonly=True)
-            except StoreError:
-                return None
-            found[(gpu, count)] = measured_scaling_efficiency(store, model, gpu, int(count), cat)
-        return found[(gpu, count)]
-
-    return lookup
 
 
 class ComparePage(Page):
@@ -238,7 +213,10 @@ class ComparePage(Page):
         cat = self.source.get()
         result = self._panel.priced(result)  # at the panel's price, as every tab
         options, _ = self.inputs.options(result, cat)
-        self.options = replace(options, scaling=_measured_scaling(result, cat))
+        # The store brings pandas: imported when a comparison is made, not with the window.
+        from engine.results.scaling import efficiency_lookup
+
+        self.options = replace(options, scaling=efficiency_lookup(result["config"]["model"], cat))
         listing = self.results.model.frame
         runs = [] if listing is None else measured_elsewhere(listing, result)
         self.comparison = compare(result, cat, self.options, runs)
