@@ -17,8 +17,8 @@ import json
 import statistics
 from typing import Any
 
-from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.study import StudyPlan, run_study
+from engine.measure.accuracy_config import AccuracyConfig
 
 FRAMEWORKS = ("torch", "tensorflow")
 FIELDS = ("iterations", "seconds", "steps_per_s", "eval_seconds", "setup_seconds")

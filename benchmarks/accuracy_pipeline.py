@@ -18,8 +18,8 @@ import time
 
 import torch
 
-from engine.accuracy.config import AccuracyConfig
-from engine.frameworks.torch.session import TorchTrainer
+from engine.measure.accuracy_config import AccuracyConfig
+from engine.worker.frameworks.torch.session import TorchTrainer
 from engine.workloads import data, registry
 
 

@@ -27,7 +27,7 @@ def main() -> None:
     import keras
     import tensorflow as tf
 
-    from engine.frameworks.tensorflow import models as keras_models
+    from engine.worker.frameworks.tensorflow import models as keras_models
     from engine.workloads import registry
 
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)

@@ -45,7 +45,7 @@ def tf_loop(args: argparse.Namespace) -> float:
     import keras
     import tensorflow as tf
 
-    from engine.frameworks.tensorflow import models as keras_models
+    from engine.worker.frameworks.tensorflow import models as keras_models
     from engine.workloads import registry
 
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)

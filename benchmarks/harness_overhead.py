@@ -3,7 +3,7 @@
 Alternates the two (the order swapped every round), on the same model, batch, device and thread
 count, for PyTorch and for TensorFlow, on resnet18-cifar (steps of a fraction of a second) and on
 tiny-mlp (steps of about a millisecond, where the harness's own cost per step shows most: its
-step events are coalesced, engine/measure/loop.py). Prints each throughput, the ratio of the
+step events are coalesced, engine/worker/measure/loop.py). Prints each throughput, the ratio of the
 medians over the rounds (targets: at least 0.99 for PyTorch, 0.98 for TensorFlow) and the load
 average before and after: run it on a quiet machine.
 

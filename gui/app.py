@@ -20,9 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     from engine.process.launcher import WORKER_FLAG
 
     if args[:1] == [WORKER_FLAG]:
-        from engine import worker
+        from engine.worker.main import entry
 
-        worker.entry(args[1:])  # exits the process once every event is out
+        entry(args[1:])  # exits the process once every event is out
     if getattr(sys, "frozen", False) and args[:1] in (["-c"], ["-m"]):
         # Something took the bundle's executable for a Python interpreter: never open a window.
         print("epochcost-gui is the desktop app, not a Python interpreter", file=sys.stderr)

@@ -55,6 +55,7 @@ PROCESS_MODULES = {
     "test_settings_dialog",
     "test_sweep_page",
     "test_bundle_smoke",
+    "test_two_programs",
 }
 
 

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary, study_total, summarise
 from engine.accuracy.result import failed_result, is_accuracy_result
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import MAX_BATCH_SIZE
 from engine.process.launcher import WorkerProcess, WorkerSpec
 from engine.results import saving

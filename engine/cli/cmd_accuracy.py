@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.repeats import BatchSummary
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
@@ -24,6 +23,7 @@ from engine.cli.common import (
 )
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.result import price_of
 from engine.results import report
 from engine.results.files import check_out_path, write_json

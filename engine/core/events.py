@@ -45,6 +45,10 @@ class Phase(Event):
 
 # The worker sends the steps of a window (or of warm-up) at least this often, and at its end.
 STEP_EVENT_EVERY_S = 0.05
+# In a data-parallel run, a process other than a node's first writes its `failed` event on
+# stderr after this prefix (engine/worker/main.py); the launcher reads it there
+# (engine/process/distributed.py) to name the rank that failed.
+RANK_FAILED = "epochcost-rank-failed "
 
 
 @dataclass(frozen=True)

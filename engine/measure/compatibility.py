@@ -13,7 +13,7 @@ driver (>= 525.60.13) through minor-version compatibility, CUDA 13.x needs 580.6
 (CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions", Linux).
 
 No framework is imported here: what a build carries is read where the framework lives
-(engine/frameworks/*/build.py, in the worker or a child process: engine/process/builds.py).
+(engine/worker/frameworks/*/build.py, in the worker or a child process: engine/process/builds.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What to train, validated at the edge into ConfigError with an actionable message.
 
 TrainingConfig is the base both pipelines share: the timed run (RunConfig, here) and the
-cost-to-accuracy run (engine/accuracy/config.py). It holds the model, framework, device and
+cost-to-accuracy run (engine/measure/accuracy_config.py). It holds the model, framework, device and
 numeric set-up, and one Price. Times in seconds, money in USD, memory in bytes.
 """
 
@@ -138,8 +138,8 @@ class RunConfig(TrainingConfig):
     stability_threshold: float = 0.10  # stop when IQR/median of step times falls under this
     epoch_samples: int | None = None  # None: the workload's usual data set
     repeats: int = 3  # measured windows: the interval comes from their spread
-    # Your own model: a Python file (engine/workloads/model_file.py has the contract). When set,
-    # `model` is only a label (the file's NAME) and the registry is not consulted.
+    # Your own model: a Python file (engine/worker/workloads/model_file.py has the contract).
+    # When set, `model` is only a label (the file's NAME) and the registry is not consulted.
     model_file: str | None = None
     # Data-parallel (docs/scaling.md): processes per node and nodes, started by PyTorch's
     # torch.distributed.run; batch_size is each process's, the global batch nproc x nnodes x it.

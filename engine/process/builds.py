@@ -1,6 +1,6 @@
 """What a framework environment was built for, read in a child process (the parent side never
 imports a framework): the worker's `describe-build` command under that environment's Python,
-engine/frameworks/*/build.py's describe()."""
+engine/worker/frameworks/*/build.py's describe()."""
 
 from __future__ import annotations
 

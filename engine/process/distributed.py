@@ -23,10 +23,9 @@ from collections.abc import Iterable
 import psutil
 
 from engine.core.errors import ConfigError
+from engine.core.events import RANK_FAILED
 from engine.measure.config import RunConfig
 
-# A rank other than 0 writes its `failed` event on stderr after this prefix (engine/worker.py).
-RANK_FAILED = "epochcost-rank-failed "
 # Seconds torchrun checks its workers' health (its default is 0.1 in recent releases, 5 in old).
 MONITOR_INTERVAL_S = 0.1
 

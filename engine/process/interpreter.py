@@ -38,7 +38,7 @@ if tuple(sys.version_info[:2]) < minimum:
 elif not out["engine_missing"]:
     try:
         import engine
-        import engine.measure.runner, engine.accuracy.runner, engine.worker
+        import engine.worker.main, engine.worker.measure.runner, engine.worker.accuracy.runner
         out["engine"] = engine.__version__
     except Exception as exc:
         out["engine_error"] = "%s: %s" % (type(exc).__name__, exc)

@@ -2,7 +2,7 @@
 the GUI ("Add model file...") call. The file is never imported here; a file that hangs is
 killed after a time limit, one that kills its interpreter is reported with the stderr tail.
 
-The worker's side is engine/workloads/model_file_check.py.
+The worker's side is engine/worker/workloads/model_file_check.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 and the literal declarations (NAME, FRAMEWORK, EPOCH_SAMPLES) read from its syntax tree.
 
 Safe in any process (CLI, GUI, config validation): nothing here imports or executes the file.
-The contract itself is documented in engine/workloads/model_file.py, which loads the file, in
+The contract itself is documented in engine/worker/workloads/model_file.py, which loads the file, in
 the worker only.
 """
 

@@ -1,7 +1,7 @@
 """The registry of built-in workloads. Pure data: importing it loads no framework.
 
 A workload's builder for a framework lives in that framework's model module
-(engine/frameworks/torch/models.py, ...), found by the workload's name.
+(engine/worker/frameworks/torch/models.py, ...), found by the workload's name.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class ModelFile:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelFile:
-        """From a passed check's `info` (engine/workloads/model_file_check.py) or a settings
+        """From a passed check's `info` (engine/worker/workloads/model_file_check.py) or a settings
         entry; ValueError for an entry that is not one (a hand-edited settings file)."""
         path, name, framework = data.get("path"), data.get("name"), data.get("framework")
         if not (isinstance(path, str) and isinstance(name, str) and framework in FRAMEWORKS):

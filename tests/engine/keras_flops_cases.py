@@ -89,7 +89,7 @@ def main() -> None:
     import keras
     from keras import layers
 
-    from engine.frameworks.tensorflow import flops as keras_flops
+    from engine.worker.frameworks.tensorflow import flops as keras_flops
 
     original_call = keras.layers.Layer.__call__
     out = {}

@@ -6,16 +6,17 @@ import statistics
 
 import pytest
 
-from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.cost import project, project_seconds
-from engine.accuracy.loop import CurvePoint, LoopOutcome
 from engine.accuracy.repeats import study_total, summarise
-from engine.accuracy.result import build_result, failed_result
+from engine.accuracy.result import failed_result
 from engine.core.events import Failed
 from engine.core.stats import spread
-from engine.measure.monitor import MonitorSummary
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.results.schema import validate
 from engine.results.store import Store
+from engine.worker.accuracy.loop import CurvePoint, LoopOutcome
+from engine.worker.accuracy.result import build_result
+from engine.worker.measure.monitor import MonitorSummary
 from engine.workloads import registry
 from engine.workloads.data import describe
 

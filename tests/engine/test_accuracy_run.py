@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.accuracy.config import AccuracyConfig
 from engine.core.events import Eval, Failed, Finished, Phase
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.process.launcher import WorkerProcess
 from engine.results.schema import validate
 from tests.engine.helpers import run_events

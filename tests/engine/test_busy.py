@@ -14,7 +14,7 @@ import psutil
 
 from engine.measure import busy
 from engine.measure.config import RunConfig
-from engine.measure.loop import Window, limit_warning
+from engine.worker.measure.loop import Window, limit_warning
 from tests.engine.helpers import TINY, run_events
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.measure.config import RunConfig
-from engine.measure.session import load
+from engine.worker.measure.session import load
 from engine.workloads import registry
 
 
@@ -54,7 +54,7 @@ def test_an_lstm_the_counter_misses_is_counted_like_its_gru_and_rnn_twins():
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from engine.frameworks.torch.rnn_flops import uncounted_lstm_flops
+    from engine.worker.frameworks.torch.rnn_flops import uncounted_lstm_flops
 
     model = torch.nn.LSTM(64, 128, num_layers=2, batch_first=True)
     with FlopCounterMode(display=False) as counter:

@@ -10,10 +10,10 @@ import types
 import pytest
 
 from engine.core.errors import RunFailed
-from engine.frameworks.tensorflow.build import check_gpu as tf_check_gpu
 from engine.measure.compatibility import Build, runs_on
 from engine.process.builds import read_build
 from engine.process.launcher import WorkerSpec
+from engine.worker.frameworks.tensorflow.build import check_gpu as tf_check_gpu
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def torch_with_a_gpu(monkeypatch):
 def test_this_torch_describes_its_build():
     import torch
 
-    from engine.frameworks.torch.build import describe
+    from engine.worker.frameworks.torch.build import describe
 
     found = Build.from_dict(describe(torch))
     assert found.version == torch.__version__ and found.python == sys.executable
@@ -42,7 +42,7 @@ def test_this_torch_describes_its_build():
 
 
 def test_the_worker_refuses_a_gpu_its_torch_has_no_kernels_for(torch_with_a_gpu):
-    from engine.frameworks.torch.build import check_gpu, describe
+    from engine.worker.frameworks.torch.build import check_gpu, describe
 
     torch = torch_with_a_gpu("NVIDIA GeForce GTX 1080 Ti", (6, 1))
     archs = describe(torch)["archs"]

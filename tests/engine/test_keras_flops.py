@@ -1,7 +1,6 @@
-"""The analytic Keras FLOP counter (engine/frameworks/tensorflow/flops.py) against hand counts and
-the
-published ResNet-50 figure. Keras runs in a subprocess: the pytest process never imports
-TensorFlow."""
+"""The analytic Keras FLOP counter (engine/worker/frameworks/tensorflow/flops.py) against hand
+counts and the published ResNet-50 figure. Keras runs in a subprocess: the pytest process never
+imports TensorFlow."""
 
 from __future__ import annotations
 

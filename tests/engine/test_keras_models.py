@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from engine.frameworks.torch import models as torch_models
 from engine.process.launcher import _engine_root
+from engine.worker.frameworks.torch import models as torch_models
 from engine.workloads import registry
 
 # Where the two differ, and why (in trainable parameters, Keras minus PyTorch):
@@ -30,7 +30,7 @@ DIFFERENCES = {
 _KERAS_COUNTS = """
 import json
 from engine.workloads import registry
-from engine.frameworks.tensorflow import models as keras_models
+from engine.worker.frameworks.tensorflow import models as keras_models
 print(json.dumps({
     w.name: keras_models.parameter_count(keras_models.build(w).model)
     for w in registry.WORKLOADS

@@ -269,7 +269,7 @@ def test_a_keras_file_is_measured_end_to_end():
 
 def test_a_missing_package_in_the_desktop_bundle_points_at_the_settings(monkeypatch, tmp_path):
     # The bundle's Python cannot take packages: the message says where to choose another.
-    from engine.workloads import model_file
+    from engine.worker.workloads import model_file
 
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     path = tmp_path / "needs.py"

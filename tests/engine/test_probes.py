@@ -9,8 +9,8 @@ import types
 
 import pytest
 
-from engine.measure.monitor import Monitor
 from engine.measure.probes import CpuProbe, NvmlProbe, nvml_devices
+from engine.worker.measure.monitor import Monitor
 
 
 def test_cpu_probe_reads_this_process_and_the_machine():

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from engine.core.errors import ConfigError
+from engine.core.events import RANK_FAILED
 from engine.measure.config import RunConfig
-from engine.process.distributed import RANK_FAILED, death_message, torchrun_command
+from engine.process.distributed import death_message, torchrun_command
 from engine.results.scaling import Point, measured_scaling_efficiency, with_efficiency
 from engine.results.store import Store
 from engine.sweep.scaling import parse_counts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.accuracy.stabilisation import StabilisationDetector, stabilisation_index
+from engine.worker.accuracy.stabilisation import StabilisationDetector, stabilisation_index
 
 BAND = 0.005  # half a percentage point
 PATIENCE = 5

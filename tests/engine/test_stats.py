@@ -2,7 +2,7 @@ import pytest
 
 from engine.core.stats import percentile, relative_iqr, summary
 from engine.measure.config import RunConfig
-from engine.measure.loop import _stop_reason
+from engine.worker.measure.loop import _stop_reason
 
 
 def test_percentiles_interpolate():

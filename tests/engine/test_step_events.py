@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from engine.core.errors import RunFailed
 from engine.core.events import STEP_EVENT_EVERY_S, Finished, Phase, Step
 from engine.measure.config import RunConfig
-from engine.measure.loop import Measurement, measure
+from engine.worker.measure.loop import Measurement, measure
 from tests.engine.helpers import TINY, run_events
 
 STEP_S = 0.0005

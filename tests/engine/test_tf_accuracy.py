@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from engine.accuracy.stabilisation import stabilisation_index
 from engine.cli import main
 from engine.core.events import Eval, Failed, Finished
 from engine.results.schema import validate
+from engine.worker.accuracy.stabilisation import stabilisation_index
 from tests.engine.helpers import run_events
 from tests.engine.test_accuracy_run import QUICK
 from tests.engine.test_cli import cli

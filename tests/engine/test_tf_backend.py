@@ -17,9 +17,9 @@ import pytest
 from engine.cli import main
 from engine.core.errors import RunFailed
 from engine.core.events import Finished, Phase, Sample, Started, Step, from_json
-from engine.frameworks.tensorflow import runtime as tf_backend
 from engine.process.launcher import _engine_root
 from engine.results.schema import validate
+from engine.worker.frameworks.tensorflow import runtime as tf_backend
 from engine.workloads import registry
 from tests.engine.helpers import TINY, cli, run_events
 

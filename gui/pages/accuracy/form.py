@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.accuracy.config import AccuracyConfig
 from engine.accuracy.study import StudyPlan
 from engine.core.errors import ConfigError
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.workloads import data
 from gui.common.number_field import NumberField, mark_invalid
 

@@ -1,7 +1,7 @@
 """The fourth live chart: the FLOP rate a run achieves, step by step, and its model FLOPs
 utilisation (MFU) where the device's peak is known.
 
-Achieved TFLOP/s = FLOPs per sample (counted once in the worker, engine/frameworks) x the
+Achieved TFLOP/s = FLOPs per sample (counted once in the worker, engine/worker/frameworks) x the
 throughput chart's main line: each window's samples over its wall time, the result's own
 statistic, so the chart's line ends where the result's level says (per-step rates, which leave
 out the time between steps, are the throughput chart's lighter scatter and not drawn twice).

@@ -1,6 +1,6 @@
 """run(config, cancel) -> events: one timed training run, as the worker executes it.
 
-The skeleton (engine/measure/pipeline.py) imports the framework, builds the session under the
+The skeleton (engine/worker/measure/pipeline.py) imports the framework, builds the session under the
 memory cap and turns failures into events; this module adds what a timed run does: a model
 file's workload, the FLOPs per step, the measuring loop, and the result.
 """
@@ -16,13 +16,14 @@ from typing import Any
 from engine.core.events import Event, Flops, Phase
 from engine.measure import utilisation
 from engine.measure.config import RunConfig
-from engine.measure.loop import Measurement, measure
-from engine.measure.monitor import Monitor, MonitorSummary
-from engine.measure.pipeline import Pipeline, run_pipeline
-from engine.measure.result import build_result
-from engine.measure.session import Session
-from engine.workloads import model_file, registry
-from engine.workloads.file_workload import FileWorkload, workload_of
+from engine.worker.measure.loop import Measurement, measure
+from engine.worker.measure.monitor import Monitor, MonitorSummary
+from engine.worker.measure.pipeline import Pipeline, run_pipeline
+from engine.worker.measure.result import build_result
+from engine.worker.measure.session import Session
+from engine.worker.workloads import model_file
+from engine.worker.workloads.file_workload import FileWorkload, workload_of
+from engine.workloads import registry
 from engine.workloads.model_file_source import normalized
 from engine.workloads.registry import Workload
 

@@ -1,7 +1,7 @@
 """What every PyTorch session shares: the device, the precision, the optimizer, one training
 step's maths, and what the result records about them.
 
-torch is imported by the worker only (engine/measure/session.py loads this framework); the
+torch is imported by the worker only (engine/worker/measure/session.py loads this framework); the
 modules here receive it as an argument.
 """
 
@@ -11,8 +11,8 @@ import contextlib
 from typing import Any
 
 from engine.core.errors import RunFailed
-from engine.frameworks.torch.build import check_gpu
 from engine.measure.config import TrainingConfig
+from engine.worker.frameworks.torch.build import check_gpu
 
 
 def resolve_device(torch: Any, requested: str) -> Any:
@@ -56,7 +56,7 @@ def check_precision(torch: Any, device: Any, precision: str) -> None:
 def start(config: TrainingConfig, requested: str | None = None) -> tuple[Any, Any]:
     """Set threads and the seed, resolve and check the device (`requested`, else the
     config's); returns (torch, device)."""
-    import torch  # already imported by engine.measure.session.load()
+    import torch  # already imported by engine.worker.measure.session.load()
 
     if config.threads:
         torch.set_num_threads(config.threads)
@@ -77,7 +77,9 @@ class TorchRuntime:
 
     def __init__(self, torch: Any, config: TrainingConfig, device: Any, group: Any = None) -> None:
         self._torch = torch
-        self.group = group  # a data-parallel run's TorchGroup (engine/frameworks/torch/distributed)
+        self.group = (
+            group  # a data-parallel run's TorchGroup (engine/worker/frameworks/torch/distributed)
+        )
         self._config = config
         self._device = device
         self.device = str(device)
@@ -88,7 +90,7 @@ class TorchRuntime:
     def _take_model(self, model: Any, channels_last: bool) -> Any:
         """Place the model, build its optimizer (SGD with momentum 0.9 and weight decay 5e-4,
         or Adam) at the config's learning rate, and the (compiled) forward."""
-        from engine.frameworks.torch import models as torch_models
+        from engine.worker.frameworks.torch import models as torch_models
 
         torch, config = self._torch, self._config
         model = model.to(self._device)

@@ -52,7 +52,7 @@ def join(torch: Any, config: RunConfig, device: Any) -> TorchGroup:
 
 
 class TorchGroup:
-    """engine.measure.session.ProcessGroup over torch.distributed."""
+    """engine.worker.measure.session.ProcessGroup over torch.distributed."""
 
     def __init__(self, torch: Any, dist: Any, device: Any, backend: str, nnodes: int) -> None:
         self._torch, self._dist = torch, dist

@@ -3,8 +3,9 @@
 result records about the runtime.
 
 tensorflow and keras are imported inside start_runtime only; the worker loads this framework
-(engine/measure/session.py) and never imports torch beside it. Threads, visible devices and GPU
-memory growth are set before TensorFlow initialises its devices (they cannot change afterwards).
+(engine/worker/measure/session.py) and never imports torch beside it. Threads, visible devices
+and GPU memory growth are set before TensorFlow initialises its devices (they cannot change
+afterwards).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import warnings
 from typing import Any
 
 from engine.core.errors import RunFailed
-from engine.frameworks.tensorflow.address_space import lift_cap, outside_cap
-from engine.frameworks.tensorflow.build import check_gpu
 from engine.measure.config import TrainingConfig
+from engine.worker.frameworks.tensorflow.address_space import lift_cap, outside_cap
+from engine.worker.frameworks.tensorflow.build import check_gpu
 
 _POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
 TENSOR_CAP_NOTE = (

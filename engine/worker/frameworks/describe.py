@@ -1,5 +1,5 @@
 """What a framework environment was built for, as the worker's `describe-build` command prints
-it: engine/frameworks/*/build.py's describe() on the imported framework, or why it would not
+it: engine/worker/frameworks/*/build.py's describe() on the imported framework, or why it would not
 import."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ def describe_build(framework: str) -> dict[str, Any]:
         if framework == "torch":
             import torch
 
-            from engine.frameworks.torch.build import describe
+            from engine.worker.frameworks.torch.build import describe
 
             return describe(torch)
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         import tensorflow as tf
 
-        from engine.frameworks.tensorflow.build import describe as describe_tf
+        from engine.worker.frameworks.tensorflow.build import describe as describe_tf
 
         return describe_tf(tf)
     except Exception as exc:  # an environment without it, or a broken install: said, not raised

@@ -1,6 +1,6 @@
 """run(config, cancel) -> events: one training-to-accuracy run, as the worker executes it.
 
-The skeleton (engine/measure/pipeline.py) imports the framework, builds the trainer under the
+The skeleton (engine/worker/measure/pipeline.py) imports the framework, builds the trainer under the
 memory cap and turns failures into events; this module adds what a run to an accuracy does:
 load the data set (numpy), train and evaluate with the shared loop, and build the result.
 """
@@ -13,14 +13,14 @@ from collections.abc import Generator, Iterator
 from types import ModuleType
 from typing import Any
 
-from engine.accuracy.config import AccuracyConfig
-from engine.accuracy.loop import LoopOutcome, train_to_accuracy
-from engine.accuracy.result import build_result
 from engine.core.events import Event, Phase
 from engine.measure import busy
-from engine.measure.monitor import Monitor, MonitorSummary
-from engine.measure.pipeline import Pipeline, run_pipeline
-from engine.measure.session import Trainer
+from engine.measure.accuracy_config import AccuracyConfig
+from engine.worker.accuracy.loop import LoopOutcome, train_to_accuracy
+from engine.worker.accuracy.result import build_result
+from engine.worker.measure.monitor import Monitor, MonitorSummary
+from engine.worker.measure.pipeline import Pipeline, run_pipeline
+from engine.worker.measure.session import Trainer
 from engine.workloads import data, registry
 from engine.workloads.data import Dataset
 

@@ -1,5 +1,5 @@
 """Keras 3 (TensorFlow backend) builders for the registry's workloads. Imported only by
-engine/frameworks/tensorflow/session.py, inside the worker.
+engine/worker/frameworks/tensorflow/session.py, inside the worker.
 
 Each builder returns a KerasTask: the model with random weights, a function that makes one
 synthetic batch (call it under the device scope), and the loss. Shapes, classes and losses are
@@ -271,8 +271,8 @@ class TiedDecoder(layers.Layer):
         return keras.ops.matmul(x, keras.ops.transpose(matrix)) + self.bias
 
     def forward_flops(self, input_shape: tuple[int, ...], output_shape: Any) -> float:
-        """For engine/frameworks/tensorflow/flops.py, which cannot see a raw matmul: 2 FLOPs per
-        multiply-add of the product with the (width x vocabulary) matrix."""
+        """For engine/worker/frameworks/tensorflow/flops.py, which cannot see a raw matmul: 2
+        FLOPs per multiply-add of the product with the (width x vocabulary) matrix."""
         return 2.0 * math.prod(input_shape) * self.embedding.input_dim
 
 

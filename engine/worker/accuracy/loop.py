@@ -15,12 +15,12 @@ from collections.abc import Generator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.accuracy.config import AccuracyConfig
-from engine.accuracy.stabilisation import StabilisationDetector
 from engine.core.errors import RunFailed
 from engine.core.events import Eval, Event, Phase
-from engine.measure.monitor import Monitor
-from engine.measure.session import Trainer
+from engine.measure.accuracy_config import AccuracyConfig
+from engine.worker.accuracy.stabilisation import StabilisationDetector
+from engine.worker.measure.monitor import Monitor
+from engine.worker.measure.session import Trainer
 
 STOP_REASONS = ("target", "stable", "max_iterations", "max_seconds")
 

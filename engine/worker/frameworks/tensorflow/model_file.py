@@ -1,7 +1,7 @@
 """A model file's Keras side: a task from a loaded file, checked before it is timed.
 
 Imported only inside the worker, by the TensorFlow backend and the check-model mode; never in a
-process that has imported torch. The contract is in engine/workloads/model_file.py.
+process that has imported torch. The contract is in engine/worker/workloads/model_file.py.
 
 The task has the shape of the TensorFlow backend's own tasks (keras_models.KerasTask): `model`,
 `make_batch(batch_size)` (call it inside the device scope) and `loss(targets, logits)` (Keras's
@@ -22,7 +22,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from engine.workloads.model_file import ModelFileSpec, default_loss_help, hints  # noqa: E402
+from engine.worker.workloads.model_file import ModelFileSpec, default_loss_help, hints  # noqa: E402
 
 
 @dataclass

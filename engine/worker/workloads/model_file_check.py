@@ -22,13 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.core.events import Failed, Phase, json_safe
-from engine.workloads.file_workload import workload_of
+from engine.worker.workloads.file_workload import workload_of
 from engine.workloads.model_file_source import guess_framework
 
 CHECK_RUN_ID = "check-model"
 _MODULES = {
-    "torch": "engine.frameworks.torch.model_file",
-    "tensorflow": "engine.frameworks.tensorflow.model_file",
+    "torch": "engine.worker.frameworks.torch.model_file",
+    "tensorflow": "engine.worker.frameworks.tensorflow.model_file",
 }
 
 
@@ -39,13 +39,13 @@ def check(path: str, framework: str | None, batch_size: int, emit: Callable[[str
     try:
         module = importlib.import_module(_MODULES[framework])
     except ImportError as exc:
-        from engine.workloads.model_file import where_to_install
+        from engine.worker.workloads.model_file import where_to_install
 
         message = f"{framework} is not usable here: {exc} ({where_to_install()})"
         emit(_failed("framework", message, traceback.format_exc()))
         return
     emit(Phase(run_id=CHECK_RUN_ID, phase="building", detail=path).to_json())
-    from engine.workloads.model_file import ModelFileError, load
+    from engine.worker.workloads.model_file import ModelFileError, load
 
     try:
         spec = load(path, framework)

@@ -1,7 +1,7 @@
 """A model file's PyTorch side: a TorchTask from a loaded file, checked before it is timed.
 
 Imported only inside the worker (by the torch backend and the check-model mode). The contract
-is in engine/workloads/model_file.py.
+is in engine/worker/workloads/model_file.py.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.frameworks.torch.models import TorchTask, parameter_count
-from engine.workloads.model_file import ModelFileSpec, default_loss_help, hints
+from engine.worker.frameworks.torch.models import TorchTask, parameter_count
+from engine.worker.workloads.model_file import ModelFileSpec, default_loss_help, hints
 
 _DTYPES = {
     "float32": torch.float32,

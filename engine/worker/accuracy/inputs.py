@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.accuracy.config import AccuracyConfig
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.workloads.data import Dataset
 from engine.workloads.data.batches import Batches, normalised
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.workloads.model_file import ModelFileSpec
+from engine.worker.workloads.model_file import ModelFileSpec
 from engine.workloads.model_file_source import DEFAULT_EPOCH_SAMPLES
 from engine.workloads.registry import Workload
 

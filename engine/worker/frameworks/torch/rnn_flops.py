@@ -3,7 +3,7 @@
 PyTorch's counter counts nn.RNN and nn.GRU (they run as matmuls it sees) but nn.LSTM runs as
 one fused aten op it has no formula for, and counts 0. For each LSTM call that added nothing
 to the counter, this adds the same analytic count the counter gives RNN and GRU, and
-engine/frameworks/tensorflow/flops.py gives Keras's LSTM:
+engine/worker/frameworks/tensorflow/flops.py gives Keras's LSTM:
 
     forward = 2 x batch x steps x 4 gates x hidden x (input features + hidden), per layer
               and direction (a layer above the first reads hidden x directions features)

@@ -1,6 +1,6 @@
 """PyTorch sessions: a workload's model trained on a device, one step at a time.
 
-Two sources of batches over one runtime (engine/frameworks/torch/runtime.py): TorchSession
+Two sources of batches over one runtime (engine/worker/frameworks/torch/runtime.py): TorchSession
 trains on one fixed synthetic batch (timed runs: the model's speed, not the input pipeline's),
 TorchTrainer on a real data set with evaluation (cost to accuracy; the input pipeline is
 engine.workloads.data.batches in numpy plus the copy to the device, inside every step).
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from engine.accuracy import inputs
-from engine.accuracy.config import AccuracyConfig
 from engine.core.events import Event, Phase
-from engine.frameworks.timers import DeviceEventTimer, WallTimer
-from engine.frameworks.torch import runtime
-from engine.frameworks.torch.runtime import TorchRuntime
+from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import RunConfig
+from engine.worker.accuracy import inputs
+from engine.worker.frameworks.timers import DeviceEventTimer, WallTimer
+from engine.worker.frameworks.torch import runtime
+from engine.worker.frameworks.torch.runtime import TorchRuntime
+from engine.worker.workloads.file_workload import FileWorkload
 from engine.workloads.data import Dataset
-from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 
@@ -30,11 +30,11 @@ class TorchSession(TorchRuntime):
     def __init__(
         self, torch: Any, config: RunConfig, workload: Workload, device: Any, group: Any = None
     ) -> None:
-        from engine.frameworks.torch import models as torch_models
+        from engine.worker.frameworks.torch import models as torch_models
 
         super().__init__(torch, config, device, group)
         if isinstance(workload, FileWorkload) and workload.spec is not None:
-            from engine.frameworks.torch import model_file as torch_model_file
+            from engine.worker.frameworks.torch import model_file as torch_model_file
 
             task = torch_model_file.build_task(
                 workload.spec,
@@ -73,10 +73,10 @@ class TorchSession(TorchRuntime):
         """FLOPs of one training step (forward + backward), counted once on the eager model by
         torch.utils.flop_counter (matmul, convolution, attention at 2 FLOPs per multiply-add;
         element-wise work and the optimizer are not counted), plus the nn.LSTM calls it does
-        not see (engine/frameworks/torch/rnn_flops.py)."""
+        not see (engine/worker/frameworks/torch/rnn_flops.py)."""
         from torch.utils.flop_counter import FlopCounterMode
 
-        from engine.frameworks.torch.rnn_flops import uncounted_lstm_flops
+        from engine.worker.frameworks.torch.rnn_flops import uncounted_lstm_flops
 
         with FlopCounterMode(display=False) as counter:
             with (
@@ -102,7 +102,7 @@ class TorchTrainer(TorchRuntime):
     def __init__(
         self, torch: Any, config: AccuracyConfig, workload: Workload, data: Dataset, device: Any
     ) -> None:
-        from engine.frameworks.torch import models as torch_models
+        from engine.worker.frameworks.torch import models as torch_models
 
         super().__init__(torch, config, device)
         self._channels_last = config.channels_last
@@ -158,7 +158,7 @@ def open_session(config: RunConfig, workload: Workload, run_id: str) -> Generato
         return TorchSession(torch, config, workload, device)
     import torch as torch_module
 
-    from engine.frameworks.torch import distributed
+    from engine.worker.frameworks.torch import distributed
 
     torch, device = runtime.start(config, distributed.local_device(torch_module, config))
     yield Phase(

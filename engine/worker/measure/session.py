@@ -1,13 +1,14 @@
 """What a framework provides, and the one place that loads it (in the worker only).
 
-A framework is a plug-in: engine/frameworks/<name>/session.py has
+A framework is a plug-in: engine/worker/frameworks/<name>/session.py has
 - `open_session(config, workload, run_id)`: a generator that yields `phase` events while it
   imports, builds and places the model, and returns a Session (timed runs: one fixed batch);
 - `open_trainer(config, workload, data, run_id)`: the same for a Trainer (cost to accuracy: a
   real data set, evaluation on its held-out split).
-The measuring loop (engine/measure/loop.py) and the training-to-accuracy loop
-(engine/accuracy/loop.py) are the same for every framework. Nothing outside the worker imports
-a framework: load() imports it by name, so the parent side (GUI, CLI, sweeps) never does.
+The measuring loop (engine/worker/measure/loop.py) and the training-to-accuracy loop
+(engine/worker/accuracy/loop.py) are the same for every framework. Nothing outside the worker
+imports a framework: load() imports it by name, so the parent side (GUI, CLI, sweeps) never
+does.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Any, Protocol
 # counting. torch._dynamo (with torch): the first optimizer imports it, about 900 modules that
 # are the framework's, not the model's memory.
 _MODULES = {
-    "torch": "engine.frameworks.torch.session",
-    "tensorflow": "engine.frameworks.tensorflow.session",
+    "torch": "engine.worker.frameworks.torch.session",
+    "tensorflow": "engine.worker.frameworks.tensorflow.session",
 }
 _FRAMEWORKS = {"torch": "torch._dynamo", "tensorflow": "tensorflow"}
 

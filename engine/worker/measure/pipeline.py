@@ -21,11 +21,12 @@ from typing import Any, Generic, TypeVar
 from engine.core.errors import ConfigError, RunFailed, is_out_of_memory, out_of_memory_line
 from engine.core.events import Event, Failed, Finished, Phase, Started
 from engine.core.ids import new_run_id
-from engine.measure import environment, session
+from engine.measure import environment
 from engine.measure.config import TrainingConfig
-from engine.measure.memcap import MemoryCap
-from engine.measure.monitor import Monitor, MonitorSummary
 from engine.measure.probes import open_probe
+from engine.worker.measure import session
+from engine.worker.measure.memcap import MemoryCap
+from engine.worker.measure.monitor import Monitor, MonitorSummary
 
 C = TypeVar("C", bound=TrainingConfig)
 

@@ -20,8 +20,8 @@ from engine.core.errors import RunFailed
 from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
 from engine.core.stats import relative_iqr_of_sorted
 from engine.measure.config import RunConfig
-from engine.measure.monitor import Monitor
-from engine.measure.session import ProcessGroup, Session
+from engine.worker.measure.monitor import Monitor
+from engine.worker.measure.session import ProcessGroup, Session
 
 # A data-parallel run's ranks agree whether to stop (the stop rule, a cancel) every few steps,
 # about this often at the warm-up's pace: one collective per step would cost a small model

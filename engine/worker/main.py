@@ -1,6 +1,6 @@
 """The worker process: `python -m engine.worker run|accuracy --config-json JSON`, or
 `python -m engine.worker check-model --model-file PATH [--framework F]` (see
-engine/workloads/model_file_check.py). In the desktop bundle, which has no `python -m`, the
+engine/worker/workloads/model_file_check.py). In the desktop bundle, which has no `python -m`, the
 app's executable runs this main when its first argument is engine.process.launcher.WORKER_FLAG
 (`epochcost-gui --epochcost-worker run ...`, gui/app.py).
 
@@ -121,16 +121,15 @@ def _int_env(name: str, default: int) -> int:
 
 def _run(args: argparse.Namespace, events: TextIO) -> int:
     from engine.core.errors import ConfigError
-    from engine.core.events import Failed
+    from engine.core.events import RANK_FAILED, Failed
     from engine.core.ids import new_run_id
-    from engine.process.distributed import RANK_FAILED
 
     if args.command == "accuracy":
-        from engine.accuracy.config import AccuracyConfig as Config
-        from engine.accuracy.runner import run
+        from engine.measure.accuracy_config import AccuracyConfig as Config
+        from engine.worker.accuracy.runner import run
     else:
         from engine.measure.config import RunConfig as Config  # type: ignore[assignment]
-        from engine.measure.runner import run  # type: ignore[assignment]
+        from engine.worker.measure.runner import run  # type: ignore[assignment]
 
     # One process of a data-parallel run (the launcher says so: a RANK inherited from a job
     # epochcost itself runs in means nothing to a plain run).
@@ -152,7 +151,7 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
         os.register_at_fork(after_in_child=_default_signals)
     if args.control_stdin:
         # A node's first process alone reads the parent's commands; a cancel reaches the
-        # others through the run's own agreement between steps (engine/measure/loop.py).
+        # others through the run's own agreement between steps (engine/worker/measure/loop.py).
         watch = _watch_control if reports else _watch_parent
         threading.Thread(target=watch, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
@@ -206,13 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     events = _event_stream()
     try:
         if args.command == "describe-build":
-            # Loaded by name, as engine/measure/session.py loads a framework: only this
+            # Loaded by name, as engine/worker/measure/session.py loads a framework: only this
             # command of the worker imports one for it.
-            describe = importlib.import_module("engine.frameworks.describe")
+            describe = importlib.import_module("engine.worker.frameworks.describe")
             _emit(events, json.dumps(describe.describe_build(args.framework)))
             code = 0
         elif args.command == "check-model":
-            from engine.workloads.model_file_check import check
+            from engine.worker.workloads.model_file_check import check
 
             check(
                 args.model_file, args.framework, args.batch_size, lambda line: _emit(events, line)
@@ -254,7 +253,3 @@ def _exit(code: int) -> NoReturn:
     if _PARENT_GONE.is_set() and hasattr(os, "killpg") and os.getpgrp() == os.getpid():
         os.killpg(os.getpid(), signal.SIGKILL)
     os._exit(code)
-
-
-if __name__ == "__main__":
-    entry()

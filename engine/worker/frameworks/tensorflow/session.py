@@ -1,6 +1,6 @@
 """TensorFlow sessions: a workload's Keras 3 model trained by one compiled tf.function step.
 
-Two sources of batches over one runtime (engine/frameworks/tensorflow/runtime.py): TfSession
+Two sources of batches over one runtime (engine/worker/frameworks/tensorflow/runtime.py): TfSession
 trains on one fixed synthetic batch (timed runs), TfTrainer on a real data set with evaluation
 (cost to accuracy), with the PyTorch side's input pipeline, optimizers and timing: the numpy
 batch (engine.workloads.data.batches, channels last: Keras's layout) is copied into a tensor
@@ -13,19 +13,19 @@ import time
 from collections.abc import Generator
 from typing import Any
 
-from engine.accuracy import inputs
-from engine.accuracy.config import AccuracyConfig
 from engine.core.events import Event, Phase
-from engine.frameworks.tensorflow.runtime import (
+from engine.measure.accuracy_config import AccuracyConfig
+from engine.measure.config import RunConfig
+from engine.worker.accuracy import inputs
+from engine.worker.frameworks.tensorflow.runtime import (
     TENSOR_CAP_NOTE,
     TfRuntime,
     TrainingStep,
     start_runtime,
 )
-from engine.frameworks.timers import WallTimer
-from engine.measure.config import RunConfig
+from engine.worker.frameworks.timers import WallTimer
+from engine.worker.workloads.file_workload import FileWorkload
 from engine.workloads.data import Dataset
-from engine.workloads.file_workload import FileWorkload
 from engine.workloads.registry import Workload
 
 
@@ -33,7 +33,7 @@ class TfSession(TfRuntime):
     def __init__(
         self, tf: Any, keras: Any, config: RunConfig, workload: Workload, gpu: int | None
     ) -> None:
-        from engine.frameworks.tensorflow import models as keras_models
+        from engine.worker.frameworks.tensorflow import models as keras_models
 
         super().__init__(tf, keras, config, gpu)
         self._config = config
@@ -74,9 +74,9 @@ class TfSession(TfRuntime):
 
     def flops_per_step(self) -> float | None:
         """FLOPs of one training step (forward + backward), counted once per layer from the
-        shapes of one eager forward (engine/frameworks/tensorflow/flops.py: matrix products,
+        shapes of one eager forward (engine/worker/frameworks/tensorflow/flops.py: matrix products,
         convolutions, attention at 2 FLOPs per multiply-add; a step is 3x the forward)."""
-        from engine.frameworks.tensorflow import flops as keras_flops
+        from engine.worker.frameworks.tensorflow import flops as keras_flops
 
         with self._tf.device(self._tf_device):
             count = keras_flops.training_step_flops(
@@ -118,12 +118,12 @@ def _build_task(workload: Workload, config: RunConfig, device: str) -> Any:
     """The built-in workload's Keras task, or the user's model file's (a KerasFileTask: the
     same model / make_batch / loss)."""
     if isinstance(workload, FileWorkload) and workload.spec is not None:
-        from engine.frameworks.tensorflow import model_file as keras_model_file
+        from engine.worker.frameworks.tensorflow import model_file as keras_model_file
 
         return keras_model_file.build_task(
             workload.spec, config.batch_size, device, config.precision, config.seed
         )
-    from engine.frameworks.tensorflow import models as keras_models
+    from engine.worker.frameworks.tensorflow import models as keras_models
 
     return keras_models.build(workload)
 
@@ -138,7 +138,7 @@ class TfTrainer(TfRuntime):
         data: Dataset,
         gpu: int | None,
     ) -> None:
-        from engine.frameworks.tensorflow import models as keras_models
+        from engine.worker.frameworks.tensorflow import models as keras_models
 
         super().__init__(tf, keras, config, gpu)
         self._config = config
