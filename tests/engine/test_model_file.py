@@ -283,7 +283,7 @@ def test_a_missing_package_in_the_desktop_bundle_points_at_the_settings(monkeypa
 def test_a_framework_the_checking_python_lacks_says_where_to_get_it(monkeypatch, tmp_path):
     # The check-model mode imports the file's framework first; without it, the message says
     # which Python lacks it (here the test's own; in the bundle, File > Settings).
-    from engine.workloads import model_file_check
+    from engine.worker.workloads import model_file_check
 
     def no_framework(name):
         raise ModuleNotFoundError("No module named 'tensorflow'")

@@ -92,7 +92,7 @@ def _worker_in_process(config) -> tuple[list, str, int]:
     holds on stderr, so we see what the worker itself imported."""
     code = (
         "import sys\n"
-        "from engine.worker import main\n"
+        "from engine.worker.main import main\n"
         "main(['run', '--config-json', sys.argv[1], '--run-id', 'r1'])\n"
         "held = [m for m in ('torch', 'torchvision', 'tensorflow', 'keras') if m in sys.modules]\n"
         "print('FRAMEWORKS ' + ','.join(held), file=sys.stderr)\n"
