@@ -94,7 +94,7 @@ class Chart(pg.GraphicsLayoutWidget):
         self.export_hooks: list[Callable[[bool], None]] = []
         self.place_legend(row=1)
         self.setMinimumHeight(150)
-        self.labels = chart_labels.Labels(self)
+        self.labels = chart_labels.Labels(self, self.view_boxes, self.is_closed)
         self.adopt(self.plot)
 
     @property
@@ -164,8 +164,7 @@ class Chart(pg.GraphicsLayoutWidget):
     def adopt(self, plot: pg.PlotItem) -> None:
         """A plot of the chart (its first, or one an owner adds): Reset view first in its
         right-click menu, its labels kept apart, its title fitted to its width."""
-        if plot is not self.plot:
-            self.labels.watch(plot)
+        self.labels.watch(plot)
         plot.geometryChanged.connect(self.fit_titles)
         menu = plot.vb.menu
         action = QAction("Reset view", menu)
@@ -173,6 +172,10 @@ class Chart(pg.GraphicsLayoutWidget):
         action.triggered.connect(self.reset_view)
         menu.insertAction(menu.actions()[0] if menu.actions() else None, action)
         menu.insertSeparator(menu.actions()[1])
+
+    def is_closed(self) -> bool:
+        """Whether pyqtgraph has closed the chart (and cleared its scene)."""
+        return bool(getattr(self, "closed", False))
 
     def view_boxes(self) -> list[pg.ViewBox]:
         """Every view of the chart: each plot's, and views laid over one (a right axis's)."""
@@ -190,7 +193,7 @@ class Chart(pg.GraphicsLayoutWidget):
     def fit_titles(self) -> None:
         """Each plot's title in the largest size (11 to 8 pt) that fits its width: a title cut
         short ("Cost to accuracy per batch s") says less than a smaller one."""
-        if "ci" not in vars(self) or getattr(self, "closed", False):
+        if "ci" not in vars(self) or self.is_closed():
             return  # a resize while pyqtgraph builds the widget, or after it closed it
         # A title's text is its plot's least width: a long one makes the layout wider than
         # the view, which cuts it. The plot's room is its width less that overflow.

@@ -12,13 +12,10 @@ and stays inside its plot; where none is free, the place that overlaps least.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer
-
-if TYPE_CHECKING:
-    from gui.common.chart import Chart
+from PySide6.QtCore import QObject, QRectF, QTimer
 
 # Places along a horizontal line: (position along it, the label's horizontal anchor); at
 # each, above the line, then below it.
@@ -83,18 +80,28 @@ def _overlap(rect: QRectF, others: list[QRectF]) -> float:
 
 
 class Labels:
-    """The labels of one chart, kept apart (request() after a change; separate() at once)."""
+    """The labels of one chart, kept apart (request() after a change; separate() at once).
 
-    def __init__(self, chart: Chart) -> None:
-        self.chart = chart
+    It is given what it reads of the chart, not the chart: `owner`, the chart widget that
+    owns its timer; `view_boxes`, every view of the chart whose lines have labels; `closed`,
+    true once pyqtgraph has cleared the chart's scene. The chart calls watch() for its plots.
+    """
+
+    def __init__(
+        self,
+        owner: QObject,
+        view_boxes: Callable[[], list[pg.ViewBox]],
+        closed: Callable[[], bool],
+    ) -> None:
+        self._view_boxes = view_boxes
+        self._closed = closed
         self.free: list[pg.TextItem] = []
         self.hints: list[pg.TextItem] = []
         self.points: list[pg.TextItem] = []
-        self._timer = QTimer(chart)
+        self._timer = QTimer(owner)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.separate)
-        self.watch(chart.plot)
 
     def watch(self, plot: pg.PlotItem | pg.ViewBox) -> None:
         """Separate again when this plot's range or size changes."""
@@ -123,7 +130,7 @@ class Labels:
 
     def lines(self) -> Iterator[pg.InfiniteLine]:
         """The chart's labelled lines that show."""
-        for vb in self.chart.view_boxes():
+        for vb in self._view_boxes():
             vb.prepareForPaint()  # a new range reaches the scene at the next paint: now
             for item in vb.childGroup.childItems():
                 label = getattr(item, "label", None)
@@ -147,7 +154,7 @@ class Labels:
 
     def separate(self) -> None:
         self._timer.stop()
-        if getattr(self.chart, "closed", False):  # pyqtgraph has cleared its scene
+        if self._closed():  # pyqtgraph has cleared the chart's scene
             return
         lines = list(self.lines())  # first: the views' transforms are brought up to date
         placed = [_padded(_box(t)) for t in self.free if _visible(t) and _text(t)]

@@ -35,9 +35,10 @@ from gui.pages.plan.page import PlanPage
 from gui.pages.run.page import RunPage
 from gui.pages.sweep.page import SweepPage
 from gui.panel.panel import ConfigPanel
-from gui.shell import about, report_export
+from gui.shell import about
 from gui.shell.error_path import ErrorReporter
-from gui.shell.menus import CHART_TITLES, build_menus
+from gui.shell.menus import CHART_TITLES, Handlers, build_menus
+from gui.shell.report_export import ReportExport
 from gui.shell.settings_dialog import SettingsDialog
 
 if TYPE_CHECKING:
@@ -111,7 +112,8 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)
         self.statusBar().addWidget(self.status, 1)
-        self.menu_actions = build_menus(self)
+        self.report = ReportExport(self.results, self.run_page, self.panel)
+        self.menu_actions = build_menus(self.menuBar(), self._handlers())
         self.menu_actions.themes.get(theme_name, self.menu_actions.themes["system"]).setChecked(
             True
         )
@@ -148,6 +150,23 @@ class MainWindow(QMainWindow):
         """Make the tab `title` current and return its page (pages build when first shown)."""
         self.tabs.setCurrentIndex(list(self.pages).index(title))
         return self.pages[title]
+
+    def _handlers(self) -> Handlers:
+        """What the menus' items do."""
+        return Handlers(
+            open_result=self.open_result_dialog,
+            export_chart=self.export_chart_dialog,
+            copy_chart=self.copy_chart,
+            export_csv=self.export_csv_dialog,
+            export_report=self.export_report_dialog,
+            settings=self.show_settings,
+            quit=self.close,
+            run=self.panel.request_run,
+            cancel=self.panel.cancel_requested.emit,
+            set_theme=self.set_theme,
+            user_guide=self.show_user_guide,
+            about=self.show_about,
+        )
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.run_page.start_run)
@@ -219,7 +238,7 @@ class MainWindow(QMainWindow):
 
     def export_report_dialog(self) -> Path | None:
         """File > Export report: the selected runs (else the Run tab's) as one HTML file."""
-        return report_export.export_report_dialog(self)
+        return self.report.dialog()
 
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()

@@ -13,7 +13,6 @@ from engine.pricing.profiles import OWNED, Profile
 from engine.results import report
 from engine.results.store import Store
 from gui.pages.plan.page import PlanPage
-from gui.shell import report_export
 from tests.engine.price_results import result as gpu_result
 from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, show_tab
 
@@ -147,7 +146,7 @@ def test_file_export_report_writes_the_selected_runs_at_the_panels_price(window,
     result = gpu_result(usd_per_hour=0.25)
     Store().add(result)
     window.results.refresh(select=result["run_id"])
-    out = report_export.export_report(window, tmp_path / "report.html")
+    out = window.report.export(tmp_path / "report.html")
     assert out == tmp_path / "report.html"
     page = out.read_text(encoding="utf-8")
     assert result["run_id"] in page and "owned GeForce GTX 1080 Ti: $699" in page
