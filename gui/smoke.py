@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.results import files
+
 # Short, and the same on any machine: a few steps of the smallest model.
 FORM = {
     "batch_size": "32",
@@ -45,7 +47,7 @@ def main(argv: list[str]) -> int:
     os.environ["EPOCHCOST_HOME"] = str(out_dir / "home")
     chosen = dict(item.split("=", 1) for item in args.python if "=" in item)
     summary = Smoke(out_dir, args.framework, chosen).run()
-    (out_dir / "smoke.json").write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
+    files.write_text(out_dir / "smoke.json", json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary), flush=True)
     return 0 if summary["ok"] else 1
 

@@ -14,7 +14,7 @@ from engine.cli.common import UsageError
 from engine.pricing.comparison import CompareOptions, measured_elsewhere
 from engine.pricing.profiles import OWNED
 from engine.results import html_report
-from engine.results.files import check_out_path, write_text
+from engine.results.files import check_out_path, is_stream, write_text
 from engine.results.repricing import repriced
 from engine.results.store import Store
 
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.out.suffix.lower() not in (".html", ".htm"):
+    if args.out.suffix.lower() not in (".html", ".htm") and not is_stream(args.out):
         raise UsageError("out", f"{args.out}: give a file name ending in .html")
     out = check_out_path(args.out)
     results = [load_result(text) for text in dict.fromkeys(args.results)]

@@ -1,21 +1,21 @@
 """Editing the user's own catalog files (the GUI's price editor calls these).
 
-Every change is checked with the same parser the loader uses, then the file is rewritten
-atomically (a temporary file beside it, then a rename), so a crash leaves the old file or the
-new one, never half of one. Rows the change does not touch are written back exactly as they were,
-bad ones and comments included (a row the csv module cannot read, as its text): nothing the user
-typed is lost.
+Every change is checked with the same parser the loader uses, then the file is rewritten whole
+(engine/core/writing.py: a temporary file beside it, then a rename; a link's target is written,
+the link kept), so a crash leaves the old file or the new one, never half of one. Rows the
+change does not touch are written back exactly as they were, bad ones and comments included (a
+row the csv module cannot read, as its text): nothing the user typed is lost.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.core import writing
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import UNCLOSED_QUOTE, Record, records, user_file
 from engine.pricing.rows import SCHEMAS, parse_row, row_key
@@ -65,15 +65,7 @@ def _write(path: Path, header: list[str], rows: list[list[str] | str]) -> None:
             buffer.write(row if row.endswith("\n") else row + "\n")
         else:
             writer.writerow(row)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="") as f:
-            f.write(buffer.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    writing.write_text(path, buffer.getvalue())
 
 
 def _key_of(kind: str, header: list[str], cells: list[str]) -> tuple[str, ...] | None:

@@ -1,17 +1,32 @@
 """Result files: reading one (validated, never pickle), writing one whole or not at all, and
-where one may be written (never over the results store)."""
+where one may be written (never over the results store).
+
+Every file a command or an export writes goes through write_text / write_bytes / write_via
+here (engine.core.writing: a regular file whole or not at all, a link's target, a device or
+FIFO straight into, never anything replaced but the file named)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from engine.core import paths
-from engine.core.errors import ConfigError, StoreError
+from engine.core.errors import ConfigError
+from engine.core.writing import write_bytes, write_text, write_via
 from engine.results.schema import validate
+
+__all__ = [
+    "check_out_path",
+    "is_stream",
+    "read_result_file",
+    "write_bytes",
+    "write_json",
+    "write_text",
+    "write_via",
+]
 
 # A result file bigger than this is not one epochcost wrote (a result is a few kB; an
 # accuracy run's curve some hundreds).
@@ -75,6 +90,16 @@ def check_out_path(path: Path, field: str = "out") -> Path:
     return path
 
 
+def is_stream(path: Path) -> bool:
+    """True for a device, FIFO or socket (or a link to one): written straight into, and named
+    as it is (/dev/stdout needs no .html)."""
+    try:
+        mode = Path(path).stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         if a.exists() and b.exists():
@@ -85,7 +110,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _is_sqlite(path: Path) -> bool:
+    """Only a regular file is opened to look: opening a FIFO to read would wait for a writer."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return False
         with open(path, "rb") as f:
             return f.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
     except OSError:
@@ -95,23 +123,3 @@ def _is_sqlite(path: Path) -> bool:
 def write_json(path: Path, data: Any) -> Path:
     """Write JSON to `path` whole or not at all (write_text)."""
     return write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
-
-
-def write_text(path: Path, text: str) -> Path:
-    """Write `text` to `path` whole or not at all: a temporary file beside it, flushed to disk,
-    then renamed over it. StoreError (the file and why) when it cannot be written; a file that
-    was there before is then unchanged."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        reason = exc.strerror or str(exc)
-        raise StoreError(path, f"cannot be written ({reason}); nothing was written there") from None
-    return path

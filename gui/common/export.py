@@ -16,6 +16,7 @@ import pyqtgraph.exporters
 from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QPen
 
+from engine.results.files import write_text, write_via
 from gui.common.chart import Chart
 
 if TYPE_CHECKING:
@@ -50,17 +51,15 @@ def export_chart(
             chart.labels.separate()  # apart at the file's size
         try:
             if suffix == ".svg":
-                pg.exporters.SVGExporter(item).export(str(path))
+                write_via(path, lambda tmp: pg.exporters.SVGExporter(item).export(str(tmp)))
             else:
                 scale = PNG_WIDTH_PX / max(item.geometry().width(), 1.0)
                 with _pens_scaled(chart, scale):
                     exporter = pg.exporters.ImageExporter(item)
                     exporter.parameters()["width"] = PNG_WIDTH_PX
-                    exporter.export(str(path))
+                    write_via(path, lambda tmp: exporter.export(str(tmp)))
         finally:
             item.setGeometry(on_screen)
-    if not path.is_file():
-        raise ExportError(f"{path} could not be written")
     return path
 
 
@@ -122,7 +121,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     if not path.parent.is_dir():
         raise ExportError(f"folder {path.parent} does not exist")
     try:
-        frame.to_csv(path, index=False)
-    except OSError as exc:
-        raise ExportError(f"{path} could not be written: {exc.strerror}") from None
+        write_text(path, frame.to_csv(index=False))
+    except OSError as exc:  # StoreError: the file and why
+        raise ExportError(str(exc)) from None
     return path

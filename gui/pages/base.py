@@ -107,7 +107,7 @@ class Page(QWidget):
             return None
         try:
             out = write()
-        except export.ExportError as exc:
+        except (export.ExportError, OSError) as exc:  # OSError: StoreError, the file and why
             self.message_bar.show_message(f"Export failed: {exc}", "error")
             return None
         self.message_bar.show_message(f"Saved {out}", "info")
