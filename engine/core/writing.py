@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,6 +36,7 @@ FIFO_WAIT_S = 30.0
 _FIFO_POLL_S = 0.05
 # Paths that stand for a file descriptor the process already holds: written straight into.
 _STREAM_ALIASES = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")
+_OWN_FD = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/(\d+)/fd)/(\d+)$")
 _NOTHING = "nothing was written there"
 
 
@@ -105,19 +108,44 @@ def _resolved(path: Path) -> Path:
 def _write_into(path: Path, data: bytes, info: os.stat_result) -> None:
     """Straight into a device, FIFO or stream alias: no truncation, no rename. A regular file
     reached through an alias is appended to (a shell's `>>` keeps what it had)."""
+    own = _own_fd(path)
+    if own is not None:  # our own descriptor: written at its offset, after what is printed
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        try:
+            _write_all(own, data)
+        except OSError as exc:
+            raise _fault(path, exc) from None
+        return
     flags = os.O_WRONLY | (os.O_APPEND if stat.S_ISREG(info.st_mode) else 0)
     try:
         fd = _open_fifo(path) if stat.S_ISFIFO(info.st_mode) else os.open(path, flags)
     except OSError as exc:
         raise _fault(path, exc) from None
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
     except OSError as exc:
         raise _fault(path, exc) from None
     finally:
         os.close(fd)
+
+
+def _own_fd(path: Path) -> int | None:
+    """The descriptor `path` names in this process (/dev/stdout: 1), else None."""
+    text = str(Path(path).absolute())
+    if text in ("/dev/stdout", "/dev/stderr"):
+        return 1 if text.endswith("out") else 2
+    match = _OWN_FD.match(text)
+    if match is None or (match.group(1) and int(match.group(1)) != os.getpid()):
+        return None
+    return int(match.group(2))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _open_fifo(path: Path) -> int:
@@ -146,9 +174,7 @@ def _replace(target: Path, data: bytes, info: os.stat_result | None) -> None:
         try:
             if info is not None:
                 _keep_owner_and_mode(fd, info)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -12,6 +12,8 @@ import errno
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -182,3 +184,20 @@ def test_a_dangling_link_writes_its_target(tmp_path):
     link.symlink_to(tmp_path / "new.json")
     writing.write_text(link, "{}\n")
     assert link.is_symlink() and (tmp_path / "new.json").read_text() == "{}\n"
+
+
+@posix
+def test_dev_stdout_is_written_at_the_shells_place(tmp_path, epochcost_home):
+    """`--out /dev/stdout >> file`: the file the shell opened keeps what it had, the result
+    follows it, then the line that says so (one descriptor, one offset)."""
+    Store().add(_result(RUN_ID))
+    out = tmp_path / "appended.txt"
+    out.write_text("kept\n")
+    argv = ["results", "export", RUN_ID, "--out", "/dev/stdout"]
+    code = f"import sys; from engine.cli import main; sys.exit(main({argv!r}))"
+    with out.open("a") as stdout:
+        proc = subprocess.run([sys.executable, "-c", code], stdout=stdout, timeout=120)
+    assert proc.returncode == 0
+    text = out.read_text()
+    assert text.startswith("kept\n{") and text.endswith("}\nwrote /dev/stdout\n")
+    assert json.loads(text[len("kept\n") : -len("wrote /dev/stdout\n")])["run_id"] == RUN_ID
