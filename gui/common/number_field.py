@@ -37,9 +37,10 @@ from decimal import Decimal, InvalidOperation
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from engine.core.errors import ConfigError
+from gui.common.field_error import ERROR_COLOR
 
 INVALID_PROPERTY = "invalid"  # a dynamic property: QLineEdit[invalid="true"] selects it
-INVALID_STYLE = "border: 1px solid #d04437;"  # the forms' error colour
+INVALID_STYLE = f"border: 1px solid {ERROR_COLOR};"  # the forms' error colour
 
 MULTIPLIERS = {"k": 1_000, "K": 1_000, "M": 10**6, "B": 10**9, "T": 10**12}
 _MINUS = "-−"  # ASCII hyphen-minus and the Unicode minus sign

@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import user_file
 from gui.common.catalog_source import CatalogSource
-
-ERROR_STYLE = "color: #d04437;"
+from gui.common.field_error import ErrorLabel
 
 
 class Field(NamedTuple):
@@ -103,9 +102,7 @@ class CatalogRowDialog(QDialog):
                 widget = combo
             form.addRow(field.label, widget)
             self.edits[field.column] = edit
-        self.error = QLabel(wordWrap=True, objectName="row_error")
-        self.error.setStyleSheet(ERROR_STYLE)
-        self.error.hide()
+        self.error = ErrorLabel("row")
         where = QLabel(
             f"OK adds it to your own file {user_file(kind)}; the shipped catalog is never changed.",
             wordWrap=True,
@@ -132,8 +129,7 @@ class CatalogRowDialog(QDialog):
         try:
             self.path = self.source.add_row(self.kind, self.values())
         except ConfigError as exc:
-            self.error.setText(f"{self.labels.get(exc.field, exc.field)}: {exc.message}")
-            self.error.show()
+            self.error.show_error(f"{self.labels.get(exc.field, exc.field)}: {exc.message}")
             edit = self.edits.get(exc.field)
             if edit is not None:
                 edit.setFocus()

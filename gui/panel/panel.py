@@ -33,6 +33,7 @@ from engine.process.launcher import WorkerSpec
 from engine.results.repricing import repriced
 from engine.workloads import registry
 from gui.common import settings
+from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField
 from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
@@ -52,8 +53,6 @@ NUMBER_FIELDS = {
     "max_seconds": ("Max. window (s)", False, False, "s"),
     "epoch_samples": ("Samples per epoch", True, True, None),
 }
-
-ERROR_STYLE = "color: #d04437;"
 
 
 def installed_frameworks(
@@ -108,7 +107,7 @@ class ConfigPanel(QWidget):
         self.interpreters = dict(interpreters or {})  # framework -> its own Python
         self.config: RunConfig | None = None
         self.errors: dict[str, str] = {}
-        self._error_labels: dict[str, QLabel] = {}
+        self._error_labels: dict[str, ErrorLabel] = {}
         self._running = False
 
         self.picker = ModelPicker(prefs, spec_for)
@@ -177,9 +176,7 @@ class ConfigPanel(QWidget):
         layout.addLayout(form)
         layout.addWidget(_group("Measurement window", window))
         layout.addWidget(_group("Cost", price_form))
-        self.other_error = QLabel(wordWrap=True, objectName="other_error")
-        self.other_error.setStyleSheet(ERROR_STYLE)
-        self.other_error.hide()
+        self.other_error = ErrorLabel("other")
         layout.addWidget(self.other_error)
         layout.addLayout(buttons)
         layout.addStretch(1)
@@ -202,14 +199,8 @@ class ConfigPanel(QWidget):
         self._model_changed()
 
     def _row(self, form: QFormLayout, label: str, field: QWidget, name: str) -> None:
-        error = QLabel(wordWrap=True, objectName=f"{name}_error")
-        error.setStyleSheet(ERROR_STYLE)
-        error.hide()
-        cell = QVBoxLayout()
-        cell.setSpacing(1)
-        cell.addWidget(field)
-        cell.addWidget(error)
-        form.addRow(label, cell)
+        error = ErrorLabel(name)
+        form.addRow(label, field_cell(error, field))
         self._error_labels[name] = error
 
     def _device_changed(self) -> None:
@@ -302,14 +293,12 @@ class ConfigPanel(QWidget):
         self.errors = {**checked, **errors}
         self.config = None if self.errors else config
         for name, label in self._error_labels.items():
-            label.setText(self.errors.get(name, ""))
-            label.setVisible(name in self.errors)
+            label.show_error(self.errors.get(name))
         for name, field in self.numbers.items():
             field.set_error(self.errors.get(name))
         self.price.show_error(self.errors.get("usd_per_hour"))
         other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
-        self.other_error.setText("\n".join(other))
-        self.other_error.setVisible(bool(other))
+        self.other_error.show_error("\n".join(other))
         self._update_buttons()
         self.validity_changed.emit(self.config is not None)
         return self.config is not None

@@ -37,7 +37,7 @@ from engine.core import paths
 from engine.process import gpu_env
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
 from gui.common.background import BackgroundJob, JobError
-from gui.panel.panel import ERROR_STYLE
+from gui.common.field_error import ERROR_STYLE
 
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 OK_STYLE = "color: #3a8f3a;"

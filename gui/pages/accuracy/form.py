@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -30,10 +29,10 @@ from engine.accuracy.study import StudyPlan
 from engine.core.errors import ConfigError
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.workloads import data
+from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import NumberField, mark_invalid
 
 FOLDER = "__folder__"  # the data set combo's entry for a CIFAR-10 folder
-ERROR_STYLE = "color: #d04437;"
 
 # Number fields: name -> (label, default text, rules beyond the engine's). Percent and points
 # are bounded here: the engine's messages speak in fractions.
@@ -106,7 +105,7 @@ class AccuracyForm(QWidget):
         )
         self.numbers["patience"].setToolTip("… for this many evaluations after it")
 
-        self._errors: dict[str, QLabel] = {}
+        self._errors: dict[str, ErrorLabel] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._data_rows())
@@ -128,22 +127,13 @@ class AccuracyForm(QWidget):
 
     # Layout ------------------------------------------------------------------------------
 
-    def _error_label(self, name: str) -> QLabel:
-        label = QLabel(wordWrap=True, objectName=f"{name}_error")
-        label.setStyleSheet(ERROR_STYLE)
-        label.hide()
+    def _error_label(self, name: str) -> ErrorLabel:
+        label = ErrorLabel(name)
         self._errors[name] = label
         return label
 
     def _cell(self, name: str, *widgets: QWidget) -> QVBoxLayout:
-        row = QHBoxLayout()
-        for w in widgets:
-            row.addWidget(w, 1 if isinstance(w, QLineEdit | QComboBox) else 0)
-        cell = QVBoxLayout()
-        cell.setSpacing(1)
-        cell.addLayout(row)
-        cell.addWidget(self._error_label(name))
-        return cell
+        return field_cell(self._error_label(name), *widgets)
 
     def _data_rows(self) -> QFormLayout:
         form = QFormLayout()
@@ -245,8 +235,7 @@ class AccuracyForm(QWidget):
         ]
         mine["other"] = "\n".join(other)
         for name, label in self._errors.items():
-            label.setText(mine.get(name, ""))
-            label.setVisible(bool(mine.get(name)))
+            label.show_error(mine.get(name))
         for name, field in (*self.numbers.items(), ("batch_sizes", self.batch_sizes)):
             field.set_error(mine.get(name))
         mark_invalid(self.folder, "folder" in mine)

@@ -22,12 +22,12 @@ from engine.pricing import owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import BuyOptions, CompareOptions
 from engine.pricing.device import device_power_w
+from gui.common.field_error import ErrorLabel
 from gui.common.number_field import InputError, NumberField
 from gui.panel.price_widget import OwnedChoice
 
 ALL_CLOUDS = "All clouds"
 MAX_GPUS = {"1 GPU": 1.0, "up to 8 GPUs": 8.0, "any size": None}
-ERROR_STYLE = "color: #d04437;"
 # owned field -> (label, width in characters, unit); empty: the result's GPU's or a default
 OWNED = {
     "purchase_usd": ("Purchase $", 7, "$"),
@@ -106,9 +106,7 @@ class CompareInputs(QWidget):
         # The panel's owned hardware (a profile, or its Owned form): an empty field takes its
         # figure, so a tariff given once is not asked for again (set by the page).
         self.panel_owned: OwnedChoice | None = None
-        self.error = QLabel(wordWrap=True, objectName="compare_error")
-        self.error.setStyleSheet(ERROR_STYLE)
-        self.error.hide()
+        self.error = ErrorLabel("compare")
 
         machines = QHBoxLayout()
         machines.setContentsMargins(0, 0, 0, 0)
@@ -262,6 +260,5 @@ class CompareInputs(QWidget):
             local_grid_label=grid_label,
             buy=buy,
         )
-        self.error.setText(error or "")
-        self.error.setVisible(error is not None)
+        self.error.show_error(error)
         return options, error

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.sweep.batches import parse_batch_sizes
 from engine.sweep.plan import SweepPlan
+from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField, NumberSpec, mark_invalid
 
-ERROR_STYLE = "color: #d04437;"
 MIB = 2**20
 MAX_MEMORY_LIMIT_MIB = 2**30  # RunConfig allows up to 2**50 bytes
 MAX_MARGIN_PERCENT = 90  # SweepPlan's margin is at most 0.9
@@ -136,7 +136,7 @@ class SweepForm(QWidget):
         self.sweep_sizes.setToolTip("Measure each batch size of the range, doubling")
         self.sweep_sizes.setChecked(True)
         self.edits: dict[str, QLineEdit] = {}
-        self._error_labels: dict[str, QLabel] = {}
+        self._error_labels: dict[str, ErrorLabel] = {}
         cells: dict[str, QVBoxLayout] = {}
         for name, (_, default, tip) in FIELDS.items():
             if name in NUMBERS:
@@ -175,15 +175,9 @@ class SweepForm(QWidget):
         self.validate()
 
     def _cell(self, name: str, edit: QLineEdit) -> QVBoxLayout:
-        error = QLabel(wordWrap=True, objectName=f"{name}_error")
-        error.setStyleSheet(ERROR_STYLE)
-        error.hide()
-        cell = QVBoxLayout()
-        cell.setSpacing(1)
-        cell.addWidget(edit)
-        cell.addWidget(error)
+        error = ErrorLabel(name)
         self._error_labels[name] = error
-        return cell
+        return field_cell(error, edit)
 
     def set_cpu(self, cpu: bool) -> None:
         """Whether the chosen device is a CPU, where the memory limit applies."""
@@ -203,8 +197,7 @@ class SweepForm(QWidget):
         texts = {name: edit.text() for name, edit in self.edits.items()}
         self.inputs, self.errors = read_inputs(texts, max_fit, self.cpu)
         for name, label in self._error_labels.items():
-            label.setText(self.errors.get(name, ""))
-            label.setVisible(name in self.errors)
+            label.show_error(self.errors.get(name))
             edit = self.edits[name]
             if isinstance(edit, NumberField):
                 edit.set_error(self.errors.get(name))
