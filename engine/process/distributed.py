@@ -7,6 +7,9 @@ MASTER_ADDR/PORT). The first process of each node (rank 0 on node 0) writes the 
 other writes only its failure, as one marked line on stderr (RANK_FAILED), so that a run that
 dies can say which process failed and why.
 
+torchrun runs in a scratch folder of the run's own (engine/process/scratch.py: TMPDIR for it and
+its ranks), removed when the run ends, so that no `torchelastic_*` folder is left behind.
+
 torchrun starts each worker in a session of its own, out of reach of the process group the
 launcher ends: `end_tree` ends every descendant of torchrun, found before torchrun itself goes
 (afterwards they would belong to nobody).
@@ -25,14 +28,17 @@ import psutil
 from engine.core.errors import ConfigError
 from engine.core.events import RANK_FAILED
 from engine.measure.config import RunConfig
+from engine.process import scratch
 
 # Seconds torchrun checks its workers' health (its default is 0.1 in recent releases, 5 in old).
 MONITOR_INTERVAL_S = 0.1
 
 
 def torchrun_command(python: str, config: RunConfig) -> list[str]:
-    """`python -m torch.distributed.run ... -m engine.worker`: the worker's arguments follow."""
-    cmd = [python, "-m", "torch.distributed.run", "--nproc_per_node", str(config.nproc)]
+    """`python -m torch.distributed.run ... -m engine.worker` in a new scratch folder
+    (`python -m engine.process.scratch FOLDER ...`): the worker's arguments follow."""
+    cmd = [python, "-m", "engine.process.scratch", str(scratch.make())]
+    cmd += ["--nproc_per_node", str(config.nproc)]
     if config.nnodes == 1:
         cmd.append("--standalone")  # a rendezvous on this machine, on a free port
     else:

@@ -1,16 +1,22 @@
 """Data-parallel runs (issue 19): two gloo processes on the CPU, started by PyTorch's
 torch.distributed.run. A run and a scaling study on the command line; a rank killed mid-run,
 a cancel and a rendezvous nobody else joins each end as one clear failure, with no process of
-the run left behind."""
+the run left behind; and (issue 32) nothing left in the temporary folder after a run, a cancel,
+a failure or a SIGTERM to the command."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import signal
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -41,9 +47,32 @@ LONG = RunConfig(
     nproc=2,
 )
 DEADLINE_S = 90.0
+CLEANUP_S = 10.0  # a killed torchrun's folder is removed by the parent's watcher within this
 
 
-def test_run_with_two_processes_records_them(capsys):
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    """The run's /tmp: a folder of the test's own (other tests and programs use /tmp at the same
+    time), holding PyTorch's compile cache as any /tmp does after a first run (every run, one
+    process or many, shares it). Yields its entries before the run."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    (folder / f"torchinductor_{getpass.getuser()}").mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def _nothing_left(folder: Path) -> None:
+    """The temporary folder has what it had before the run (no torchelastic_*, no scratch)."""
+    before = [f"torchinductor_{getpass.getuser()}"]
+    deadline = time.monotonic() + CLEANUP_S
+    while sorted(os.listdir(folder)) != before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sorted(os.listdir(folder)) == before
+
+
+def test_run_with_two_processes_records_them(capsys, private_tmp):
     assert main(["run", *SHORT, "--nproc", "2", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     validate(result)
@@ -57,6 +86,7 @@ def test_run_with_two_processes_records_them(capsys):
     assert result["throughput_samples_per_s"] <= ranks_total * (1 + 1e-9)
     assert result["config"]["nproc"] == 2
     assert Store().get(result["run_id"])["distributed"]["world_size"] == 2
+    _nothing_left(private_tmp)
 
 
 def test_scaling_study_gives_efficiency_and_is_stored_as_a_group(capsys):
@@ -114,7 +144,7 @@ def _none_left(processes: list[psutil.Process]) -> None:
     assert not alive, [p.pid for p in alive]
 
 
-def test_a_killed_rank_ends_the_run_as_a_clear_failure_and_leaves_no_process():
+def test_a_killed_rank_ends_the_run_as_a_clear_failure_and_leaves_no_process(private_tmp):
     worker = WorkerProcess(LONG.validated()).start()
     try:
         processes = _until_measuring(worker)
@@ -125,9 +155,10 @@ def test_a_killed_rank_ends_the_run_as_a_clear_failure_and_leaves_no_process():
     assert failed.kind == "crashed"
     assert "process" in failed.message and "2-process run" in failed.message
     _none_left(processes)
+    _nothing_left(private_tmp)
 
 
-def test_cancel_ends_every_process_of_the_run():
+def test_cancel_ends_every_process_of_the_run(private_tmp):
     worker = WorkerProcess(LONG.validated()).start()
     try:
         processes = _until_measuring(worker)
@@ -138,6 +169,34 @@ def test_cancel_ends_every_process_of_the_run():
         worker.close()
     assert failed.kind == "cancelled"
     _none_left(processes)
+    _nothing_left(private_tmp)
+
+
+def test_sigterm_to_the_command_leaves_nothing_behind(private_tmp):
+    """`kill PID` of `epochcost run --nproc 2` mid-window: its ranks end (they watch the pipe
+    from the command) and torchrun's scratch folder goes with them."""
+    endless = ["--min-steps", "1000000", "--max-steps", "1000000", "--max-seconds", "120"]
+    argv = ["run", *SHORT[:-8], *endless, "--nproc", "2", "--no-store"]
+    code = f"import sys; from engine.cli import main; sys.exit(main({argv!r}))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # phase lines (no terminal)
+            if "measuring" in line:
+                break
+        processes = psutil.Process(proc.pid).children(recursive=True)
+        assert any(n.startswith("epochcost-dp-") for n in os.listdir(private_tmp))
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(DEADLINE_S) == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    _none_left(processes)
+    _nothing_left(private_tmp)
 
 
 def test_a_rendezvous_nobody_joins_times_out_with_what_to_check():

@@ -4,6 +4,9 @@ in the store for compare (here from results written as a GPU machine records the
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from engine.core.errors import ConfigError
@@ -37,12 +40,16 @@ def test_a_data_parallel_config_says_what_to_fix(changes, field, words):
 
 def test_torchrun_is_started_standalone_on_one_node_and_with_a_rendezvous_on_several():
     one = torchrun_command("py", RunConfig(model="tiny-mlp", nproc=4).validated())
-    assert one[:3] == ["py", "-m", "torch.distributed.run"] and "--standalone" in one
+    # torch.distributed.run, in a scratch folder of the run's own (removed when it ends)
+    assert one[:3] == ["py", "-m", "engine.process.scratch"] and "--standalone" in one
+    assert Path(one[3]).is_dir() and Path(one[3]).name.startswith("epochcost-dp-")
+    shutil.rmtree(one[3])  # never started: nothing removes it before this process ends
     assert one[one.index("--nproc_per_node") + 1] == "4" and one[-2:] == ["-m", "engine.worker"]
     two = RunConfig(
         model="tiny-mlp", nproc=2, nnodes=2, node_rank=1, rdzv_endpoint="node0:29500"
     ).validated()
     cmd = torchrun_command("py", two)
+    shutil.rmtree(cmd[3])
     assert "--standalone" not in cmd
     assert cmd[cmd.index("--rdzv_endpoint") + 1] == "node0:29500"
     assert cmd[cmd.index("--node_rank") + 1] == "1"
