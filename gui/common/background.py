@@ -11,6 +11,8 @@ are cancelled from another thread. A tab wraps one in a BackgroundJob:
 `done` carries the work's return value, or an `JobError` when it raised (the message for the
 user and the traceback for the details), so an engine bug ends in a message, never a crash.
 The thread is never terminated: cancel() asks the work to stop, stop() also waits for it.
+When its `done` has come, the owner lets go of the job with dispose(job), which every thread
+of the GUI's (a BackgroundJob, the Run tab's EngineThread) ends with.
 """
 
 from __future__ import annotations
@@ -31,6 +33,16 @@ class JobError:
 
     message: str
     details: str
+
+
+def dispose(thread: QThread | None) -> None:
+    """Let go of a thread whose last signal (`done`, `finished`) has come: wait for it to
+    return (the signal is emitted just before it does, so this is short) and delete it once
+    control is back in the event loop. None is nothing to let go of."""
+    if thread is None:
+        return
+    thread.wait()  # a QThread deleted while it still runs aborts the app
+    thread.deleteLater()
 
 
 class BackgroundJob(QThread):

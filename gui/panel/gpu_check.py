@@ -13,7 +13,7 @@ from engine.measure.compatibility import Build, Verdict, capability, verdict
 from engine.measure.devices import Device
 from engine.process.builds import read_build
 from engine.process.launcher import WorkerSpec
-from gui.common.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError, dispose
 
 
 class GpuCheck(QObject):
@@ -58,8 +58,7 @@ class GpuCheck(QObject):
 
     def _done(self, job: BackgroundJob, key: tuple[str, str], outcome: object) -> None:
         self._jobs.discard(job)
-        job.wait()
-        job.deleteLater()
+        dispose(job)
         if isinstance(outcome, JobError):
             outcome = Build(key[0], python=key[1], error=outcome.message)
         if isinstance(outcome, Build):

@@ -28,7 +28,7 @@ from engine.process.model_check import ModelCheck, ModelFileCheck
 from engine.workloads import registry
 from engine.workloads.model_file_source import guess_framework
 from gui.common import settings
-from gui.common.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError, dispose
 from gui.panel import model_files
 from gui.panel.model_files import ModelFile
 
@@ -191,9 +191,7 @@ class ModelPicker(QWidget):
 
     def _checked(self, outcome: object) -> None:
         job, self.job = self.job, None
-        if job is not None:
-            job.wait()
-            job.deleteLater()
+        dispose(job)
         self._set_checking(False)
         if isinstance(outcome, JobError):
             self.message.emit(f"The check failed: {outcome.message}", "error", outcome.details)

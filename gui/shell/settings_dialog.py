@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from engine.core import paths
 from engine.process import gpu_env
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
-from gui.common.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.field_error import ERROR_STYLE
 
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
@@ -143,8 +143,7 @@ class SettingsDialog(QDialog):
         if not isinstance(job, BackgroundJob) or job not in self._jobs:
             return
         framework = self._jobs.pop(job)
-        job.wait()
-        job.deleteLater()
+        dispose(job)
         if self._current.get(framework) is not job:
             return  # the field changed while it ran
         del self._current[framework]
@@ -227,9 +226,7 @@ class SettingsDialog(QDialog):
     @Slot(object)
     def _env_made(self, outcome: object) -> None:
         job, self._env_job = self._env_job, None
-        if job is not None:
-            job.wait()
-            job.deleteLater()
+        dispose(job)
         self.make_env.setText("Make a PyTorch environment for older GPUs…")
         if outcome == 0:
             python = str(gpu_env.python_in(gpu_env.DEFAULT_DIR))

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.core.errors import ConfigError
 from engine.workloads.data.download import download_cifar10
-from gui.common.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError, dispose
 
 MIB = float(2**20)
 
@@ -74,9 +74,7 @@ class CifarDownload(QObject):
 
     def _on_done(self, outcome: Any) -> None:
         job, self.job = self.job, None
-        if job is not None:
-            job.wait()  # `done` is its last act
-            job.deleteLater()
+        dispose(job)  # `done` is its last act
         if isinstance(outcome, Path):
             self.finished.emit(outcome, f"CIFAR-10 is ready in {outcome}.", "info", "")
         elif isinstance(outcome, ConfigError):

@@ -38,7 +38,7 @@ from engine.core.events import Eval, Failed, Finished, Phase, Started
 from engine.pricing.cost import Price
 from engine.workloads import data
 from gui.common import activity, export, settings
-from gui.common.background import BackgroundJob, JobError
+from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.theme import PlotColors
 from gui.pages.accuracy import study as accuracy_study
 from gui.pages.accuracy.cost_charts import CostCharts
@@ -299,9 +299,7 @@ class AccuracyPage(Page):
 
     def _on_done(self, outcome: Any) -> None:
         job, self.job = self.job, None
-        if job is not None:
-            job.wait()  # `done` is its last act; it returns right after
-            job.deleteLater()
+        dispose(job)  # `done` is its last act; it returns right after
         self.curves.end()
         self._set_running(False)
         if isinstance(outcome, accuracy_study.StudyDone):

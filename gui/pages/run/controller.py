@@ -21,6 +21,7 @@ from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
 from engine.results import saving
+from gui.common.background import dispose
 from gui.common.engine_thread import EngineThread
 from gui.common.lazy_store import open_store
 
@@ -132,8 +133,7 @@ class RunController(QObject):
         if thread is not self._thread:
             return  # already handled by shutdown()
         self._thread = None
-        thread.wait()  # `finished` comes from the thread just before it returns
-        thread.deleteLater()
+        dispose(thread)  # `finished` comes from the thread just before it returns
         self.running_changed.emit(False)
 
 

@@ -39,7 +39,7 @@ from engine.sweep.events import (
 )
 from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
 from gui.common import activity, export
-from gui.common.background import BackgroundJob, Emit, JobError
+from gui.common.background import BackgroundJob, Emit, JobError, dispose
 from gui.pages.base import Page, PageContext
 from gui.pages.sweep.chart import SweepChart
 from gui.pages.sweep.form import SweepForm
@@ -346,9 +346,8 @@ class SweepPage(Page):
         sender = job if isinstance(job, BackgroundJob) else self.sender()
         if sender is not self.job or not isinstance(sender, BackgroundJob):
             return  # already handled by shutdown()
-        sender.wait()  # `finished` comes from the thread just before it returns
         self.job = None
-        sender.deleteLater()
+        dispose(sender)  # `finished` comes from the thread just before it returns
         self._current = ""
         self.chart.show_running(None)
         self._set_running(False)
