@@ -57,6 +57,7 @@ PROCESS_MODULES = {
     "test_bundle_smoke",
     "test_two_programs",
     "test_write_path",
+    "test_cloud_collect",
 }
 
 

@@ -1,4 +1,5 @@
-"""epochcost catalog instances|gpus|grid|files: the price and hardware catalog, with sources."""
+"""epochcost catalog instances|gpus|grid|files|update: the price and hardware catalog, with
+sources; `update` refreshes instance prices from SkyPilot's catalog (engine/cloud/prices.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 import difflib
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 from engine.cli.common import UsageError, print_json
 from engine.cli.tables import Footnotes, number, table
 from engine.core import paths
 from engine.pricing import catalog as catalog_module
 from engine.pricing.catalog import Catalog
-from engine.pricing.rows import KINDS, GpuSpec
+from engine.pricing.rows import KINDS, GpuSpec, Instance
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +33,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     gpus = cs.add_parser("gpus", help="GPU peak rates, memory, TDP, launch price")
     grid = cs.add_parser("grid", help="carbon intensity of cloud regions' grids")
     files = cs.add_parser("files", help="where the shipped and your own catalog files are")
+    update = cs.add_parser("update", help="today's instance prices from SkyPilot's catalog")
+    update.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="offline: a folder in SkyPilot's layout, <cloud>/vms.csv (default: fetch them)",
+    )
+    update.add_argument("--json", action="store_true")
+    update.set_defaults(handler=_update)
     for q in (inst, gpus, grid):
         q.add_argument("--search", default=None, metavar="TEXT", help="words every row must hold")
     for q in (inst, gpus, grid, files):
@@ -123,7 +136,12 @@ def _instances(args: argparse.Namespace) -> int:
     clouds = check_clouds(cat, args.cloud)
     rows = cat.select(clouds, args.gpu, args.search, historical=historical, full_only=False)
     if args.json:
-        print_json([{**asdict(r), "full_instance": r.full_instance} for r in rows])
+        print_json(
+            [
+                {**asdict(r), "full_instance": r.full_instance, "price_note": price_note(r)}
+                for r in rows
+            ]
+        )
         return 0
     notes = Footnotes()
     body = [
@@ -137,7 +155,7 @@ def _instances(args: argparse.Namespace) -> int:
             "-" if r.usd_per_hour_spot is None else f"{r.usd_per_hour_spot:g}",
             r.price_component + (" (historical)" if r.historical else ""),
             "!" if r.flagged else "",
-            (r.price_date or "-") + " " + notes.mark(r.source + _origin(r.origin)),
+            (r.price_date or "-") + _age(r) + " " + notes.mark(r.source + _origin(r.origin)),
         ]
         for r in rows
     ]
@@ -160,7 +178,45 @@ def _instances(args: argparse.Namespace) -> int:
 
 
 def _origin(origin: str) -> str:
-    return " (your catalog)" if origin == "user" else ""
+    return {"user": " (your catalog)", "fetched": " (catalog update)"}.get(origin, "")
+
+
+def price_note(row: Instance) -> str:
+    """A current price's age note ("45 days old", "undated"); "" for a recent or historical
+    one (a historical row's age is its point)."""
+    return "" if row.historical else catalog_module.price_note(row.price_date)
+
+
+def _age(row: Instance) -> str:
+    note = price_note(row)
+    return f" ({note})" if note and note != "undated" else ""
+
+
+def _update(args: argparse.Namespace) -> int:
+    from engine.cloud import prices
+
+    if args.source is not None:
+        reports = prices.update_from(args.source)
+    else:
+        from engine.cloud.skypilot import require_sky
+
+        require_sky()
+        reports = prices.update_online(sorted({i.cloud for i in load_reporting().instances}))
+    if args.json:
+        print_json(
+            {"file": str(catalog_module.fetched_file()), "clouds": [asdict(r) for r in reports]}
+        )
+        return 0
+    for r in reports:
+        print(
+            f"{r.cloud}: {r.updated} prices from {r.path}, dated {r.as_of} ({r.changed} changed; "
+            f"{r.missing} catalog instances not in the file keep their price)"
+        )
+        age = catalog_module.price_note(r.as_of)
+        if age:
+            print(f"  note: these prices are {age}: fetch newer files for today's")
+    print(f"written to {catalog_module.fetched_file()} (the shipped snapshot stays the fallback)")
+    return 0
 
 
 def _gpus(args: argparse.Namespace) -> int:

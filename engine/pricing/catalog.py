@@ -4,6 +4,11 @@ Shipped: assets/instances.csv (cloud prices, with historical rows), assets/gpus.
 rates, memory, TDP, launch price), assets/grid.csv (carbon intensity per cloud region); see
 assets/README.md for how each was derived. The app never writes them.
 
+Fetched: <data folder>/catalog/fetched/instances.csv, prices refreshed from SkyPilot's catalog by
+`epochcost catalog update` (engine/cloud/prices.py), each dated the day it was fetched; they
+replace the shipped rows of the same key, and the shipped snapshot stays the offline fallback.
+A price more than STALE_AFTER_DAYS old says so (price_note) wherever it is shown.
+
 User: <data folder>/catalog/{instances,gpus,grid,machines}.csv, same columns (machines.csv only
 there: the user's own hardware). A user row with the key of a shipped row replaces it (a quote
 for p3.2xlarge, the tensor rate of a card). Loading never fails on a bad row: it is reported with
@@ -16,6 +21,7 @@ user-file editor read their CSVs with it as well.
 from __future__ import annotations
 
 import csv
+import datetime as _dt
 import io
 import re
 from collections.abc import Iterable, Sequence
@@ -39,6 +45,7 @@ if TYPE_CHECKING:  # pandas is imported where a frame is made: the worker loads 
     import pandas as pd
 
 SHIPPED = {"instances": "instances.csv", "gpus": "gpus.csv", "grid": "grid.csv"}
+STALE_AFTER_DAYS = 30  # a price older than this says so wherever it is shown
 UNCLOSED_QUOTE = "a quote opened on this line is never closed"
 
 
@@ -66,6 +73,30 @@ def user_file(kind: str) -> Path:
     if kind not in KINDS:
         raise ConfigError("kind", f"{kind!r} is not one of {', '.join(KINDS)}")
     return user_dir() / f"{kind}.csv"
+
+
+def fetched_file(user: Path | None = None) -> Path:
+    """The instance prices `epochcost catalog update` fetched (not created here)."""
+    return (user or user_dir()) / "fetched" / "instances.csv"
+
+
+def price_age_days(price_date: str, today: _dt.date | None = None) -> int | None:
+    """Whole days since a price's date (YYYY-MM-DD); None when it is not a whole date (the
+    shipped snapshot's "undated; inferred >=2025-06")."""
+    try:
+        quoted = _dt.date.fromisoformat(price_date.strip())
+    except ValueError:
+        return None
+    return ((today or _dt.date.today()) - quoted).days
+
+
+def price_note(price_date: str, today: _dt.date | None = None) -> str:
+    """What to say beside a price about its age: "" when at most STALE_AFTER_DAYS old,
+    "N days old" past that, "undated" when its date is unknown."""
+    age = price_age_days(price_date, today)
+    if age is None:
+        return "undated"
+    return f"{age} days old" if age > STALE_AFTER_DAYS else ""
 
 
 @dataclass(frozen=True)
@@ -145,7 +176,11 @@ def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Probl
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        missing = [] if origin == "user" else [Problem(str(path), 0, "shipped file is missing")]
+        missing = (
+            []
+            if origin in ("user", "fetched")
+            else [Problem(str(path), 0, "shipped file is missing")]
+        )
         return [], missing
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Problem(str(path), 0, f"cannot be read ({exc}); file skipped")]
@@ -313,7 +348,8 @@ def _matches(text: str, row: Any) -> bool:
 
 
 def load(assets: Path | None = None, user: Path | None = None) -> Catalog:
-    """The shipped catalog merged with the user's files. Bad rows become `problems`."""
+    """The shipped catalog, the fetched prices over it, the user's files over both. Bad rows
+    become `problems`."""
     assets = assets or paths.assets()
     user = user or user_dir()
     loaded: dict[str, tuple[Any, ...]] = {}
@@ -323,6 +359,10 @@ def load(assets: Path | None = None, user: Path | None = None) -> Catalog:
         if kind in SHIPPED:
             shipped, found = read_rows(assets / SHIPPED[kind], kind, "shipped")
             problems += found
+        if kind == "instances":
+            fetched, found = read_rows(fetched_file(user), kind, "fetched")
+            problems += found
+            shipped = list(_merge(shipped, fetched))
         mine, found = read_rows(user / f"{kind}.csv", kind, "user")
         problems += found
         loaded[kind] = _merge(shipped, mine)

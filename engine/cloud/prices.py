@@ -1,0 +1,199 @@
+"""Today's instance prices from SkyPilot's catalog: `epochcost catalog update [--from DIR]`.
+
+SkyPilot keeps one CSV per cloud, `<cloud>/vms.csv` (columns InstanceType, AcceleratorName,
+AcceleratorCount, Price, SpotPrice, Region, AvailabilityZone, ...): a row per instance type and
+zone, and on GCP a row per attachable accelerator (no InstanceType). Online, the files come from
+the catalog SkyPilot itself downloads (its hosted catalog, the URL its service_catalog uses);
+offline, DIR holds them in the same layout.
+
+Each catalog instance of those clouds gets the price of its region (the cheapest zone, as the
+shipped snapshot took it); GCP's VM+GPU rows add the VM's and the accelerator's. The new rows,
+dated the day the files were fetched (today online, the file's modification date for DIR), go to
+the fetched file (engine/pricing/catalog.fetched_file), which the catalog reads over the shipped
+snapshot. Prices in USD per hour.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import os
+import tempfile
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from engine.core.errors import ConfigError
+from engine.pricing import catalog as catalog_module
+from engine.pricing.rows import SCHEMAS, Instance
+
+Prices = dict[tuple[str, str], tuple[float, float | None]]  # (name, region) -> ($/h, spot)
+
+
+@dataclass(frozen=True)
+class CloudUpdate:
+    """What one cloud's file did: prices found, changed, and the date they carry."""
+
+    cloud: str
+    path: str
+    as_of: str
+    updated: int = 0
+    changed: int = 0
+    missing: int = 0  # catalog instances the file does not price (kept as they were)
+
+
+def read_vms(path: Path) -> tuple[Prices, Prices]:
+    """One `vms.csv`: (instance type, region) and ("NAMExCOUNT", region) -> the cheapest zone's
+    on-demand and spot $/h. A row without a price is left out; a file without the columns is
+    refused in one line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("from", f"{path}: cannot be read ({exc})") from None
+    reader = csv.DictReader(io.StringIO(text))
+    needed = {"InstanceType", "Price", "Region"}
+    if not needed <= set(reader.fieldnames or ()):
+        raise ConfigError("from", f"{path}: not a SkyPilot vms.csv (needs {', '.join(needed)})")
+    vms: Prices = {}
+    accelerators: Prices = {}
+    for row in reader:
+        price, spot = _money(row.get("Price")), _money(row.get("SpotPrice"))
+        if price is None:
+            continue
+        region = (row.get("Region") or "").strip()
+        name = (row.get("InstanceType") or "").strip()
+        if name:
+            _keep_cheapest(vms, (name, region), price, spot)
+        elif row.get("AcceleratorName"):
+            count = _money(row.get("AcceleratorCount")) or 1.0
+            label = f"{row['AcceleratorName'].strip()}x{count:g}"
+            _keep_cheapest(accelerators, (label, region), price, spot)
+    return vms, accelerators
+
+
+def _money(text: str | None) -> float | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if value >= 0 and value == value else None  # NaN is no price
+
+
+def _keep_cheapest(table: Prices, key: tuple[str, str], price: float, spot: float | None) -> None:
+    old = table.get(key)
+    if old is None:
+        table[key] = (price, spot)
+        return
+    spots = [s for s in (old[1], spot) if s is not None]
+    table[key] = (min(old[0], price), min(spots) if spots else None)
+
+
+def priced(instance: Instance, vms: Prices, accelerators: Prices) -> tuple[float, float | None]:
+    """The file's on-demand and spot $/h for one catalog instance, by what its price covers;
+    KeyError when the file has none for its type and region."""
+    region = instance.region
+    accelerator = (f"{instance.gpu_model}x{instance.gpu_count:g}", region)
+    if instance.price_component == "gpu_only":
+        return accelerators[accelerator]
+    vm = vms[(instance.instance_type, region)]
+    if instance.price_component != "vm+gpu_sum":
+        return vm
+    gpu = accelerators[accelerator]
+    spot = None if vm[1] is None or gpu[1] is None else round(vm[1] + gpu[1], 6)
+    return round(vm[0] + gpu[0], 6), spot
+
+
+def update_from(folder: Path, where: str = "") -> list[CloudUpdate]:
+    """Reprice the catalog's instances from `folder`/<cloud>/vms.csv and write the fetched
+    file. Each cloud's prices are dated by its file's modification date (when that copy was
+    fetched); `where` names the files' origin in each row's source (default: the folder)."""
+    if not folder.is_dir():
+        raise ConfigError("from", f"{folder}: no such folder (give one holding <cloud>/vms.csv)")
+    cat = catalog_module.load()
+    current = [i for i in cat.instances if not i.historical and i.origin != "user"]
+    clouds = sorted({i.cloud for i in current if (folder / i.cloud / "vms.csv").is_file()})
+    if not clouds:
+        known = ", ".join(sorted({i.cloud for i in current}))
+        raise ConfigError("from", f"{folder}: no <cloud>/vms.csv for any of {known}")
+    fetched = {i.key: i for i in _read_fetched()}
+    reports = []
+    for cloud in clouds:
+        path = folder / cloud / "vms.csv"
+        as_of = _dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
+        vms, accelerators = read_vms(path)
+        report = CloudUpdate(cloud, str(path), as_of)
+        for instance in (i for i in current if i.cloud == cloud):
+            try:
+                usd, spot = priced(instance, vms, accelerators)
+            except KeyError:
+                report = replace(report, missing=report.missing + 1)
+                continue
+            changed = (usd, spot) != (instance.usd_per_hour, instance.usd_per_hour_spot)
+            fetched[instance.key] = _dated(instance, usd, spot, as_of, where or str(folder))
+            report = replace(
+                report, updated=report.updated + 1, changed=report.changed + int(changed)
+            )
+        reports.append(report)
+    _write_fetched(list(fetched.values()))
+    return reports
+
+
+def update_online(clouds: list[str]) -> list[CloudUpdate]:
+    """Download each cloud's vms.csv from SkyPilot's hosted catalog (the files its own
+    service_catalog fetches), then update_from them; one line when the network fails."""
+    import requests
+    from sky.clouds.service_catalog import constants
+
+    base = f"{constants.HOSTED_CATALOG_DIR_URL}/{constants.CATALOG_SCHEMA_VERSION}"
+    with tempfile.TemporaryDirectory(prefix="epochcost-prices-") as tmp:
+        for cloud in clouds:
+            try:
+                reply = requests.get(f"{base}/{cloud}/vms.csv", timeout=60)
+                reply.raise_for_status()
+            except requests.RequestException as exc:
+                raise ConfigError(
+                    "from",
+                    f"SkyPilot's catalog for {cloud} could not be fetched ({exc}); offline, "
+                    "give --from DIR with <cloud>/vms.csv files",
+                ) from None
+            target = Path(tmp) / cloud / "vms.csv"
+            target.parent.mkdir(parents=True)
+            target.write_text(reply.text, encoding="utf-8")
+        return update_from(Path(tmp), where=base)
+
+
+def _dated(instance: Instance, usd: float, spot: float | None, as_of: str, where: str) -> Instance:
+    was = f"was ${instance.usd_per_hour:g}/h ({instance.price_date or 'undated'})"
+    return replace(
+        instance,
+        usd_per_hour=usd,
+        usd_per_hour_spot=spot,
+        price_date=as_of,
+        source=f"SkyPilot catalog {where}/{instance.cloud}/vms.csv",
+        source_commit="",
+        notes=f"fetched {as_of}; {was}",
+        origin="fetched",
+    )
+
+
+def _read_fetched() -> list[Instance]:
+    rows, _ = catalog_module.read_rows(catalog_module.fetched_file(), "instances", "fetched")
+    return rows
+
+
+def _write_fetched(rows: list[Instance]) -> None:
+    """The fetched file, whole or not at all (a temporary file, then a rename)."""
+    path = catalog_module.fetched_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns = SCHEMAS["instances"].columns
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    for row in sorted(rows, key=lambda r: r.key):
+        values = asdict(row)
+        values["historical"] = "yes" if row.historical else "no"
+        writer.writerow({k: "" if values.get(k) is None else values[k] for k in columns})
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".instances-", suffix=".csv")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(out.getvalue())
+    os.replace(tmp, path)

@@ -1,0 +1,94 @@
+"""A cloud run's result comes home: the task's run command, executed here (CPU, tiny-mlp),
+writes a log that `cloud collect` imports with the instance's price and the start-up; `cloud
+run` with only the call that reaches a cloud replaced; Ctrl-C tears down and says what was
+billed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.cli import cmd_cloud, main
+from engine.cloud import task
+from tests.engine.cloud_helpers import prepared, run_here, sky_home  # noqa: F401
+
+G5 = 1.006  # the catalog's aws g5.xlarge $/h
+
+
+def test_the_run_commands_log_is_collected_with_price_and_startup(tmp_path, capsys):
+    mapping = task.task_mapping(task.sky_task(prepared()))
+    job_log = tmp_path / "job.log"
+    assert run_here(mapping, job_log) == 0
+    assert "(task, pid=4242) epochcost-clock first-measured" in job_log.read_text()
+    args = ["cloud", "collect", str(job_log), "--instance", "aws:g5.xlarge"]
+    assert main([*args, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "ok" and result["config"]["model"] == "tiny-mlp"
+    assert result["price"]["usd_per_hour"] == G5
+    cloud = result["cloud"]
+    assert cloud["instance_type"] == "g5.xlarge" and cloud["startup_basis"] == "launch"
+    assert 0 < cloud["startup_minutes"] < 10
+    assert cloud["startup_usd"] == pytest.approx(cloud["startup_minutes"] / 60 * G5)
+    assert main(["results", "show", result["run_id"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cloud"]["price"]["usd_per_hour"] == G5
+
+
+def test_a_log_without_a_result_is_one_line(tmp_path, capsys):
+    job_log = tmp_path / "job.log"
+    job_log.write_text("(task, pid=1) epochcost-clock run 5\n(task, pid=1) Killed\n")
+    assert main(["cloud", "collect", str(job_log), "--instance", "aws:g5.xlarge"]) == 2
+    err = capsys.readouterr().err
+    assert "no result of epochcost-worker" in err and len(err.strip().splitlines()) == 1
+
+
+class RunsHere:
+    """SkyPilot's cloud calls replaced by this machine: launch runs the task's command here."""
+
+    downs: list[str] = []
+
+    def launch(self, sky_task, cluster, idle_minutes, output):
+        self.mapping = task.task_mapping(sky_task)
+        return 1
+
+    def follow(self, cluster, job_id, output):
+        self.log = Path(cmd_cloud.paths.home()) / "job-here.log"
+        code = run_here(self.mapping, self.log)
+        output.write(self.log.read_text())
+        return code
+
+    def download_log(self, cluster, job_id, folder):
+        return Path(shutil.copy(self.log, folder / f"{cluster}.log"))
+
+    def down(self, cluster):
+        self.downs.append(cluster)
+
+
+def test_cloud_run_brings_the_result_home_and_tears_down(monkeypatch, capsys):
+    monkeypatch.setattr(cmd_cloud, "connect", RunsHere)
+    RunsHere.downs.clear()
+    args = ["cloud", "run", "--instance", "aws:g5.xlarge", "--model", "tiny-mlp", "--device"]
+    args += ["cpu", "--batch-size", "8", "--warmup-steps", "2", "--min-steps", "3"]
+    args += ["--max-steps", "5", "--max-seconds", "2", "--repeats", "1", "--threads", "1"]
+    assert main([*args, "--yes"]) == 0
+    out, err = capsys.readouterr()
+    assert "cloud: aws g5.xlarge (us-east-1) at $1.006/h" in out
+    assert "start-up:" in out and "min from launch" in out
+    assert "is torn down" in err and len(RunsHere.downs) == 1
+
+
+def test_ctrl_c_tears_down_and_says_what_was_billed(monkeypatch, capsys):
+    class Interrupted(RunsHere):
+        def launch(self, *args):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cmd_cloud, "connect", Interrupted)
+    RunsHere.downs.clear()
+    assert main(["cloud", "run", "--instance", "aws:g5.xlarge", "--yes", "--json"]) == 3
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert result["status"] == "cancelled" and result["cloud"]["startup_usd"] is not None
+    assert "stopped during provisioning and setup" in err and "billed at most" in err
+    assert len(RunsHere.downs) == 1
