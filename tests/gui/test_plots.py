@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from engine.core.events import Flops, Phase, Sample, Started, Step
+from engine.core.interval import throughput_interval
 from engine.pricing import cost
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plot_style import BAND_POINTS, band_outline, mark_text
 from gui.pages.run.plots import GIB, LivePlots
-from gui.pages.run.series import Buffer, project, relative_half_width
+from gui.pages.run.series import Buffer, project, steps_relative
 from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
@@ -262,17 +263,23 @@ def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
     qtbot.waitUntil(lambda: plots._measured._getDisplayDataset().x[0] > 1900)
 
 
-def test_the_interval_of_the_mean_step_narrows_like_one_over_root_n():
-    rng = np.random.default_rng(0)
-    widths = []
-    for n in (25, 100, 400, 1600):
-        values = rng.normal(1.0, 0.1, n)
-        w = relative_half_width(n, float(values.sum()), float((values**2).sum()))
-        assert w == pytest.approx(1.96 * values.std(ddof=1) / math.sqrt(n) / values.mean())
-        widths.append(w)
-    ratios = [a / b for a, b in zip(widths, widths[1:], strict=False)]
-    assert all(1.6 < r < 2.5 for r in ratios)  # about 2 for each 4x more steps
-    assert relative_half_width(1, 0.3, 0.09) == math.inf
+def test_the_live_band_is_the_engines_interval_of_the_windows_steps(plots):
+    """The band the cost plot draws is the steps' share of the result's interval, as the
+    engine finds it (engine/core/interval.py), over the steps of the window on screen only."""
+    plots.begin_run(tiny_config(usd_per_hour=None), "")
+    feed_run(plots, step_times(40, seed=4))
+    times = step_times(300, seed=5)
+    feed_window(plots, times, 20.0, repeat=1)
+    window = plots.series.window
+    assert window is not None and window.done
+    half = throughput_interval(1.0, (), times).high - 1.0
+    assert steps_relative(np.asarray(times)) == pytest.approx(half)
+    rate = window.throughput_samples_per_s
+    samples = plots.series.epoch_samples
+    assert window.epoch_s == pytest.approx(
+        (samples / (rate * (1 + half)), samples / rate, samples / (rate * (1 - half)))
+    )
+    assert steps_relative(np.asarray(times[:1])) == math.inf
 
 
 def test_projection_is_the_engine_cost_arithmetic():

@@ -6,6 +6,9 @@ final figures). Per-step rates (samples / step time) are kept as well, lighter: 
 the time between steps, so they run above the window's figure. Step events arrive coalesced,
 about one per 50 ms: each appends in O(its steps). Times in seconds since warm-up began,
 memory in bytes, money in USD.
+
+The projection's band is the steps' share of the result's 95% interval, found by the engine's
+own function (engine/core/interval.py, throughput_interval) over the window's steps so far.
 """
 
 from __future__ import annotations
@@ -16,10 +19,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.core.events import Flops, Sample, Step
+from engine.core.interval import throughput_interval
 from engine.pricing import cost
 
-# z for a two-sided 95 % interval.
-Z_95 = 1.96
+# The engine's interval reads every step time (pure Python, about 1 ms a thousand steps) and a
+# step event comes every 50 ms: past EXACT_STEPS steps it is found again only once the window
+# has REFRESH_GROWTH times the steps it was last found for (and at the window's end). Its width
+# goes as 1/sqrt(steps), so between two finds it is at most about 5% stale.
+EXACT_STEPS = 1000
+REFRESH_GROWTH = 1.1
 
 
 class Buffer:
@@ -68,14 +76,15 @@ class WindowSoFar:
     done: bool
 
 
-def relative_half_width(n: int, total: float, total_sq: float, z: float = Z_95) -> float:
-    """z standard errors of the mean step time over the mean (the steps' share of the result's
-    interval, engine/core/interval.py), from the count, sum and sum of squares; inf below 2."""
-    if n < 2 or total <= 0:
+def steps_relative(step_times_s: np.ndarray) -> float:
+    """The steps' half-width of the result's 95% interval (engine/core/interval.py) over the
+    throughput, from the window's finite step times (seconds); inf below two steps."""
+    if len(step_times_s) < 2:
         return math.inf
-    mean = total / n
-    variance = max(total_sq - n * mean * mean, 0.0) / (n - 1)
-    return z * math.sqrt(variance / n) / mean
+    # With no window figures the engine's interval is the steps' one; its high end is not
+    # clipped at zero, as its low end is, so it gives the half-width whole.
+    interval = throughput_interval(1.0, (), step_times_s.tolist())
+    return interval.high - interval.center
 
 
 def project(
@@ -117,7 +126,8 @@ class RunSeries:
         self.latest_t = 0.0
         self._last_event_t = 0.0
         self._repeat: int | None = None
-        self._sums = (0, 0.0, 0.0)  # this window's finite step times: count, sum, sum of squares
+        self._window_start = 0  # where this window's steps start in meas_step_s
+        self._relative = (0, math.inf)  # the steps' relative half-width, and for how many steps
         # FLOPs of one step and the device's peak (the worker's Flops event; None: unknown).
         self.flops_per_step: float | None = None
         self.peak_tflops: float | None = None
@@ -169,10 +179,8 @@ class RunSeries:
                 self.window_t.append(event.elapsed_s)
                 self.window_rate.append(math.nan)
             self._repeat = event.repeat
-            self._sums = (0, 0.0, 0.0)
-        finite = times[np.isfinite(times)]
-        n, total, total_sq = self._sums
-        self._sums = (n + len(finite), total + finite.sum(), total_sq + (finite**2).sum())
+            self._window_start = len(self.meas_step_s) - len(times)
+            self._relative = (0, math.inf)
         rate = event.window_throughput
         if rate is None or rate <= 0:
             return
@@ -182,7 +190,7 @@ class RunSeries:
         if event.window_done:
             self.ends_t.append(t)
             self.ends_rate.append(rate)
-        relative = relative_half_width(*self._sums)
+        relative = self._window_relative(event.window_done)
         epoch, usd = project(rate, relative, self.epoch_samples, self.usd_per_hour)
         steps = event.window_samples // max(event.samples, 1)
         self.window = WindowSoFar(event.repeat, steps, rate, epoch, usd, event.window_done)
@@ -193,6 +201,17 @@ class RunSeries:
             self.proj_low.append(low)
             self.proj_mid.append(mid)
             self.proj_high.append(high)
+
+    def _window_relative(self, done: bool) -> float:
+        """The steps' relative half-width for this window so far (steps_relative), found again
+        as EXACT_STEPS and REFRESH_GROWTH say."""
+        times = self.meas_step_s.values[self._window_start :]
+        finite = times[np.isfinite(times)]
+        steps, relative = self._relative
+        if done or len(finite) <= EXACT_STEPS or len(finite) >= steps * REFRESH_GROWTH:
+            relative = steps_relative(finite)
+            self._relative = (len(finite), relative)
+        return relative
 
     def reprice(self, usd_per_hour: float | None) -> None:
         """The projected costs at another price: cost is epoch time x $/h, so the stored
