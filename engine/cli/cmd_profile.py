@@ -72,6 +72,7 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
         raise UsageError(rented_given[0], "a profile is rented or owned: leave it out")
     if not owned and (args.purchase_usd is not None or args.usd_per_kwh is not None):
         raise UsageError("owned_gpu", "give the GPU you own (a name from `epochcost catalog gpus`)")
+    _only_what_applies(args, owned)
     if not owned:
         if args.instance is not None and args.price_per_hour is not None:
             raise UsageError("instance", "give --instance or --price-per-hour, not both")
@@ -111,6 +112,29 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
         source="owned",
         **given,
     ).validated()
+
+
+# Options a rented profile has no use for, and what each rented kind prices from.
+OWNED_OPTIONS = ("watts", "lifetime_years", "hours_per_day", "psu_efficiency", "grid_region")
+
+
+def _only_what_applies(args: argparse.Namespace, owned: bool) -> None:
+    """Refuse an option the profile would ignore (it would look set and not be)."""
+    if owned:
+        if args.price_source is not None:
+            raise UsageError("price_source", "an owned profile's price comes from its figures")
+        return
+    for name in OWNED_OPTIONS:
+        if getattr(args, name) is not None:
+            raise UsageError(name, "applies to owned hardware (--owned-gpu), not a rented profile")
+    if args.spot and args.price_per_hour is not None:
+        raise UsageError(
+            "spot", "applies to a catalog --instance; --price-per-hour is the price you pay"
+        )
+    if args.instance is not None:
+        for name in ("price_source", "price_date"):
+            if getattr(args, name) is not None:
+                raise UsageError(name, "the catalog gives an --instance's price, source and date")
 
 
 def _add(args: argparse.Namespace) -> int:

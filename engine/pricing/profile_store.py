@@ -1,20 +1,23 @@
 """The profiles file: profiles.json in the data folder (engine/core/paths.py), shared by the CLI
-and the app. {"schema": 1, "profiles": [{...}, ...]}, written whole (a temporary file replaced
-in one step). A damaged file is reported with its path and never written over: fix it or move
-it away."""
+and the app. {"schema": 1, "profiles": [{...}, ...]}, treated like the results store: written
+whole by engine/core/writing.py (a link is followed: its target is written, the link kept), and
+a file this epochcost cannot read whole (not UTF-8, not JSON, a newer schema, two profiles of
+one name, a profile that is not one) is reported with its path and never written over: fix it
+or move it away."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+from typing import Any
 
-from engine.core import paths
+from engine.core import paths, writing
 from engine.core.errors import ConfigError, StoreError
 from engine.pricing.profiles import Profile, check_name
 
 FILE_NAME = "profiles.json"
 SCHEMA = 1
+FIX = "fix it or move it away (epochcost does not write over it)"
 
 
 def path() -> Path:
@@ -28,24 +31,44 @@ def load() -> dict[str, Profile]:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as exc:
+        raise StoreError(file, f"is not UTF-8 text (byte {exc.start}); {FIX}") from None
     except OSError as exc:
         raise StoreError(file, f"cannot be read ({exc.strerror or exc})") from None
-    fix = "fix it or move it away (epochcost does not write over it)"
     try:
         data = json.loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", "?")
-        raise StoreError(file, f"is not valid JSON (line {line}); {fix}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("profiles"), list):
-        raise StoreError(file, f'is not a profiles file (no "profiles" list); {fix}')
+        raise StoreError(file, f"is not valid JSON (line {line}); {FIX}") from None
+    except RecursionError:
+        raise StoreError(file, f"is nested too deeply to be a profiles file; {FIX}") from None
+    _check_schema(file, data)
     out: dict[str, Profile] = {}
     for n, item in enumerate(data["profiles"], 1):
         try:
             profile = Profile.from_dict(item)
         except ConfigError as exc:
-            raise StoreError(file, f"profile {n}: {exc.field}: {exc.message}; {fix}") from None
+            raise StoreError(file, f"profile {n}: {exc.field}: {exc.message}; {FIX}") from None
+        if profile.name in out:
+            why = f"profile {n} has the name {profile.name!r} of an earlier one"
+            raise StoreError(file, f"{why}; {FIX}")
         out[profile.name] = profile
     return out
+
+
+def _check_schema(file: Path, data: Any) -> None:
+    """A profiles file of a schema this epochcost reads; a newer one is refused, never rewritten."""
+    if not isinstance(data, dict) or not isinstance(data.get("profiles"), list):
+        raise StoreError(file, f'is not a profiles file (no "profiles" list); {FIX}')
+    schema = data.get("schema", SCHEMA)
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
+        raise StoreError(file, f"has schema {schema!r}, not a profiles schema; {FIX}")
+    if schema > SCHEMA:
+        raise StoreError(
+            file,
+            f"is schema {schema}, newer than this epochcost reads ({SCHEMA}): update epochcost "
+            "(the file is not changed)",
+        )
 
 
 def names() -> list[str]:
@@ -80,17 +103,5 @@ def remove(name: str) -> Path:
 
 
 def _write(found: dict[str, Profile]) -> Path:
-    file = path()
     data = {"schema": SCHEMA, "profiles": [found[k].to_dict() for k in sorted(found)]}
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as f:
-            f.write(json.dumps(data, indent=2) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, file)
-    except OSError as exc:
-        raise StoreError(file, f"cannot be written ({exc.strerror or exc})") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    return file
+    return writing.write_text(path(), json.dumps(data, indent=2) + "\n")

@@ -4,7 +4,9 @@ Rented: a catalog instance (on-demand or spot, priced from the catalog when used
 quote follows) or a $/h of your own with its source and date. Owned: a catalog GPU with its
 purchase price, lifetime, hours a day, tariff, watts (default: the GPU's TDP), PSU efficiency
 and grid region, priced by engine.pricing.cost.OwnedHardware. Either way `price()` gives the
-one `Price` (engine/pricing/cost.py) that runs, results and comparisons already use.
+one `Price` (engine/pricing/cost.py) that runs, results and comparisons already use; its source
+names the profile ("profile home1080: owned GeForce GTX 1080 Ti: ..."). A field that does not
+apply to the profile's kind (spot on a typed $/h, watts on a rented machine) is refused.
 The profiles file is engine/pricing/profile_store.py.
 """
 
@@ -23,6 +25,9 @@ from engine.pricing.rows import GpuSpec, Instance
 
 RENTED, OWNED = "rented", "owned"
 MAX_NAME = 60
+# Fields only owned hardware has, and only a rented machine has (with what to give instead).
+OWNED_ONLY = ("gpu", "purchase_usd", "usd_per_kwh", "watts", "grid_region")
+RENTED_ONLY = ("instance", "usd_per_hour")
 
 
 def iso_date(text: str) -> str | None:
@@ -114,6 +119,7 @@ class Profile:
             checks.iso_date("price_date", self.as_of)
         if not isinstance(self.source, str) or "\n" in self.source:
             raise ConfigError("price_source", "must be one line of text")
+        self._only_what_applies()
         if self.kind == RENTED:
             if (self.instance is None) == (self.usd_per_hour is None):
                 raise ConfigError("instance", "give --instance ID or --price-per-hour USD")
@@ -132,6 +138,23 @@ class Profile:
         if self.grid_region is not None and ":" not in self.grid_region:
             raise ConfigError("grid_region", "give it as PROVIDER:REGION (aws:us-east-1)")
         return self
+
+    def _only_what_applies(self) -> None:
+        """ConfigError naming a field the profile's kind does not use (it would be ignored)."""
+        if self.kind == RENTED:
+            for field in OWNED_ONLY:
+                if getattr(self, field) is not None:
+                    raise ConfigError(field, "applies to owned hardware, not to a rented profile")
+            if self.spot and self.usd_per_hour is not None:
+                raise ConfigError(
+                    "spot", "applies to a catalog instance; a $/h of your own is the price paid"
+                )
+        elif self.kind == OWNED:
+            for field in RENTED_ONLY:
+                if getattr(self, field) is not None:
+                    raise ConfigError(field, "applies to a rented profile, not to owned hardware")
+            if self.spot:
+                raise ConfigError("spot", "applies to a rented instance, not to owned hardware")
 
     def _owned(self, power_w: float | None) -> OwnedHardware:
         return OwnedHardware(
@@ -155,7 +178,12 @@ class Profile:
         return self._owned(power).validated()
 
     def price(self, catalog: Catalog) -> Price:
-        """The profile's $/h, source and date: the Price a run, a result or a comparison uses."""
+        """The profile's $/h, source and date: the Price a run, a result or a comparison uses.
+        Its source names the profile: 'profile home1080: owned GeForce GTX 1080 Ti: ...'."""
+        price = self._price(catalog)
+        return replace(price, source=f"profile {self.name}: {price.source}")
+
+    def _price(self, catalog: Catalog) -> Price:
         if self.kind == OWNED:
             owned = self.owned_hardware(catalog)
             spec = self.gpu_spec(catalog)

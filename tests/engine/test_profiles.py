@@ -22,7 +22,7 @@ def cat() -> catalog.Catalog:
 
 def test_rented_price_is_the_given_figure_with_its_source_and_date(cat):
     p = Profile("quote", usd_per_hour=2.5, source="quote from X", as_of="2026-11-01").validated()
-    assert p.price(cat) == Price(2.5, "quote from X", "2026-11-01")
+    assert p.price(cat) == Price(2.5, "profile quote: quote from X", "2026-11-01")
 
 
 def test_instance_price_comes_from_the_catalog(cat):
