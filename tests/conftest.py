@@ -56,6 +56,7 @@ PROCESS_MODULES = {
     "test_sweep_page",
     "test_bundle_smoke",
     "test_two_programs",
+    "test_envs",
     "test_write_path",
     "test_cloud_collect",
 }

@@ -1,0 +1,349 @@
+"""Make a framework environment for the worker: a virtual environment under the data folder's
+envs/, the framework build engine/envs/choice.py picked, the worker side of this epochcost, a
+check by the interpreter check every environment passes, and its registration as that
+framework's worker Python (engine/process/environments.py).
+
+It installs with uv (PyPI's `uv`: the app ships it) where there is one, else with pip. It
+reports progress (packages, bytes downloaded) from the installer's own lines, can be cancelled
+between any two of them, and leaves nothing half-made: the folder carries a marker until the
+environment passes its check, and a cancel, a failure or an interrupted earlier attempt removes
+it. Where PyTorch's own index cannot be reached, the choice's fallback (PyPI's build that fits,
+or a CPU build) is taken, and the report says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.envs.choice import Choice
+from engine.process import environments
+from engine.process.interpreter import ENGINE_NEEDS, MIN_PYTHON, check_interpreter
+
+ENVS_FOLDER = "envs"
+MARKER = ".epochcost-partial"  # present until the environment passed its check
+ABOUT = "epochcost-env.json"  # what was installed, from where and why
+INDEX_TIMEOUT_S = 8.0
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# pip: "Downloading torch-2.7.1-cp311-...whl (821.2 MB)"; uv: "Downloading torch (821.2MiB)".
+_DOWNLOAD = re.compile(r"Downloading \S+.*\((\d+(?:\.\d+)?)\s*([kKMG]i?B)\)")
+# pip: "Collecting numpy" or "Processing /path/numpy-...whl" (a local file); uv: " + numpy==2.1.0"
+# (one line per installed package).
+_PACKAGE = re.compile(r"^\s*(?:Collecting \S|Processing \S+\.whl|\+ \S)")
+_UNITS = {"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+class Cancelled(Exception):
+    """The user cancelled; nothing was left behind."""
+
+
+class InstallFailed(Exception):
+    """The installer failed (no network, no build of that version, a full disk), or what it
+    made does not pass the interpreter check: its last lines; nothing was left behind."""
+
+
+@dataclass
+class Progress:
+    """What the installer has done so far: packages met, bytes downloaded, its last line."""
+
+    packages: int = 0
+    downloaded_bytes: float = 0.0
+    line: str = ""
+
+
+@dataclass(frozen=True)
+class Created:
+    """A made (or kept) environment: its Python, what it holds, and how it was made."""
+
+    name: str
+    python: Path
+    choice: Choice
+    installer: str
+    message: str  # the interpreter check's "ok: python 3.11.7, engine 0.1.0, torch 2.7.1"
+    kept: bool = False
+
+
+def _version(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def envs_home(create: bool = False) -> Path:
+    """The data folder's envs/ (made when `create`)."""
+    folder = paths.home(create=create) / ENVS_FOLDER
+    if create:
+        folder.mkdir(exist_ok=True)
+    return folder
+
+
+def python_in(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def default_name(choice: Choice) -> str:
+    """torch-cu126, torch-cpu, tensorflow-cuda, tensorflow-cpu."""
+    if choice.device == "cpu":
+        return f"{choice.framework}-cpu"
+    cuda = re.search(r"CUDA (\d+)\.(\d+)", choice.label)
+    return f"{choice.framework}-cu{cuda[1]}{cuda[2]}" if cuda else f"{choice.framework}-cuda"
+
+
+def find_uv() -> str | None:
+    """uv from PATH, or the binary of PyPI's `uv` package installed beside this program."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    try:
+        from uv import find_uv_bin
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return None
+
+
+def find_python() -> str | None:
+    """A Python to base the environment on: this one where it is a real interpreter (not the
+    desktop bundle's executable), else `python3` on PATH; None when neither is new enough."""
+    candidates = [] if paths.frozen() else [sys.executable]
+    candidates += [p for p in (shutil.which("python3"), shutil.which("python")) if p]
+    for python in candidates:
+        try:
+            out = subprocess.run(
+                [python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            ).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if tuple(int(v) for v in out) >= MIN_PYTHON:
+            return python
+    return None
+
+
+def reachable(url: str, timeout_s: float = INDEX_TIMEOUT_S) -> bool:
+    """Whether a package index answers (its page for torch)."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/torch/", timeout=timeout_s) as reply:
+            return 200 <= reply.status < 400
+    except (OSError, ValueError):
+        return False
+
+
+def worker_side() -> list[str]:
+    """What the worker needs besides the framework (installed first, the build chosen): this
+    epochcost's own package from a source checkout (so `epochcost-worker` is there, the same
+    version; no extra, which would add a second TensorFlow build beside a GPU one); else (the
+    desktop bundle, which carries the engine's source and starts workers with it on
+    PYTHONPATH) the engine's own dependencies."""
+    root = paths.engine_source_root()
+    if (root / "pyproject.toml").is_file():
+        return [str(root)]
+    return [*ENGINE_NEEDS, "nvidia-ml-py"]
+
+
+def create(
+    choice: Choice,
+    name: str | None = None,
+    *,
+    python: str | None = None,
+    installer: str = "auto",
+    packages: list[str] | None = None,
+    progress: Callable[[Progress], None] = lambda _p: None,
+    say: Callable[[str], None] = lambda _s: None,
+    cancel: threading.Event | None = None,
+    register: bool = True,
+) -> Created:
+    """Make the environment for `choice` (see the module's docstring). `packages` replaces
+    the worker side's packages (worker_side()); `installer` "auto" takes uv where there is one,
+    else pip ("uv" or "pip" insists); `say` gets each decision in words. Raises
+    ConfigError for what the user can fix, InstallFailed when the installer fails, Cancelled
+    when `cancel` was set; after any of them nothing of this attempt is left."""
+    name = name or default_name(choice)
+    if not _NAME.match(name):
+        raise ConfigError("name", f"{name!r} is not a usable name (letters, digits, . _ -)")
+    target = envs_home(create=True) / name
+    cancel = cancel or threading.Event()
+    kept = _kept(target, choice)
+    if kept is not None:
+        return kept
+    if target.exists() and not (target / MARKER).exists():
+        raise ConfigError(
+            "name",
+            f"{target} is there and does not pass its check; remove it first "
+            f"(epochcost env remove {name})",
+        )
+    shutil.rmtree(target, ignore_errors=True)  # a half-made one from an interrupted attempt
+    if choice.index_url and not reachable(choice.index_url):
+        say(f"{choice.index_url} cannot be reached")
+        if choice.fallback is None:
+            raise ConfigError("device", f"no build fits here without {choice.index_url}")
+        choice = choice.fallback
+        say(f"taking {choice.describe()}")
+    base = python or find_python()
+    uv = find_uv() if installer in ("auto", "uv") else None
+    if installer == "uv" and uv is None:
+        raise ConfigError("installer", "no uv here: install PyPI's uv, or use pip")
+    if base is None and uv is None:
+        raise ConfigError(
+            "python",
+            f"no Python {_version(MIN_PYTHON)} or newer here, and no uv to fetch one: "
+            "install python3",
+        )
+    try:
+        _make(target, choice, base, uv, packages or worker_side(), progress, cancel)
+        check = check_interpreter(str(python_in(target)), choice.framework)
+        if cancel.is_set():
+            raise Cancelled
+        if not check.ok:
+            raise InstallFailed(f"the new environment does not pass its check: {check.message}")
+        _write_about(target, choice, "uv" if uv else "pip")
+        (target / MARKER).unlink()
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    if register:
+        chosen = environments.load()
+        chosen[choice.framework] = str(python_in(target))
+        environments.save(chosen)
+    return Created(name, python_in(target), choice, "uv" if uv else "pip", check.message)
+
+
+def _kept(target: Path, choice: Choice) -> Created | None:
+    """An environment of that name that is whole, holds this build and passes its check;
+    ConfigError when it holds another build (it is the user's to remove)."""
+    if not target.exists() or (target / MARKER).exists():
+        return None
+    about = read_about(target)
+    held = about.get("choice", {}).get("label") if isinstance(about.get("choice"), dict) else None
+    wanted = {choice.label, choice.fallback.label if choice.fallback else choice.label}
+    if held is not None and held not in wanted:
+        raise ConfigError(
+            "name",
+            f"{target} holds {held}; give another --name, or remove it first "
+            f"(epochcost env remove {target.name})",
+        )
+    check = check_interpreter(str(python_in(target)), choice.framework)
+    if not check.ok:
+        return None
+    installer = str(about.get("installer", ""))
+    return Created(target.name, python_in(target), choice, installer, check.message, kept=True)
+
+
+def _make(
+    target: Path,
+    choice: Choice,
+    base: str | None,
+    uv: str | None,
+    worker: list[str],
+    progress: Callable[[Progress], None],
+    cancel: threading.Event,
+) -> None:
+    target.mkdir(parents=True)
+    (target / MARKER).write_text("being made\n", encoding="utf-8")
+    done = Progress()
+    python = str(python_in(target))
+    index = ["--index-url", choice.index_url] if choice.index_url else []
+    if uv:
+        # --allow-existing: the folder holds the marker already.
+        venv = [uv, "venv", "--allow-existing", "--seed", str(target)]
+        venv += ["--python", base] if base else ["--python", _version(MIN_PYTHON)]
+        install = [uv, "pip", "install", "--python", python]
+        steps = [venv, [*install, *index, *choice.packages], [*install, *worker]]
+    else:
+        assert base is not None
+        pip = [python, "-m", "pip", "install", "--progress-bar", "off"]
+        steps = [
+            [base, "-m", "venv", str(target)],
+            [*pip, *index, *choice.packages],
+            [*pip, *worker],
+        ]
+    for command in steps:
+        _run(command, done, progress, cancel)
+
+
+def _run(
+    command: list[str],
+    done: Progress,
+    progress: Callable[[Progress], None],
+    cancel: threading.Event,
+) -> None:
+    """Run one installer step, its lines to `progress`; a cancel ends its whole process group."""
+    if cancel.is_set():
+        raise Cancelled
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=True,  # so that a cancel ends pip's or uv's children too
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_PROGRESS": "1"},
+    )
+    stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
+    stopper.start()
+    tail: list[str] = []
+    assert proc.stdout is not None
+    with proc.stdout:  # closed also when a cancel ends the loop
+        for raw in proc.stdout:
+            line = raw.rstrip()
+            if not line:
+                continue
+            tail = (tail + [line])[-8:]
+            if _PACKAGE.search(line):
+                done.packages += 1
+            size = _DOWNLOAD.search(line)
+            if size:
+                done.downloaded_bytes += float(size[1]) * _UNITS[size[2]]
+            done.line = line
+            progress(done)
+    code = proc.wait()
+    if cancel.is_set():
+        raise Cancelled
+    if code != 0:
+        raise InstallFailed(f"{' '.join(command[:4])} ... failed:\n" + "\n".join(tail))
+
+
+def _stop_on_cancel(proc: subprocess.Popen[str], cancel: threading.Event) -> None:
+    while proc.poll() is None:
+        if cancel.wait(0.2):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+            return
+
+
+def _write_about(target: Path, choice: Choice, installer: str) -> None:
+    about = {
+        "choice": asdict(choice),
+        "installer": installer,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    (target / ABOUT).write_text(json.dumps(about, indent=2) + "\n", encoding="utf-8")
+
+
+def read_about(target: Path) -> dict:
+    try:
+        data = json.loads((target / ABOUT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,84 @@
+"""The framework environments epochcost made (the data folder's envs/): what each holds, whether
+it is whole, and which one each framework's workers use; removing one."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.core.errors import ConfigError
+from engine.envs.create import MARKER, envs_home, python_in, read_about
+from engine.process import environments
+
+
+@dataclass(frozen=True)
+class Installed:
+    """One environment under envs/: its name, folder, Python, what it holds and where that
+    was chosen from, when it was made, and whether it is whole and in use."""
+
+    name: str
+    path: Path
+    python: Path
+    framework: str
+    label: str
+    reason: str
+    created_at: str
+    whole: bool
+    used: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "python": str(self.python),
+            "framework": self.framework,
+            "label": self.label,
+            "reason": self.reason,
+            "created_at": self.created_at,
+            "whole": self.whole,
+            "used": self.used,
+        }
+
+
+def installed() -> list[Installed]:
+    """Every environment under envs/, by name."""
+    home = envs_home()
+    if not home.is_dir():
+        return []
+    chosen = set(environments.load().values())
+    found = []
+    for path in sorted(p for p in home.iterdir() if p.is_dir()):
+        about = read_about(path)
+        found_choice = about.get("choice")
+        choice: dict = found_choice if isinstance(found_choice, dict) else {}
+        found.append(
+            Installed(
+                name=path.name,
+                path=path,
+                python=python_in(path),
+                framework=str(choice.get("framework", "")),
+                label=str(choice.get("label", "unknown build")),
+                reason=str(choice.get("reason", "")),
+                created_at=str(about.get("created_at", "")),
+                whole=not (path / MARKER).exists() and python_in(path).exists(),
+                used=str(python_in(path)) in chosen,
+            )
+        )
+    return found
+
+
+def remove(name: str) -> Installed:
+    """Remove the environment `name` and, where a framework's workers used it, go back to the
+    app's own Python for that framework. ConfigError when there is none of that name."""
+    found = {env.name: env for env in installed()}
+    if name not in found:
+        names = ", ".join(found) or "none"
+        raise ConfigError("name", f"no environment {name!r} (there are: {names})")
+    env = found[name]
+    chosen = environments.load()
+    kept = {f: p for f, p in chosen.items() if p != str(env.python)}
+    if kept != chosen:
+        environments.save(kept)
+    shutil.rmtree(env.path)
+    return env
