@@ -28,13 +28,14 @@ and a CPU's speed says nothing of a GPU's. Measure there and import the result.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine.pricing import calibration, published
+from engine.pricing import calibration, errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.published import PublishedTable, Ratio
-from engine.pricing.roofline import spec_ratios
+from engine.pricing.roofline import chip_distance, chip_step, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
 from engine.workloads import registry
 
@@ -58,6 +59,17 @@ class Projection:
     method: str = ""  # published | stand-in | spec (estimates); measured; "" otherwise
     memory_needed_bytes: int | None = None
     memory_available_bytes: int | None = None
+    # The share of such figures the range holds: 0.8 for an estimate (from the projection's
+    # checked errors), 0.95 for a measurement (its interval); None: no range.
+    range_level: float | None = None
+
+    @property
+    def range_label(self) -> str:
+        """'80% range', '95% interval' or ''."""
+        if self.range_level is None:
+            return ""
+        what = "interval" if self.method in ("measured", "same GPU") else "range"
+        return f"{self.range_level:.0%} {what}"
 
     @property
     def estimated(self) -> bool:
@@ -86,7 +98,12 @@ class Projection:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "estimated": self.estimated, "fits": self.fits}
+        return {
+            **asdict(self),
+            "estimated": self.estimated,
+            "fits": self.fits,
+            "range_label": self.range_label,
+        }
 
 
 def memory_bytes(spec: GpuSpec | None, instance: Instance | None = None) -> int | None:
@@ -116,6 +133,7 @@ def measured(
         basis=basis,
         method="measured",
         memory_needed_bytes=memory_needed,
+        range_level=0.95,
     )
 
 
@@ -144,16 +162,7 @@ class Basis:
             for g in self.gpus
             if g.compute_capability == gpu.compute_capability and g.name in self.table.gpus
         ]
-        return sorted(same, key=lambda g: _spec_distance(gpu, g))
-
-
-def _spec_distance(a: GpuSpec, b: GpuSpec) -> float:
-    ratios = spec_ratios(a, b, "fp32")
-    return (
-        math.inf
-        if isinstance(ratios, str)
-        else abs(math.log(ratios.compute)) + abs(math.log(ratios.bandwidth))
-    )
+        return sorted(same, key=lambda g: (chip_distance(gpu, g), g.name))
 
 
 def project(
@@ -171,7 +180,8 @@ def project(
 ) -> Projection:
     """Estimate throughput on `target` from `samples_per_s` measured on `source` (one GPU
     each) for a model of `family` ("" unknown) whose fp32 arithmetic ran as TF32 if `tf32`;
-    `published_model`: the table's name of the same model, when it is a published one."""
+    `published_model`: the table's name of the same model, when it is a published one. The
+    range holds 80% of such estimates checked against published figures."""
     memory = (memory_needed_bytes, memory_available_bytes)
     if (
         memory_needed_bytes
@@ -192,32 +202,32 @@ def project(
             memory_available_bytes=memory_available_bytes,
         )
     spec = spec_ratios(source, target, precision, tf32)
-    found = _from_table(source, target, precision, (family, published_model), tf32, basis)
+    found = _from_table(source, target, precision, (family, published_model), basis)
     if found is not None:
-        factor, low, high, method, text = found
+        factor, kind, text = found
+        method = "stand-in" if kind.startswith("stand-in") else "published"
     elif isinstance(spec, str):
         return _without("no_estimate", spec, memory)
     else:
         alpha = basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
-        factor = spec.weighted(alpha)
-        low_f, high_f = basis.calibration.roofline_range(published.TABLE_PRECISION[precision])
-        low, high, method = factor * low_f, factor * high_f, "spec"
+        factor, kind, method = spec.weighted(alpha), "spec", "spec"
         text = (
             f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
-            f"x{spec.bandwidth:.2f}, weighed as published measurements say; range from "
-            f"their errors"
+            f"x{spec.bandwidth:.2f}, weighed as published measurements say"
         )
+    error = basis.calibration.range_for(kind, family)
     return Projection(
         "estimated",
         samples_per_s * factor,
-        samples_per_s * low,
-        samples_per_s * high,
+        samples_per_s * factor * error.low,
+        samples_per_s * factor * error.high,
         compute_ratio=None if isinstance(spec, str) else spec.compute,
         bandwidth_ratio=None if isinstance(spec, str) else spec.bandwidth,
-        basis=f"estimated from {source.name}: {text}",
+        basis=f"estimated from {source.name}: {text}; {error.text()}",
         method=method,
         memory_needed_bytes=memory_needed_bytes,
         memory_available_bytes=memory_available_bytes,
+        range_level=errors.LEVEL,
     )
 
 
@@ -226,12 +236,11 @@ def _from_table(
     target: GpuSpec,
     precision: str,
     model: tuple[str, str],
-    tf32: bool,
     basis: Basis,
-) -> tuple[float, float, float, str, str] | None:
-    """(factor, low, high, method, text) from published ratios, through same-chip stand-ins
-    where the table lacks a GPU; None when the table cannot say. `model`: (family, the
-    published name of the model itself or "")."""
+) -> tuple[float, str, str] | None:
+    """(factor, kind of estimate (errors.KINDS), text) from published ratios, through
+    same-chip stand-ins where the table lacks a GPU; None when the table cannot say. `model`:
+    (family, the published name of the model itself or "")."""
     family, same_model = model
     for a in basis.stand_ins(source):
         for b in basis.stand_ins(target):
@@ -240,44 +249,31 @@ def _from_table(
             ratios = basis.table.ratios(a.name, b.name, precision, family or None)
             if not ratios and family:
                 ratios = basis.table.ratios(a.name, b.name, precision, None)
-            if not ratios:
-                continue
-            steps = [_step(source, a, precision, tf32, family, basis)]
-            steps.append(_step(b, target, precision, tf32, family, basis))
-            if None in steps:
+            steps = [_step(source, a, precision, family, basis)]
+            steps.append(_step(b, target, precision, family, basis))
+            if not ratios or None in steps:
                 continue
             scale = math.prod(s for s in steps if s is not None)
-            mean, low, high = published.summary(ratios)
-            text = _table_text(ratios, family)
             own = [r for r in ratios if r.model == same_model]
+            mean = published.summary(own or ratios)[0]
+            text = _table_text(ratios, family)
             if own:
-                mean = published.summary(own)[0]
-                text = (
-                    f"measured ratio of the same published model ({same_model}); range from {text}"
-                )
-            low_f, high_f = basis.calibration.ratio_range
-            low, high = min(low, mean * low_f), max(high, mean * high_f)
+                text = f"measured ratio of the same published model ({same_model})"
             stood = [f"{g.name} for {s.name}" for s, g in ((source, a), (target, b)) if s != g]
             if stood:
                 text += f"; same chip: {', '.join(stood)} (spec ratio)"
-            method = "stand-in" if stood else "published"
-            return mean * scale, low * scale, high * scale, method, text
+            kind = "same model" if own else "family"
+            return mean * scale, f"stand-in, {kind}" if stood else kind, text
     return None
 
 
-def _step(
-    frm: GpuSpec, to: GpuSpec, precision: str, tf32: bool, family: str, basis: Basis
-) -> float | None:
+def _step(frm: GpuSpec, to: GpuSpec, precision: str, family: str, basis: Basis) -> float | None:
     """The spec ratio from `frm` to its same-chip stand-in `to` (1 when they are one GPU)."""
     if frm.name == to.name:
         return 1.0
-    ratios = spec_ratios(frm, to, precision, tf32)
+    ratios = chip_step(frm, to)
     if isinstance(ratios, str):
-        # One chip: its tensor rate scales with its FP32 rate (same SMs, clocks), so a blank
-        # tensor rate of one of them does not stop the step.
-        ratios = spec_ratios(frm, to, "fp32")
-        if isinstance(ratios, str):
-            return None
+        return None
     return ratios.weighted(
         basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
     )
@@ -301,7 +297,8 @@ def _without(status: str, why: str, memory: tuple[int | None, int | None]) -> Pr
 
 def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
     """(low, high) of the result's 95% throughput interval as factors of its figure; (1, 1)
-    for a result stored without one."""
+    for a result stored without one. The interval holds the figure: every reader checks it
+    (engine/results/schema.py)."""
     ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
     if not ci or not center or ci[0] is None or ci[1] is None:
         return 1.0, 1.0
@@ -309,17 +306,35 @@ def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
 
 
 def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
-    """A projection's range widened by the measurement's own 95% interval: the estimate
-    scales a figure that is itself only known to within it."""
+    """A projection's range combined with the measurement's own 95% interval: the estimate
+    scales a figure that is itself only known to within it. Independent errors add in
+    quadrature on a log scale, each side apart: the interval's half-width is first taken to
+    the range's level (x z(0.90) / z(0.975) for an 80% range, as for a normal error)."""
     low_f, high_f = measured_spread(result)
-    if proj.low is None or proj.high is None or (low_f, high_f) == (1.0, 1.0):
+    if proj.low is None or proj.high is None or proj.samples_per_s is None:
         return proj
+    if (low_f, high_f) == (1.0, 1.0):
+        return proj
+    z = _z(proj.range_level or errors.LEVEL) / _z(0.95)
+    figure = proj.samples_per_s
+
+    def side(edge: float, factor: float) -> float:
+        if edge <= 0 or factor <= 0:
+            return 0.0  # the interval reaches down to zero: so does the range
+        a, m = math.log(edge / figure), math.log(factor) * z
+        return figure * math.exp(math.copysign(math.hypot(a, m), a or m))
+
     return replace(
         proj,
-        low=proj.low * low_f,
-        high=proj.high * high_f,
+        low=side(proj.low, low_f),
+        high=side(proj.high, high_f),
         basis=f"{proj.basis}; with the measurement's own 95% interval",
     )
+
+
+def _z(level: float) -> float:
+    """The standard normal quantile for a two-sided `level` (0.8: 1.2816; 0.95: 1.9600)."""
+    return statistics.NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def family_of(result: dict[str, Any]) -> tuple[str, str]:

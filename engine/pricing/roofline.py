@@ -79,3 +79,30 @@ def spec_ratios(
         return f"memory bandwidth of {missing} is not in the catalog"
     what = what_a if what_a == what_b else f"{what_b} over {what_a}"
     return SpecRatios(rate_b / rate_a, bw_b / bw_a, what)
+
+
+def chip_step(source: GpuSpec, target: GpuSpec) -> SpecRatios | str:
+    """Spec ratios between two GPUs of one chip (one compute capability): plain FP32 rates,
+    whatever the run's arithmetic. On one chip every rate (FP32, TF32, FP16 tensor) scales with
+    its SMs and clocks alike, and the FP32 rate is the one the catalog has for every GPU: a
+    TF32 rate known for one of them and not the other would otherwise make an 8x step."""
+    return spec_ratios(source, target, "fp32")
+
+
+def chip_distance(a: GpuSpec, b: GpuSpec) -> float:
+    """How far apart two GPUs of one chip are: |log| of their FP32 rate and bandwidth ratios,
+    plus twice that of their memory sizes. Memory counts most because published benchmarks
+    size their batches to the card's memory (Lambda's do), so a stand-in of the same memory ran
+    the batches the target would have: leaving one GPU out of the table, the projection misses
+    by a median 8.8% this way and 13.9% on FP32 rate and bandwidth alone
+    (benchmarks/projection_accuracy.py)."""
+    ratios = chip_step(a, b)
+    if isinstance(ratios, str):
+        return math.inf
+    distance = abs(math.log(ratios.compute)) + abs(math.log(ratios.bandwidth))
+    if a.memory_gb and b.memory_gb:
+        distance += MEMORY_WEIGHT * abs(math.log(b.memory_gb / a.memory_gb))
+    return distance
+
+
+MEMORY_WEIGHT = 2.0

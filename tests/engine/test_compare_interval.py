@@ -1,7 +1,10 @@
 """Issue 15 in compare: the measured 95% interval shows on the measured row and widens every
-projected row's range (the estimate scales a figure known only to within it)."""
+projected row's range (the estimate scales a figure known only to within it); issue 30: in
+quadrature with the estimate's own 80% range, the interval first taken to 80%."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -30,8 +33,15 @@ def test_the_measured_interval_carries_into_compare():
     for key in estimated:
         a, b = before[key], after[key]
         assert b.throughput_samples_per_s == a.throughput_samples_per_s  # the figure stays
-        assert b.throughput_low == pytest.approx(a.throughput_low * 0.9)
-        assert b.throughput_high == pytest.approx(a.throughput_high * 1.1)
+        figure, z = a.throughput_samples_per_s, 1.2815516 / 1.9599640
+        for edge, factor, got in (
+            (a.throughput_low, 0.9, b.throughput_low),
+            (a.throughput_high, 1.1, b.throughput_high),
+        ):
+            log_a, log_m = math.log(edge / figure), math.log(factor) * z
+            assert got == pytest.approx(
+                figure * math.exp(math.copysign(math.hypot(log_a, log_m), log_a))
+            )
         assert b.usd_per_epoch_high > a.usd_per_epoch_high
 
 

@@ -29,16 +29,18 @@ def test_a_1080_ti_result_projected_to_a_v100_rests_on_published_conv_models():
     # Lambda v1 fp32 (assets/published_throughput.csv), V100 16GB over GTX 1080 Ti:
     # resnet50 369/196 = 1.88265, ssd 104/70 = 1.48571, waveglow 47394/19581 = 2.42041
     # (maskrcnn: no V100 figure). Geometric mean (1.88265 x 1.48571 x 2.42041)^(1/3) = 1.89175.
-    # Range: the ratios' spread (1.486 to 2.420) widened to the table's residuals for a model
-    # left out (calibration.ratio_range, about x0.55 to x1.73 of the mean).
+    # Range: the 80% range of a convolutional model left out of its family's mean
+    # (engine/pricing/errors.py), about x0.66 to x1.5 of the estimate.
     p = project(1000.0, GTX_1080_TI, V100, "fp32", basis=BASIS, family="convolutional", tf32=True)
     assert p.status == "estimated" and p.method == "published"
     assert p.samples_per_s == pytest.approx(1891.75, rel=1e-4)
-    low_f, high_f = BASIS.calibration.ratio_range
-    assert p.low == pytest.approx(min(1485.71, 1891.75 * low_f), rel=1e-4)
-    assert p.high == pytest.approx(max(2420.41, 1891.75 * high_f), rel=1e-4)
-    # hand-checked bounds: a V100 trains a convnet 1.0x to 3.3x as fast as a 1080 Ti here
-    assert 1000 < p.low < 1500 and 2400 < p.high < 3400
+    error = BASIS.calibration.range_for("family", "convolutional")
+    assert error.count >= 1000 and error.family == "convolutional"
+    assert p.low == pytest.approx(1891.75 * error.low, rel=1e-4)
+    assert p.high == pytest.approx(1891.75 * error.high, rel=1e-4)
+    # hand-checked bounds: a V100 trains a convnet 1.2x to 2.9x as fast as a 1080 Ti here
+    assert 1200 < p.low < 1500 and 2400 < p.high < 2900
+    assert p.range_label == "80% range" and "80% range from" in p.basis
     assert "measured ratio of 3 published convolutional models" in p.basis
     assert "resnet50, ssd, waveglow" in p.basis and "Lambda PyTorch benchmark v1" in p.basis
 
@@ -195,4 +197,4 @@ def test_every_table_gpu_is_in_the_catalog_and_every_row_says_where_it_is_from()
     names = {g.name for g in CAT.gpus}
     assert table.gpus <= names and len(table.gpus) >= 25
     assert all(f.source and len(f.commit) == 40 and f.date[:2] == "20" for f in table.figures)
-    assert not math.isnan(BASIS.calibration.ratio_range[0])
+    assert all(r.count >= 20 and r.low < 1 < r.high for r in BASIS.calibration.ranges.values())

@@ -1,0 +1,184 @@
+"""The projection's own errors, and the 80% range they give an estimate.
+
+An estimate's range is how far estimates of its kind missed when checked against the published
+table (engine/pricing/published.py): the residuals log(published / estimated), their 10th and
+90th percentiles, so that 8 in 10 such estimates fell inside it. Per kind of basis (what the
+estimate rests on, engine/pricing/projection.py):
+
+- `same model`: both GPUs in the table and the run's model is a published one: its own ratio.
+  Checked by the same model's ratio in one benchmark version against the other (another
+  set-up, as a run of yours is).
+- `family`: both GPUs in the table, the model is not published: the mean ratio of the
+  published models of its family. Checked by leaving each model out of its family's mean.
+- `stand-in, same model`, `stand-in, family`: a GPU the table lacks is stood in for by the
+  table's GPU of the same chip, and the step between them is their spec ratio. Checked by
+  leaving each GPU of the table out in turn (leave-one-GPU-out) and projecting it from every
+  other, through its stand-in, with the model's own ratio or its family's mean less the model.
+- `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
+  published pair.
+
+A range is taken per family where there are MIN_RESIDUALS residuals of it, else over every
+family of the kind, else it is the default +-40% and says so.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.pricing.published import PublishedTable
+from engine.pricing.roofline import chip_distance, chip_step
+from engine.pricing.rows import GpuSpec
+
+LEVEL = 0.8  # the share of checked estimates a range holds
+LOW_Q, HIGH_Q = 0.1, 0.9
+MIN_RESIDUALS = 20
+DEFAULT = (0.6, 1.4)  # factors, with no table or too few residuals
+KINDS = ("same model", "family", "stand-in, same model", "stand-in, family", "spec")
+
+# (kind, family) -> log(published / estimated) of each check.
+Residuals = dict[tuple[str, str], list[float]]
+AlphaFor = Callable[[str, str], float]  # (table precision, family) -> weight of compute
+
+
+@dataclass(frozen=True)
+class ErrorRange:
+    """An 80% range as factors on an estimate, and what it rests on."""
+
+    low: float
+    high: float
+    kind: str
+    family: str = ""  # "" over every family
+    count: int = 0  # residuals it comes from; 0: the default
+
+    def text(self) -> str:
+        if not self.count:
+            return "80% range: a default x0.6 to x1.4 (too few published checks of such estimates)"
+        of = f"{self.family} " if self.family else ""
+        return (
+            f"80% range from {self.count:,} checks of {of}'{self.kind}' estimates against "
+            "published figures"
+        )
+
+
+def quantile_range(residuals: list[float]) -> tuple[float, float]:
+    """(low, high) factors: exp of the 10th and 90th percentile of the log residuals, linear
+    between order statistics (the k-th of n sorted values sits at (k-1)/(n-1))."""
+    cuts = statistics.quantiles(residuals, n=10, method="inclusive")
+    return math.exp(cuts[0]), math.exp(cuts[-1])
+
+
+def ranges(residuals: Residuals) -> dict[tuple[str, str], ErrorRange]:
+    """The range of every (kind, family) with enough residuals, and of every kind over all its
+    families (family "")."""
+    pooled: dict[str, list[float]] = defaultdict(list)
+    for (kind, _), values in sorted(residuals.items()):
+        pooled[kind] += values
+    groups = {**{(k, ""): v for k, v in pooled.items()}, **residuals}
+    return {
+        (kind, family): ErrorRange(*quantile_range(values), kind, family, len(values))
+        for (kind, family), values in groups.items()
+        if len(values) >= MIN_RESIDUALS
+    }
+
+
+def range_for(found: dict[tuple[str, str], ErrorRange], kind: str, family: str) -> ErrorRange:
+    """The family's range, else the kind's over every family, else the default."""
+    return found.get((kind, family)) or found.get((kind, "")) or ErrorRange(*DEFAULT, kind)
+
+
+def model_out(table: PublishedTable) -> Residuals:
+    """`family`: each model's ratio against the mean log ratio of the others of its family,
+    same GPU pair and version (both ways round)."""
+    out: Residuals = defaultdict(list)
+    for _, _, _, _, fa, fb in table.pairs():
+        logs: dict[str, list[float]] = defaultdict(list)
+        for model in sorted(fa.keys() & fb.keys()):
+            logs[table.family_of(model) or ""].append(math.log(fb[model] / fa[model]))
+        for family, values in logs.items():
+            for i, value in enumerate(values):
+                others = values[:i] + values[i + 1 :]
+                if others:
+                    miss = value - statistics.fmean(others)
+                    out[("family", family)] += [miss, -miss]
+    return out
+
+
+def version_to_version(table: PublishedTable) -> Residuals:
+    """`same model`: a model's ratio between two GPUs in one benchmark version against the
+    same in another (both ways round)."""
+    out: Residuals = defaultdict(list)
+    versions = table.versions
+    for v, w in ((v, w) for i, v in enumerate(versions) for w in versions[i + 1 :]):
+        for version, precision, a, b, fa, fb in table.pairs():
+            if version != v:
+                continue
+            ga, gb = table.figures_of(w, precision, a), table.figures_of(w, precision, b)
+            for model in sorted(fa.keys() & fb.keys() & ga.keys() & gb.keys()):
+                miss = math.log(fb[model] / fa[model]) - math.log(gb[model] / ga[model])
+                out[("same model", table.family_of(model) or "")] += [miss, -miss]
+    return out
+
+
+def gpu_out(table: PublishedTable, specs: dict[str, GpuSpec], alpha_for: AlphaFor) -> Residuals:
+    """`stand-in, ...`: each GPU of the table left out and projected from every other GPU of
+    the same version and precision, through its nearest same-chip stand-in."""
+    out: Residuals = defaultdict(list)
+    for target in sorted(g for g in table.gpus if g in specs):
+        for version in table.versions:
+            for precision in ("fp32", "fp16"):
+                _gpu_out_one(table, specs, alpha_for, (target, version, precision), out)
+    return out
+
+
+def _gpu_out_one(
+    table: PublishedTable,
+    specs: dict[str, GpuSpec],
+    alpha_for: AlphaFor,
+    where: tuple[str, str, str],
+    out: Residuals,
+) -> None:
+    target, version, precision = where
+    fb = table.figures_of(version, precision, target)
+    stand = _stand_in(table, specs, target, version, precision) if fb else None
+    if stand is None:
+        return
+    fs = table.figures_of(version, precision, stand)
+    step = chip_step(specs[stand], specs[target])
+    if isinstance(step, str):
+        return
+    for source in sorted(table.gpus - {target}):
+        fa = table.figures_of(version, precision, source)
+        for model in sorted(fa.keys() & fb.keys()):
+            family = table.family_of(model) or ""
+            # What the stand-in's ratio has to hit: the published ratio less the spec step.
+            step_log = math.log(step.weighted(alpha_for(precision, family)))
+            truth = math.log(fb[model] / fa[model]) - step_log
+            if model in fs:
+                own = math.log(fs[model] / fa[model])
+                out[("stand-in, same model", family)].append(truth - own)
+            others = [
+                math.log(fs[m] / fa[m])
+                for m in sorted(fa.keys() & fs.keys())
+                if m != model and table.family_of(m) == family
+            ]
+            if others:
+                out[("stand-in, family", family)].append(truth - statistics.fmean(others))
+
+
+def _stand_in(
+    table: PublishedTable, specs: dict[str, GpuSpec], target: str, version: str, precision: str
+) -> str | None:
+    """The table's GPU of `target`'s chip nearest to it (engine/pricing/roofline.chip_distance)
+    with figures in `version` and `precision`, `target` itself left out."""
+    chip = specs[target].compute_capability
+    same = [
+        g
+        for g in table.gpus - {target}
+        if chip and g in specs and specs[g].compute_capability == chip
+        if table.figures_of(version, precision, g)
+    ]
+    return min(same, key=lambda g: (chip_distance(specs[target], specs[g]), g), default=None)

@@ -1,0 +1,98 @@
+"""Issue 30: an estimate's range is the 80% range of the projection's own checked errors, and
+a measurement's own interval widens it in quadrature."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.pricing import catalog, errors
+from engine.pricing.calibration import Calibration
+from engine.pricing.projection import Basis, project, project_result
+from engine.pricing.published import Figure, PublishedTable
+from tests.engine.price_results import result
+
+CAT = catalog.load()
+A, B = CAT.gpu("GeForce GTX 1080 Ti"), CAT.gpu("Tesla V100 SXM2 16GB")
+LN2 = math.log(2)
+
+
+def _small_table() -> PublishedTable:
+    """Two GPUs, four convolutional models; B trains them 1, 2, 4 and 16 times as fast as A."""
+    figures = []
+    for model, ratio in (("m1", 1), ("m2", 2), ("m3", 4), ("m4", 16)):
+        for gpu, value in ((A.name, 100.0), (B.name, 100.0 * ratio)):
+            figures.append(
+                Figure(gpu, model, "convolutional", "fp32", value, "v1", gpu, "test", "0" * 40, "")
+            )
+    return PublishedTable(tuple(figures))
+
+
+def test_leave_one_model_out_residuals_by_hand():
+    # log ratios 0, l, 2l, 4l (l = ln 2). Each against the mean of the other three:
+    # m1 0 - 7l/3, m2 l - 2l, m3 2l - 5l/3, m4 4l - l; each both ways round.
+    found = errors.model_out(_small_table())
+    expected = [-7 / 3, 7 / 3, -1, 1, 1 / 3, -1 / 3, 3, -3]
+    assert sorted(found[("family", "convolutional")]) == pytest.approx(
+        sorted(x * LN2 for x in expected)
+    )
+
+
+def test_the_80_percent_range_is_the_10th_to_90th_percentile_by_hand():
+    # Sorted residuals (x l): -3, -7/3, -1, -1/3, 1/3, 1, 7/3, 3 (n = 8). The 10th percentile
+    # sits at (n-1) x 0.1 = 0.7: -3 + 0.7 x (-7/3 + 3) = -2.5333; the 90th at 6.3:
+    # 7/3 + 0.3 x (3 - 7/3) = 2.5333. Factors 2^-2.5333 = 0.17274, 2^2.5333 = 5.7891.
+    low, high = errors.quantile_range(errors.model_out(_small_table())[("family", "convolutional")])
+    assert (low, high) == (pytest.approx(0.17274, rel=1e-4), pytest.approx(5.7891, rel=1e-4))
+
+
+def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
+    monkeypatch.setattr(errors, "MIN_RESIDUALS", 8)
+    table = _small_table()
+    ranges = errors.ranges(errors.model_out(table))
+    basis = Basis(table, Calibration(ranges=ranges), CAT.gpus)
+    # A model of the family that is not published: the geometric mean ratio
+    # (1 x 2 x 4 x 16)^(1/4) = 2^(7/4) = 3.36359, its range x0.17274 to x5.7891.
+    p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
+    assert p.method == "published" and p.samples_per_s == pytest.approx(3363.59, rel=1e-5)
+    assert p.low == pytest.approx(3363.59 * 0.17274, rel=1e-4)
+    assert p.high == pytest.approx(3363.59 * 5.7891, rel=1e-4)
+    assert p.range_label == "80% range"
+    assert "80% range from 8 checks of convolutional 'family' estimates" in p.basis
+
+
+def test_too_few_checks_give_the_default_range_and_say_so():
+    table = _small_table()
+    basis = Basis(table, Calibration(ranges=errors.ranges(errors.model_out(table))), CAT.gpus)
+    p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
+    assert p.low == pytest.approx(p.samples_per_s * 0.6)
+    assert p.high == pytest.approx(p.samples_per_s * 1.4)
+    assert "default" in p.basis
+
+
+def test_the_measurements_interval_widens_the_range_in_quadrature():
+    # Shipped table: 1080 Ti -> V100, a resnet50 run. The estimate's range as factors (lo, hi);
+    # the run's 95% interval is +-10%, taken to 80% by z(0.90)/z(0.975) = 1.28155/1.95996,
+    # then added in quadrature on a log scale, each side apart.
+    run = result(model="resnet50-cifar")
+    run["throughput_ci95"] = [900.0, 1100.0]
+    basis = Basis.of(CAT)
+    bare = project_result({**run, "throughput_ci95": None}, A, B, basis)
+    widened = project_result(run, A, B, basis)
+    z = 1.2815516 / 1.9599640
+    for edge, factor, got in ((bare.low, 0.9, widened.low), (bare.high, 1.1, widened.high)):
+        a, m = math.log(edge / bare.samples_per_s), math.log(factor) * z
+        want = bare.samples_per_s * math.exp(math.copysign(math.hypot(a, m), a))
+        assert got == pytest.approx(want, rel=1e-6)
+    assert widened.low < bare.low and widened.high > bare.high
+    # narrower than widening each side by the whole interval (the previous rule)
+    assert widened.low > bare.low * 0.9 and widened.high < bare.high * 1.1
+    assert "with the measurement's own 95% interval" in widened.basis
+
+
+def test_the_shipped_table_gives_every_kind_a_range_and_leave_one_gpu_out_is_narrow():
+    ranges = Basis.of(CAT).calibration.ranges
+    assert {kind for kind, _ in ranges} == set(errors.KINDS)
+    stand_in = ranges[("stand-in, same model", "")]
+    assert stand_in.count > 5000 and stand_in.high / stand_in.low <= 1.7
