@@ -279,6 +279,8 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
             )
         if data["status"] == "ok":
             _MEASURED(data, "result")
+        _around("throughput_ci95", "throughput_samples_per_s", data)
+        _around("usd_per_epoch_ci95", "usd_per_epoch", data)
     except _Bad as bad:
         field = bad.path.removeprefix("result.")
         raise ConfigError(where, f"field {field!r} {bad.what}") from None
@@ -288,6 +290,33 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     except (ConfigError, TypeError) as exc:
         raise ConfigError(where, f"config: {exc}") from None
     return data
+
+
+def _around(interval_key: str, figure_key: str, data: dict[str, Any]) -> None:
+    """A stored 95% interval must be [low, high] of finite numbers, low <= high, not below 0,
+    and hold its own figure: an estimate scaled from a figure outside its own interval lies
+    outside its range too. A cost interval's high may be null (the throughput's low reached
+    0); a throughput's low may be 0 (its interval reaches down to zero, as the worker writes
+    it when the noise is wider than the figure)."""
+    interval, figure = data.get(interval_key), data.get(figure_key)
+    if interval is None:
+        return
+    low, high = interval
+    path = f"result.{interval_key}"
+    if low is None or not math.isfinite(low) or low < 0:
+        raise _Bad(path, f"low end {_short(low)} is not a number of 0 or more")
+    if high is not None and (not math.isfinite(high) or not high > 0 or high < low):
+        raise _Bad(path, f"[{low:g}, {high:g}] is not a pair [low, high] in order, high above 0")
+    if figure is None:
+        return
+    slack = 1e-9 * abs(figure)
+    if figure < low - slack or (high is not None and figure > high + slack):
+        shown = f"[{low:g}, {'null' if high is None else format(high, 'g')}]"
+        raise _Bad(
+            path,
+            f"{shown} does not hold the result's own {figure_key} {figure:g}: the file is "
+            "inconsistent (edited or damaged); measure again or fix the figure",
+        )
 
 
 def _limits(data: Any) -> None:
