@@ -61,8 +61,13 @@ FAMILIES = {
 }
 
 # Lambda's single-GPU row names (v1: name_gpu; v2: the GPU part of the run name) -> catalog GPU.
-# Laptop GPUs (Max-Q) and rows of more than one GPU are left out.
+# Rows of more than one GPU are left out.
 GPU_NAMES = {
+    # Laptop GPUs: their Max-Q rows (GPU_SPECS_ADDED).
+    "RTX 2070 MAX-Q": "GeForce RTX 2070 Max-Q",
+    "RTX 2080 MAX-Q": "GeForce RTX 2080 Max-Q",
+    "RTX 2080 SUPER MAX-Q": "GeForce RTX 2080 SUPER Max-Q",
+    "RTX 3080 Max-Q": "GeForce RTX 3080 Max-Q",
     "GTX 1080Ti": "GeForce GTX 1080 Ti",
     "RTX 2080Ti": "GeForce RTX 2080 Ti",
     "Titan RTX": "TITAN RTX",
@@ -112,6 +117,9 @@ GPU_NAMES = {
     "H100_80GB_PCIe": "H100 PCIe 80GB",
     "H200_140GB_SXM": "H200 SXM 141GB",
     "GH200_96GB": "GH200 (Grace Hopper)",
+    # A GH200 run whose name gives 80GB of HBM (some of the 96 GB held back): the same chip,
+    # clocks and bandwidth as the catalog's one GH200 row.
+    "GH200_80GB": "GH200 (Grace Hopper)",
     "B200_192GB": "B200",
 }
 _V2_GPU = re.compile(r"_1x([A-Za-z0-9]+_\d+GB(?:_(?:SXM5?|PCIe))?)")
@@ -135,6 +143,24 @@ GPU_SPECS_ADDED = {
     "A100 PCIe 80 GB": ("A100 PCIe 80GB", "8.0", "NVIDIA A100 80GB PCIe"),
     "GeForce RTX 4080": ("GeForce RTX 4080", "8.9", "NVIDIA GeForce RTX 4080"),
     "RTX 6000 Ada Generation": ("RTX 6000 Ada", "8.9", "NVIDIA RTX 6000 Ada Generation"),
+    # Laptop GPUs of the published tables. NVML names Turing laptop GPUs "... with Max-Q
+    # Design" and Ampere ones "... Laptop GPU" (Max-Q or not: the Max-Q row, the slower).
+    "GeForce RTX 2070 Max-Q": (
+        "GeForce RTX 2070 Max-Q",
+        "7.5",
+        "NVIDIA GeForce RTX 2070 with Max-Q Design",
+    ),
+    "GeForce RTX 2080 Max-Q": (
+        "GeForce RTX 2080 Max-Q",
+        "7.5",
+        "NVIDIA GeForce RTX 2080 with Max-Q Design",
+    ),
+    "GeForce RTX 2080 SUPER Max-Q": (
+        "GeForce RTX 2080 SUPER Max-Q",
+        "7.5",
+        "NVIDIA GeForce RTX 2080 Super with Max-Q Design",
+    ),
+    "GeForce RTX 3080 Max-Q": ("GeForce RTX 3080 Max-Q", "8.6", "NVIDIA GeForce RTX 3080 Laptop GPU"),
 }
 ADDED_COLUMNS = [
     "name",
@@ -263,7 +289,8 @@ TF_FILES = [("tf-train-throughput-fp32.csv", "fp32"), ("tf-train-throughput-fp16
 
 
 def extract_lambda_tf(mirror: Path, out: Path) -> int:
-    """The TensorFlow tables' single-GPU rows of catalog GPUs, as of the newest commit."""
+    """The TensorFlow tables' single-GPU rows, as of the newest commit; `gpu` is blank for a
+    row whose GPU no catalog name resolves (the check counts its pairs as unanswered)."""
     found = []
     for file, precision in TF_FILES:
         line = _git(mirror, "log", "-1", "--format=%H %cs", "--", file).split()
@@ -273,11 +300,11 @@ def extract_lambda_tf(mirror: Path, out: Path) -> int:
         ).items():
             gpu = catalog_gpu(name)
             for model, value in figures.items():
-                if gpu is None or float(value) <= 0:
+                if float(value) <= 0:
                     continue
                 found.append(
                     dict(
-                        gpu=gpu,
+                        gpu=gpu or "",
                         model=model,
                         family="convolutional",
                         precision=precision,
