@@ -65,7 +65,7 @@ def test_a_sweep_draws_each_point_as_it_lands_marks_the_cheapest_and_exports(
         assert page.running and "1 trial done" in page.status.text()
         assert window.results.model.rowCount() == 1  # stored and listed as it landed
 
-    summary = page.summary
+    summary = page.controller.summary
     assert summary is not None and summary.status == "completed"
     assert points_on_chart(page) == [16, 32]
     no_fit, _ = page.chart.too_big.getData()
@@ -105,9 +105,9 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_nothing_running(q
     page = sweep_page(window)
     set_inputs(page, batch_sizes="16,32,64")
     click(qtbot, page.start_button)
-    assert page.job is not None
+    assert page.controller.job is not None
     with qtbot.waitSignal(
-        page.job.item,
+        page.controller.job.item,
         timeout=SWEEP_TIMEOUT_MS,
         check_params_cb=lambda e: (
             isinstance(e, TrialProgress) and e.index == 2 and isinstance(e.event, Step)
@@ -119,7 +119,7 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_nothing_running(q
     with qtbot.waitSignal(page.running_changed, timeout=15_000, check_params_cb=lambda r: not r):
         window.menu_actions.cancel.trigger()
 
-    summary = page.summary
+    summary = page.controller.summary
     assert summary is not None and summary.status == "cancelled"
     assert window.menu_actions.run.isEnabled() and not window.menu_actions.cancel.isEnabled()
     assert [p.batch_size for p in summary.points] == [16]
@@ -146,7 +146,7 @@ def test_bad_batch_sizes_say_what_is_wrong_and_start_nothing(qtbot, window):
         assert not page.start_button.isEnabled()
         assert not page.start()
         assert page.message_bar.text.text() == f"Batch sizes: {words}"
-        assert page.job is None
+        assert page.controller.job is None
     set_inputs(page, batch_sizes="16:64")  # a doubling range is fine
     assert error.isHidden() and page.start_button.isEnabled()
     assert not page.form.edits["batch_sizes"].property("invalid")
@@ -180,15 +180,15 @@ def test_closing_the_window_mid_sweep_stops_the_sweep_and_its_worker(qtbot, wind
     page = sweep_page(window)
     set_inputs(page, batch_sizes="16,32")
     click(qtbot, page.start_button)
-    assert page.job is not None
+    assert page.controller.job is not None
     with qtbot.waitSignal(
-        page.job.item,
+        page.controller.job.item,
         timeout=SWEEP_TIMEOUT_MS,
         check_params_cb=lambda e: isinstance(e, TrialStarted),
     ):
         pass
     window.close()
-    assert page.job is None and not page.running
+    assert page.controller.job is None and not page.running
     assert psutil.Process(os.getpid()).children(recursive=True) == []
 
 

@@ -1,9 +1,10 @@
 """The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes.
 
-The page adds the batch sizes (or the max-fit search) to the panel's settings and runs
-engine.sweep.runner.Sweep on a BackgroundJob; points and verdicts (engine.sweep.summary) appear
-as trials end, each stored with the sweep's group id. Cancel keeps the finished points. A sweep
-and a single run never measure at once: they would share the device and spoil the timings.
+The page adds the batch sizes (or the max-fit search) to the panel's settings and hands the
+engine.sweep.runner.Sweep to its SweepController (gui/pages/sweep/controller.py), which runs it;
+the page lays out and shows: points and verdicts (engine.sweep.summary) appear as trials end,
+each stored with the sweep's group id. Cancel keeps the finished points. A sweep and a single
+run never measure at once: they would share the device and spoil the timings.
 Under the table, a stored scaling study's efficiency against processes (sweep/scaling.py).
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import sqlite3
-import time
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -26,22 +26,21 @@ from PySide6.QtWidgets import (
 
 from engine.core.errors import ConfigError
 from engine.core.events import Phase, Step
-from engine.measure.config import RunConfig
 from engine.results import report
 from engine.sweep.events import (
     SearchFinished,
     SweepEvent,
     SweepFinished,
-    Trial,
     TrialFinished,
     TrialProgress,
     TrialStarted,
 )
-from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
+from engine.sweep.summary import SearchOutcome, SweepSummary
 from gui.common import activity, export
-from gui.common.background import BackgroundJob, Emit, JobError, dispose
+from gui.common.background import JobError
 from gui.pages.base import Page, PageContext
 from gui.pages.sweep.chart import SweepChart
+from gui.pages.sweep.controller import SweepController
 from gui.pages.sweep.form import SweepForm
 from gui.pages.sweep.scaling import ScalingView
 from gui.pages.sweep.table import PointsTable
@@ -50,28 +49,7 @@ from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verd
 if TYPE_CHECKING:
     from engine.sweep.runner import Sweep
 
-STEP_EVERY_S = 0.25  # the running trial's step count reaches the GUI at most this often
-SHUTDOWN_WAIT_S = 5.0
 READY = "Ready: set the batch sizes (or Find max batch) and press Start sweep"
-
-
-def follow(sweep: Sweep, emit: Emit) -> SweepSummary:
-    """Run the sweep (on the job's thread), emitting its events but only some of the running
-    trial's steps; return its summary."""
-    last_step = 0.0
-    for event in sweep.events():
-        if isinstance(event, TrialProgress):
-            if isinstance(event.event, Step):
-                now = time.monotonic()
-                if now - last_step < STEP_EVERY_S:
-                    continue
-                last_step = now
-            elif not isinstance(event.event, Phase):
-                continue
-        emit(event)
-        if isinstance(event, SweepFinished):
-            return event.summary
-    return sweep.summary()
 
 
 class SweepPage(Page):
@@ -81,16 +59,8 @@ class SweepPage(Page):
     def __init__(self, ctx: PageContext) -> None:
         super().__init__(ctx, "sweep_page")
         self.panel = ctx.panel
-        self.job: BackgroundJob | None = None
-        self.config: RunConfig | None = None
-        self.trials: list[Trial] = []
-        self.summary: SweepSummary | None = None
-        self._search: SearchOutcome | None = None
-        self._outcome: Any = None
-        self._group_id = ""
-        self._plan: dict[str, Any] = {}
-        self._t0 = 0.0
-        self._current = ""
+        self.controller = SweepController(self)
+        self._current = ""  # what the sweep does now, as the status line says it
 
         self.form = SweepForm()
         self.start_button = QPushButton("Start sweep", objectName="start_sweep")
@@ -113,6 +83,8 @@ class SweepPage(Page):
         self.clock = QTimer(self)
         self.clock.setInterval(1000)
         self.clock.timeout.connect(self._show_status)
+        self.controller.sweep_event.connect(self._on_event)
+        self.controller.ended.connect(self._on_ended)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self.chart_button.clicked.connect(lambda: self.export_chart_dialog("sweep"))
@@ -154,7 +126,7 @@ class SweepPage(Page):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        return self.controller.running
 
     def _on_cpu(self) -> bool:
         """Whether the panel's device is the CPU (where the memory limit applies)."""
@@ -192,12 +164,7 @@ class SweepPage(Page):
         if sweep is None:
             return False
         self._begin(sweep)
-        job = BackgroundJob(lambda emit: follow(sweep, emit), cancel=sweep.cancel)
-        job.item.connect(self._on_event)
-        job.done.connect(self._on_done)
-        job.finished.connect(self._on_job_finished)
-        self.job = job
-        job.start()
+        self.controller.start(sweep)
         self._set_running(True)
         return True
 
@@ -233,10 +200,7 @@ class SweepPage(Page):
 
     def _begin(self, sweep: Sweep) -> None:
         self.message_bar.dismiss()
-        self.config = sweep.config
-        self.trials, self.summary, self._search, self._outcome = [], None, None, None
-        self._group_id, self._plan = sweep.group_id, sweep.plan.to_dict()
-        self._t0, self._current = time.monotonic(), "starting"
+        self._current = "starting"
         self.chart.reset(sweep.plan.batch_sizes or (sweep.plan.start,))
         self.chart.set_priced(sweep.config.usd_per_hour is not None)
         self.chart.set_caption(caption(sweep.config, self.panel.device.currentText()))
@@ -246,20 +210,14 @@ class SweepPage(Page):
 
     def cancel(self) -> None:
         """Stop the sweep; the finished points stay (measured, stored and on the chart)."""
-        if self.job is not None and not self.job.cancelled:
-            self.job.cancel()
+        if self.controller.cancel():
             self._current = "cancelling"
             self.cancel_button.setEnabled(False)
             self._show_status()
 
     def shutdown(self) -> None:
         """Stop the sweep and wait for its thread and worker (the window is closing)."""
-        job = self.job
-        if job is None:
-            return
-        if not job.stop(SHUTDOWN_WAIT_S):
-            job.wait()  # the sweep kills its worker after a grace period; never terminate
-        self._on_job_finished(job)
+        self.controller.shutdown()
 
     def _set_running(self, running: bool) -> None:
         self.form.set_running(running)
@@ -275,22 +233,21 @@ class SweepPage(Page):
     # ---- events ----------------------------------------------------------------------------
 
     def _on_event(self, event: SweepEvent) -> None:
-        if event.group_id != self._group_id:
-            return  # a late event of an earlier sweep
+        """Show an event of the sweep running now (the controller has kept it)."""
         if isinstance(event, TrialStarted):
             self._current = f"trial {event.index}: batch {event.batch_size} ({event.role})"
             self.chart.show_running(event.batch_size)
         elif isinstance(event, TrialProgress):
             self._on_progress(event)
         elif isinstance(event, TrialFinished) and event.trial is not None:
-            self._on_trial(event.trial)
+            self.chart.show_running(None)
+            self._current = "starting the next trial"
+            self._show_points(self.controller.summary_so_far())
+            if event.trial.result is not None:  # stored by the sweep before it said so
+                self.ctx.results.refresh()
         elif isinstance(event, SearchFinished):
-            self._search = SearchOutcome(
-                max_fit_batch=event.max_fit_batch, recommended_batch=event.recommended_batch
-            )
-            self._show_points(self._summarize())
+            self._show_points(self.controller.summary_so_far())
         elif isinstance(event, SweepFinished):
-            self.summary = event.summary
             self._show_points(event.summary)
         self._show_status()
 
@@ -302,29 +259,6 @@ class SweepPage(Page):
             kind = "measuring" if event.event.measured else "warm-up"
             done = event.event.index + event.event.steps  # the steps since the last event
             self._current = f"{head} · {kind} step {done}"
-
-    def _on_trial(self, trial: Trial) -> None:
-        self.trials.append(trial)
-        self.chart.show_running(None)
-        self._current = "starting the next trial"
-        self._show_points(self._summarize())
-        if trial.result is not None:  # stored by the sweep before it said the trial ended
-            self.ctx.results.refresh()
-
-    def _summarize(self) -> SweepSummary:
-        """The verdicts over the trials so far, by the engine's own rules."""
-        assert self.config is not None
-        return summarize(
-            group_id=self._group_id,
-            model=self.config.model,
-            mode=self._plan.get("mode", "sizes"),
-            status="running",
-            trials=self.trials,
-            search=self._search,
-            knee_tolerance=self._plan.get("knee_tolerance", 0.05),
-            seconds=time.monotonic() - self._t0,
-            plan=self._plan,
-        )
 
     def _show_points(self, summary: SweepSummary) -> None:
         search = summary.search or SearchOutcome()
@@ -339,19 +273,12 @@ class SweepPage(Page):
         self.verdicts.setText(verdict_text(summary))
         self._set_exports_enabled(bool(summary.points))
 
-    def _on_done(self, outcome: Any) -> None:
-        self._outcome = outcome
-
-    def _on_job_finished(self, job: BackgroundJob | None = None) -> None:
-        sender = job if isinstance(job, BackgroundJob) else self.sender()
-        if sender is not self.job or not isinstance(sender, BackgroundJob):
-            return  # already handled by shutdown()
-        self.job = None
-        dispose(sender)  # `finished` comes from the thread just before it returns
+    def _on_ended(self, outcome: Any) -> None:
+        """The sweep's thread and worker have ended: say how it went."""
         self._current = ""
         self.chart.show_running(None)
         self._set_running(False)
-        self._report(self._outcome)
+        self._report(outcome)
 
     def _report(self, outcome: Any) -> None:
         if isinstance(outcome, JobError):
@@ -373,12 +300,13 @@ class SweepPage(Page):
         self.message_bar.show_message(text, level, details)
 
     def _show_status(self) -> None:
-        if self.running:
-            elapsed = report.duration(time.monotonic() - self._t0)
-            done = count(len([t for t in self.trials if t.status != "skipped"]), "trial")
+        c = self.controller
+        if c.running:
+            elapsed = report.duration(c.elapsed_s)
+            done = count(len([t for t in c.trials if t.status != "skipped"]), "trial")
             self.status.setText(f"{self._current} · {done} done · {elapsed} elapsed")
-        elif self.summary is not None:
-            s = self.summary
+        elif c.summary is not None:
+            s = c.summary
             done = count(len([t for t in s.trials if t.status != "skipped"]), "trial")
             self.status.setText(f"Sweep {s.status}: {done} in {report.duration(s.seconds)}")
 
