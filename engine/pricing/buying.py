@@ -146,6 +146,7 @@ def buy_row(
         price_date=date,
         basis=proj.basis,
         notes="; ".join(x for x in (fits_note, versus) if x),
+        range_level=proj.range_level,
     )
 
 

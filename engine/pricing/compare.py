@@ -172,6 +172,7 @@ def _instance_row(
         price_date=instance.price_date,
         basis=proj.basis,
         notes="; ".join(x for x in (fits_note, instance.notes) if x),
+        range_level=proj.range_level,
     )
 
 
@@ -272,6 +273,7 @@ def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions
         price_date=date,
         basis=f"measured here (run {result['run_id']})",
         notes="; ".join(notes),
+        range_level=0.95,
     )
 
 

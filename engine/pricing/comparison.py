@@ -97,6 +97,9 @@ class CompareRow:
     price_date: str = ""
     basis: str = ""  # where the throughput comes from
     notes: str = ""
+    # What share of such figures the low-high range holds: 0.8 for an estimate (its 80% range
+    # from the projection's checked errors), 0.95 for a measurement (its interval).
+    range_level: float | None = None
 
     @property
     def estimated(self) -> bool:

@@ -209,7 +209,11 @@ def _compare(c: Comparison, options: CompareOptions, result: dict[str, Any]) -> 
     if bars:
         out.append(
             bar_chart(
-                "Cost per epoch, cheapest first (95% range)", bars, "US$ per epoch", fmt=text.money
+                "Cost per epoch, cheapest first (whiskers: estimates' 80% range, measurements' 95%"
+                " interval)",
+                bars,
+                "US$ per epoch",
+                fmt=text.money,
             )
         )
     head = [

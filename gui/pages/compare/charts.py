@@ -2,7 +2,8 @@
 cost against epoch time (scatter), and owning against renting over days (break-even).
 
 Each is a gui.common.chart.Chart, so it exports with its title, axis labels and caption. Measured
-figures are solid; estimates are lighter, with their range (the roofline bounds) as whiskers.
+figures are solid; estimates are lighter, with their 80% range (the projection's checked
+errors) as whiskers.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def _pen(colors: PlotColors, kind: str) -> pg.QtGui.QPen:
 
 BAR_LEGEND = {
     "measured": "measured",
-    "estimated": "estimated (whiskers: range)",
+    "estimated": "estimated (whiskers: 80% range)",
     "local": "this machine (measured)",
 }
 SCATTER_LEGEND = {**BAR_LEGEND, "estimated": "estimated"}
