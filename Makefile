@@ -10,7 +10,7 @@ DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
             libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
 
-.PHONY: run test lint deb-deps venv bundle bundle-smoke gpu-env gpu-check clean
+.PHONY: run test lint deb-deps venv bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
 
 venv: $(STAMP)
 
@@ -63,6 +63,19 @@ bundle: $(BUNDLE_STAMP) deb-deps
 	@start=$$(date +%s); \
 	$(PY) -m PyInstaller --noconfirm --clean --log-level WARN build.spec || exit 1; \
 	echo "built dist/epochcost in $$(( $$(date +%s) - start )) s, $$(du -sh dist/epochcost | cut -f1)"
+
+# The slim bundle (docs/bundle.md): the app and the command line without any framework, into
+# dist/epochcost-slim/; `epochcost env create` makes the framework environment the GPU needs.
+bundle-slim: $(BUNDLE_STAMP) deb-deps
+	@start=$$(date +%s); \
+	EPOCHCOST_BUNDLE=slim $(PY) -m PyInstaller --noconfirm --clean --log-level WARN build.spec || exit 1; \
+	echo "built dist/epochcost-slim in $$(( $$(date +%s) - start )) s, $$(du -sh dist/epochcost-slim | cut -f1)"
+
+# The slim bundle under `env -i`: makes a PyTorch environment with the machine's python3 and
+# measures tiny-mlp in it (tests/bundle/test_slim_bundle.py).
+bundle-slim-smoke: $(STAMP) deb-deps
+	@test -x dist/epochcost-slim/epochcost || { echo "no slim bundle: run make bundle-slim first"; exit 1; }
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/bundle/test_slim_bundle.py -v
 
 # The built bundle, headless, through one short real run and a chart export (tests/bundle).
 bundle-smoke: $(STAMP) deb-deps

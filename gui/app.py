@@ -1,5 +1,6 @@
 """Entry point of the desktop app: `epochcost-gui`, `python -m gui`, `make run`, and the desktop
-bundle's executable (build.spec).
+bundle's executable (build.spec), which is also the bundle's `epochcost` command line when
+started under that name.
 
 Nothing here imports Qt at module level: the bundle's executable is also its own worker
 (`epochcost-gui --epochcost-worker run ...`, engine/process/launcher.py), and a worker must not
@@ -11,6 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
+from pathlib import Path
+
+# The bundle's command line is this executable under this name (build.spec links it).
+CLI_NAME = "epochcost"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
         from engine.worker.main import entry
 
         entry(args[1:])  # exits the process once every event is out
+    if getattr(sys, "frozen", False) and Path(sys.argv[0]).name == CLI_NAME:
+        # The bundle's `epochcost` (a link to this executable, build.spec): the command line.
+        from engine.cli import main as cli
+
+        return cli(args)
     if getattr(sys, "frozen", False) and args[:1] in (["-c"], ["-m"]):
         # Something took the bundle's executable for a Python interpreter: never open a window.
         print("epochcost-gui is the desktop app, not a Python interpreter", file=sys.stderr)

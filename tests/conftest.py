@@ -55,9 +55,11 @@ PROCESS_MODULES = {
     "test_settings_dialog",
     "test_sweep_page",
     "test_bundle_smoke",
+    "test_slim_bundle",
     "test_two_programs",
     "test_envs",
     "test_write_path",
+    "test_closed_streams",
     "test_cloud_collect",
 }
 

@@ -102,7 +102,11 @@ def default_name(choice: Choice) -> str:
 
 
 def find_uv() -> str | None:
-    """uv from PATH, or the binary of PyPI's `uv` package installed beside this program."""
+    """The desktop bundle's own uv (bin/uv, build.spec), uv from PATH, or the binary of PyPI's
+    `uv` package installed beside this program."""
+    bundled = paths.bundle_root() / "bin" / "uv"
+    if paths.frozen() and bundled.is_file():
+        return str(bundled)
     found = shutil.which("uv")
     if found:
         return found

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import resource
+import sys
 import threading
 import time
 import traceback
@@ -128,6 +129,10 @@ def run_pipeline(
             handle.close()
 
 
+# The packages a framework is imported from: one of them missing means no framework at all.
+_FRAMEWORK_PACKAGES = ("torch", "torchvision", "tensorflow", "keras")
+
+
 def failure(run_id: str, config: TrainingConfig, exc: BaseException, where: str = "") -> Failed:
     """An unexpected error as a `failed` event: out of memory, a framework that cannot load,
     or the error itself (with `where` it came from)."""
@@ -135,6 +140,14 @@ def failure(run_id: str, config: TrainingConfig, exc: BaseException, where: str 
     if is_out_of_memory(exc):
         message = f"out of memory at batch size {config.batch_size}: {out_of_memory_line(exc)}"
         kind = "oom"
+    elif isinstance(exc, ImportError) and (exc.name or "").split(".")[0] in _FRAMEWORK_PACKAGES:
+        # No framework in this Python (the slim download has none): say how to get one.
+        message = (
+            f"{config.framework} is not installed in {sys.executable} ({exc}): make an "
+            f"environment for it with `epochcost env create --framework {config.framework}` "
+            "(in the app: File > Settings, Make environment)"
+        )
+        kind = "framework"
     elif isinstance(exc, ImportError):
         message, kind = f"{config.framework} is not usable here: {exc}", "framework"
     else:
