@@ -3,7 +3,8 @@
 0 ok, 2 bad usage or input, 3 the run failed or the store (a file) cannot be used, 1 a fault of
 epochcost's own (one line; EPOCHCOST_TRACEBACK=1 shows the traceback). Standard output passes
 through engine.core.text.printable: no control character from a stored or imported text reaches
-the terminal raw."""
+the terminal raw. A standard stream that is closed (`>&-`, `2>&-`) is the null device: what
+cannot be printed is dropped, and a run still completes and is stored."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import traceback
 from typing import Any
 
 from engine import __version__
+from engine.cli import streams  # first of the CLI's modules: defaults bound to sys.stderr
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_RUN_FAILED,
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    streams.open_closed()
     parser = build_parser()
     args = parser.parse_args(argv)
     stdout = sys.stdout

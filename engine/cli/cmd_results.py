@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    frame = Store(readonly=True).list()
+    store = Store(readonly=True)
+    frame = store.list()
+    for run_id in store.unreadable():  # the rest is listed; this row is said, on its own
+        print(
+            f"epochcost: warning: stored result {run_id} cannot be read (its stored JSON is "
+            f"damaged); `epochcost results delete {run_id}` removes it",
+            file=sys.stderr,
+        )
     if args.json:
         print_json(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
         return 0
@@ -72,11 +80,17 @@ def _list(args: argparse.Namespace) -> int:
         fill = _cell(r.memory_fill, lambda v: f"{v * 100:.0f}%")
         usd = _cell(r.usd_per_epoch, report.money)
         batch = _cell(r.batch_size, lambda v: f"{v:.0f}")
+        status, model, fw = (_text(v) for v in (r.status, r.model, r.framework))
         print(
-            f"{r.run_id:26s} {r.status:9s} {r.model:15s} {r.framework:10s} {batch:>5s} "
-            f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {r.device}"
+            f"{r.run_id:26s} {status:9s} {model:15s} {fw:10s} {batch:>5s} "
+            f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {_text(r.device)}"
         )
     return 0
+
+
+def _text(value: Any) -> str:
+    """A listing's text cell: empty for a missing value."""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
 
 
 def _cell(value: Any, fmt: Callable[[float], str]) -> str:

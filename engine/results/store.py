@@ -76,6 +76,8 @@ _FROM_BODY = {
     "world_size": "$.distributed.world_size",  # processes of a data-parallel run; None: one
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
+# A body json_extract can read: one damaged row must not make the whole listing an error.
+_READABLE = "typeof(body) = 'text' AND json_valid(body)"
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,8 @@ class Store:
         return self.import_result(read_result_file(path), new_id)
 
     def delete(self, run_id: str) -> None:
-        full = self.get(run_id)["run_id"]
+        """Delete a result by its id or a unique prefix; one whose stored JSON is damaged too."""
+        full, _ = self._find(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM results WHERE run_id = ?", (full,))
 
@@ -241,6 +244,19 @@ class Store:
     def get(self, run_id: str) -> dict[str, Any]:
         """A result by its id or a unique prefix of it; ConfigError when none or ambiguous,
         or when what is stored is not a readable result."""
+        rid, body = self._find(run_id)
+        try:
+            return validate(json.loads(body), f"stored result {rid}")
+        except (ValueError, RecursionError, TypeError) as exc:
+            message = exc.message if isinstance(exc, ConfigError) else "is not valid JSON"
+            raise ConfigError(
+                "run_id",
+                f"stored result {rid} cannot be read ({message}); "
+                f"remove it with `epochcost results delete {rid}`",
+            ) from None
+
+    def _find(self, run_id: str) -> tuple[str, Any]:
+        """The stored (run id, body) of an id or a unique prefix; ConfigError otherwise."""
         rows = []
         if self.path.exists():
             with self._connect() as db:
@@ -255,21 +271,17 @@ class Store:
         if not exact and len(rows) > 1:
             raise ConfigError("run_id", f"{run_id!r} matches several results; give more of it")
         rid, body = (exact or rows)[0]
-        try:
-            return validate(json.loads(body), f"stored result {rid}")
-        except (ValueError, RecursionError) as exc:
-            message = exc.message if isinstance(exc, ConfigError) else "is not valid JSON"
-            raise ConfigError(
-                "run_id",
-                f"stored result {rid} cannot be read ({message}); "
-                f"remove it with `epochcost results delete {rid}`",
-            ) from None
+        return str(rid), body
 
     def list(self, group_id: str | None = None) -> pd.DataFrame:
-        """One row per result, newest first, with the listing columns (LISTING)."""
+        """One row per result, newest first, with the listing columns (LISTING). A row whose
+        stored JSON is damaged is listed from its own columns (unreadable() names it)."""
         if not self.path.exists():
             return pd.DataFrame([], columns=list(LISTING))
-        extracted = [f"json_extract(body, '{path}')" for path in _FROM_BODY.values()]
+        extracted = [
+            f"CASE WHEN {_READABLE} THEN json_extract(body, '{path}') END"
+            for path in _FROM_BODY.values()
+        ]
         query = f"SELECT {', '.join([*LIST_COLUMNS, *extracted])} FROM results"
         params: tuple[Any, ...] = ()
         if group_id:
@@ -278,6 +290,14 @@ class Store:
         with self._connect() as db:
             rows = db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
         return pd.DataFrame(rows, columns=list(LISTING))
+
+    def unreadable(self) -> list[str]:
+        """The run ids whose stored JSON cannot be read (`results show ID` says why)."""
+        if not self.path.exists():
+            return []
+        with self._connect() as db:
+            rows = db.execute(f"SELECT run_id FROM results WHERE NOT ({_READABLE})").fetchall()
+        return sorted(str(r[0]) for r in rows)
 
     @staticmethod
     def _body(db: sqlite3.Connection, run_id: str) -> str | None:
