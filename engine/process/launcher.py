@@ -1,7 +1,9 @@
-"""Start a worker process, stream its events, cancel it, and report its death as data.
+"""Run one worker process: start it, stream its events, cancel it, and report its death as
+data.
 
-Used by the CLI and by the GUI's EngineThread alike. Every measurement runs in its own process
-(docs/architecture.md, "Processes").
+Used by the CLI, the studies (engine/process/turns.py) and the GUI's EngineThread alike. Every
+measurement runs in its own process (docs/architecture.md, "Processes"); how one is started
+(the interpreter, the environment, its process group) is engine/process/spawn.py.
 """
 
 from __future__ import annotations
@@ -12,86 +14,46 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 
-from engine.core import paths
-from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Phase, Started, from_json
 from engine.core.ids import new_run_id
 from engine.measure.config import RunConfig, TrainingConfig
 from engine.process import distributed
+from engine.process.spawn import (  # re-exported: callers start workers from here
+    BUILD_TIMEOUT_S,
+    OWN_GROUP,
+    WORKER_FLAG,
+    WorkerSpec,
+    _engine_root,
+    end_group,
+    how_ended,
+    signal_group,
+    spawn,
+)
 from engine.process.watchdog import Watchdog
 
+__all__ = [
+    "BUILD_TIMEOUT_S",
+    "CANCEL_GRACE_S",
+    "STDERR_TAIL_LINES",
+    "WORKER_FLAG",
+    "WorkerProcess",
+    "WorkerSpec",
+    "_engine_root",
+    "end_group",
+]
+
 CANCEL_GRACE_S = 1.5
-# Once the worker has ended, what is left of its process group (processes a model file started)
-# gets SIGTERM, and SIGKILL after this long.
-GROUP_GRACE_S = 1.0
-# POSIX: the worker leads a process group of its own (start_new_session), which the launcher
-# ends after it; and the events are read until the worker has ended, not until the pipe's end,
-# which a child of the worker may hold open.
-OWN_GROUP = os.name == "posix" and hasattr(os, "killpg")
 STDERR_TAIL_LINES = 200
-# How long a model file may take to load and build (its `building` phase) before the worker is
-# killed: user code can hang (an input(), a download, a loop) where the worker cannot stop it.
-BUILD_TIMEOUT_S = 300.0
 RENDEZVOUS_GRACE_S = 60.0  # past a data-parallel run's rendezvous timeout, to its first event
-# A frozen app (the desktop bundle) has no `python -m engine.worker`: its executable starts
-# itself with this flag first and runs engine.worker's main (gui/app.py).
-WORKER_FLAG = "--epochcost-worker"
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """How to start a worker: which Python (default: this one, or in the bundle the app's own
-    executable in worker mode) and extra environment."""
-
-    python: str = sys.executable
-    env: dict[str, str] = field(default_factory=dict)
-    verbose: bool = False
-    build_timeout_s: float = BUILD_TIMEOUT_S  # a model file's building phase (s)
-
-    @property
-    def runs_self(self) -> bool:
-        """The worker is this frozen app's own executable (it is no Python interpreter)."""
-        return paths.frozen() and self.python == sys.executable
-
-    def command(self) -> list[str]:
-        if self.runs_self:
-            return [self.python, WORKER_FLAG]
-        return [self.python, "-m", "engine.worker"]
-
-    def environment(self) -> dict[str, str]:
-        """The worker's environment: ours, the spec's, PYTHONPATH to this engine's source and
-        the app's shipped data (a worker under another interpreter reads the same catalogs)."""
-        env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
-        env[paths.ASSETS_ENV] = str(paths.assets())
-        if self.verbose:
-            env["EPOCHCOST_VERBOSE"] = "1"
-        if self.runs_self:
-            return env
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_engine_root(), env.get("PYTHONPATH", "")) if p
-        )
-        if paths.frozen():
-            # The bundle's loader points LD_LIBRARY_PATH at its own libraries (and keeps the
-            # user's in LD_LIBRARY_PATH_ORIG): another Python must load its own CUDA and C++.
-            original = env.pop("LD_LIBRARY_PATH_ORIG", None)
-            env.pop("LD_LIBRARY_PATH", None)
-            if original:
-                env["LD_LIBRARY_PATH"] = original
-        return env
-
-
-def _engine_root() -> str:
-    """The folder holding this `engine` package's source, so the worker runs the same code."""
-    return str(paths.engine_source_root())
+# How often the event reader looks at a cancel flag set from another thread while the worker
+# is silent (importing, building) (s).
+CANCEL_POLL_S = 0.1
 
 
 class WorkerProcess:
@@ -103,13 +65,17 @@ class WorkerProcess:
         spec: WorkerSpec | None = None,
         run_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
+        """`cancel`: a flag another thread may set (a study's); the worker is then cancelled
+        as by cancel(), within CANCEL_POLL_S while it is silent."""
         self.config = config
         self.spec = spec or WorkerSpec()
         self.run_id = run_id or new_run_id()
         self._on_stderr = on_stderr
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._cancel_requested = threading.Event()
+        self._cancel_flag = cancel
         self._lock = threading.Lock()
         self.proc: subprocess.Popen[str] | None = None
         self._stderr_thread: threading.Thread | None = None
@@ -122,14 +88,12 @@ class WorkerProcess:
         self._ranks: list[psutil.Process] = []
 
     def start(self) -> WorkerProcess:
-        env = self.spec.environment()
-        launcher = self.spec.command()
+        launcher = None
         if self._distributed:
             assert isinstance(self.config, RunConfig)
             distributed.check_launchable(self.spec.runs_self)
             launcher = distributed.torchrun_command(self.spec.python, self.config)
-        cmd = [
-            *launcher,
+        args = [
             self.config.worker_mode,  # run | accuracy
             "--config-json",
             json.dumps(self.config.to_dict()),
@@ -138,27 +102,7 @@ class WorkerProcess:
             "--control-stdin",
             *(["--data-parallel"] if self._distributed else []),
         ]
-        try:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
-                env=env,
-                # Its own session: a terminal's Ctrl-C reaches the CLI, which cancels it (cancel());
-                # the group holds whatever it starts, ended with it (end_group).
-                start_new_session=OWN_GROUP,
-            )
-        except OSError as exc:  # a chosen interpreter that is gone or not executable
-            raise ConfigError(
-                "python",
-                f"the worker's Python {self.spec.python} could not be started "
-                f"({exc.strerror or exc})",
-            ) from None
+        self.proc = spawn(self.spec, args, launcher=launcher)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._watchdog = Watchdog(self.proc, self.kill)
@@ -214,20 +158,23 @@ class WorkerProcess:
         is read. Not until the pipe's end (on POSIX): a process the worker started may hold the
         pipe open long after the worker is gone."""
         assert self.proc and self.proc.stdout
-        if not OWN_GROUP:
-            yield from self.proc.stdout
+        if not OWN_GROUP:  # a blocking read: the flag is looked at line by line
+            for text in self.proc.stdout:
+                self._follow_flag()
+                yield text
             return
         fd = self.proc.stdout.fileno()
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
             while True:
+                self._follow_flag()
                 while b"\n" in self._pending:
                     line, _, self._pending = self._pending.partition(b"\n")
                     yield line.decode("utf-8", "replace")
                 # Polled before looking at the pipe: once the worker has ended, all it wrote
                 # is in the pipe, and an empty pipe means the end.
                 ended = self.proc.poll() is not None
-                if selector.select(0 if ended else 0.1):
+                if selector.select(0 if ended else CANCEL_POLL_S):
                     chunk = os.read(fd, 65536)
                     if chunk:
                         self._pending += chunk
@@ -238,6 +185,12 @@ class WorkerProcess:
         if self._pending:
             rest, self._pending = self._pending, b""
             yield rest.decode("utf-8", "replace")
+
+    def _follow_flag(self) -> None:
+        """Cancel once the caller's flag is set (checked as the events are read)."""
+        flag = self._cancel_flag
+        if flag is not None and flag.is_set() and not self._cancel_requested.is_set():
+            self.cancel()
 
     def _end_group(self) -> None:
         """End what the worker started and left behind (it has ended itself)."""
@@ -256,18 +209,16 @@ class WorkerProcess:
             if isinstance(event, Started) and self._watchdog is not None:
                 self._watchdog.disarm()  # the processes have met
         dog, model_file = self._watchdog, self.config.model_file
-        if dog is None or not model_file:
-            return
-        if self._phase == "building" and not terminal and not dog.armed:
+        if dog is not None and model_file:
             limit = self.spec.build_timeout_s
-            dog.arm(
+            dog.time_building(
+                self._phase,
                 limit,
                 f"model_file: {Path(model_file).name} did not finish loading and building "
                 f"within {limit:g} s (does it wait for input, download, or loop at import?); "
                 "a model that takes longer to build needs a longer --build-timeout",
+                ended=terminal,
             )
-        elif self._phase != "building" or terminal:
-            dog.disarm()
 
     def _death_event(self, code: int) -> Failed:
         if self._watchdog is not None and self._watchdog.fired:
@@ -285,12 +236,7 @@ class WorkerProcess:
                 message="cancelled by the user",
                 batch_size=self.config.batch_size,
             )
-        how = f"exit code {code}"
-        if code < 0:
-            try:
-                how = f"signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"signal {-code}"
+        how = how_ended(code)
         tail = "\n".join(list(self.stderr_tail)[-20:])
         if self._distributed:
             assert isinstance(self.config, RunConfig)
@@ -343,7 +289,7 @@ class WorkerProcess:
             if self._distributed:  # before torchrun goes: afterwards they are nobody's
                 distributed.end_tree([*self._ranks, *distributed.descendants(proc.pid)])
             if OWN_GROUP:
-                _signal_group(proc.pid, signal.SIGKILL)
+                signal_group(proc.pid, signal.SIGKILL)
             else:
                 proc.kill()
 
@@ -373,27 +319,3 @@ class WorkerProcess:
                     stream.close()
             except OSError:
                 pass
-
-
-def end_group(pgid: int, grace_s: float = GROUP_GRACE_S) -> None:
-    """SIGTERM to every process of the group `pgid`, and SIGKILL after grace_s to what is left.
-    Returns at once for a group that is empty (the usual case: the worker started nothing)."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        if not _signal_group(pgid, 0):
-            return
-    _signal_group(pgid, signal.SIGKILL)
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send sig to the group; False when the group has no process left."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # a member that is not ours to signal (it changed its user)
-        return True
-    return True

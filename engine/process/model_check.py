@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import signal
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -18,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.process.launcher import STDERR_TAIL_LINES, WorkerSpec, end_group
+from engine.process.launcher import STDERR_TAIL_LINES
+from engine.process.spawn import OWN_GROUP, WorkerSpec, end_group, how_ended, spawn
 from engine.process.watchdog import Watchdog
 from engine.workloads.model_file_source import check_path, normalized
 
@@ -104,9 +103,8 @@ class ModelFileCheck:
             return ModelCheck(checked, kind="cancelled", message="cancelled")
         try:
             proc = self._proc = self._start(checked)
-        except OSError as exc:  # a chosen interpreter that is gone or not executable
-            message = f"the worker's Python {self.spec.python} could not be started"
-            return ModelCheck(checked, kind="config", message=f"{message} ({exc.strerror or exc})")
+        except ConfigError as exc:  # a chosen interpreter that is gone or not executable
+            return ModelCheck(checked, kind="config", message=exc.message)
         if self._cancelled.is_set():  # cancel() came while the process started
             proc.kill()
         tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
@@ -118,7 +116,7 @@ class ModelFileCheck:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
-            if os.name == "posix":  # whatever the file started ends with the check
+            if OWN_GROUP:  # whatever the file started ends with the check
                 end_group(proc.pid)
             drain.join(timeout=2)
             for stream in (proc.stdout, proc.stderr):
@@ -131,22 +129,11 @@ class ModelFileCheck:
     def _start(self, checked: str) -> subprocess.Popen[str]:
         # The check runs on the CPU: a framework that maps the whole GPU (TensorFlow) stays off.
         env = {**self.spec.environment(), "CUDA_VISIBLE_DEVICES": ""}
-        cmd = [*self.spec.command(), "check-model", "--model-file", checked]
-        cmd += ["--batch-size", str(self.batch_size)]
+        args = ["check-model", "--model-file", checked, "--batch-size", str(self.batch_size)]
         if self.framework:
-            cmd += ["--framework", self.framework]
-        return subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,  # input() in the file gets EOF, not a wait forever
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            env=env,
-            # Its own process group, so that children the file starts end with it (end_group).
-            start_new_session=os.name == "posix",
-        )
+            args += ["--framework", self.framework]
+        # stdin: input() in the file gets EOF, not a wait forever.
+        return spawn(self.spec, args, env=env, stdin=subprocess.DEVNULL)
 
 
 def _lines(stream: Any) -> Any:
@@ -158,7 +145,11 @@ def _read_verdict(
 ) -> ModelCheck:
     dog = Watchdog(proc)
     dog.arm(IMPORT_TIMEOUT_S, f"the worker did not start within {IMPORT_TIMEOUT_S:g} s")
-    name = Path(path).name
+    # The building phase lasts to the verdict: the file's load and build, and one small step.
+    building = (
+        f"{Path(path).name} did not finish loading and building within {timeout_s:g} s "
+        "(does it wait for input, download, or loop at import?)"
+    )
     assert proc.stdout is not None
     try:
         for line in proc.stdout:
@@ -169,11 +160,7 @@ def _read_verdict(
             if not isinstance(data, dict):
                 continue
             if data.get("type") == "phase" and data.get("phase") == "building":
-                dog.arm(
-                    timeout_s,
-                    f"{name} did not finish loading and building within {timeout_s:g} s "
-                    "(does it wait for input, download, or loop at import?)",
-                )
+                dog.time_building("building", timeout_s, building)
             elif data.get("type") == "model":
                 return ModelCheck(path, info={k: v for k, v in data.items() if k != "type"})
             elif data.get("type") == "failed":
@@ -199,12 +186,7 @@ def _failure(path: str, data: dict[str, Any]) -> ModelCheck:
 
 def _death(path: str, code: int, tail: collections.deque[str]) -> ModelCheck:
     lines = list(tail)
-    how = f"exit code {code}"
-    if code < 0:
-        try:
-            how = f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"signal {-code}"
+    how = how_ended(code)
     return ModelCheck(
         path,
         kind="crashed",
