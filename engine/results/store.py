@@ -291,13 +291,13 @@ class Store:
             rows = db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
         return pd.DataFrame(rows, columns=list(LISTING))
 
-    def unreadable(self) -> list[str]:
+    def unreadable(self) -> tuple[str, ...]:
         """The run ids whose stored JSON cannot be read (`results show ID` says why)."""
         if not self.path.exists():
-            return []
+            return ()
         with self._connect() as db:
             rows = db.execute(f"SELECT run_id FROM results WHERE NOT ({_READABLE})").fetchall()
-        return sorted(str(r[0]) for r in rows)
+        return tuple(sorted(str(r[0]) for r in rows))
 
     @staticmethod
     def _body(db: sqlite3.Connection, run_id: str) -> str | None:
