@@ -1,5 +1,6 @@
 """A cost-to-accuracy study, parent side: every batch size x repeat in its own worker process,
-each result stored under the study's group id, then summarised per batch size.
+one at a time (engine/process/turns.py, as a sweep's trials), each result stored under the
+study's group id, then summarised per batch size.
 
 The GUI runs the same plan with its own EngineThread per config: plan.configs() gives the
 order, result_of() turns a run's events into the result to store, repeats.summarise() the table.
@@ -7,9 +8,7 @@ order, result_of() turns a run's events into the result to store, repeats.summar
 
 from __future__ import annotations
 
-import datetime as _dt
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,9 +17,11 @@ from engine.accuracy.repeats import BatchSummary, study_total, summarise
 from engine.accuracy.result import failed_result, is_accuracy_result
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started
+from engine.core.ids import new_group_id
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import MAX_BATCH_SIZE
-from engine.process.launcher import WorkerProcess, WorkerSpec
+from engine.process.launcher import WorkerSpec
+from engine.process.turns import WorkerTurns
 from engine.results import saving
 
 if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one
@@ -30,8 +31,8 @@ MAX_REPEATS = 100
 
 
 def new_study_id() -> str:
-    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
-    return f"accuracy-{stamp}-{uuid.uuid4().hex[:6]}"
+    """accuracy-20261122T031500-1a2b3c4d: the group id of a study's runs."""
+    return new_group_id("accuracy")
 
 
 @dataclass(frozen=True)
@@ -117,14 +118,17 @@ def run_study(
 ) -> StudyOutcome:
     """Run every config of `plan` in turn, each in a fresh worker; store each result as it
     ends. A config failure (e.g. no such device) stops the study with a ConfigError; any other
-    failure is a result and the study goes on. Ctrl-C (or `cancel`) ends it after the current
-    run stops, keeping what finished."""
+    failure is a result and the study goes on. Setting `cancel` (from any thread; the CLI sets
+    it on Ctrl-C) stops the running worker and ends the study, keeping what finished and the
+    cancelled run."""
+    turns = WorkerTurns(spec or WorkerSpec(), cancel=cancel)
     out = StudyOutcome(plan.study_id)
     for config in plan.configs():
-        if cancel is not None and cancel.is_set():
+        ended = _one(turns, config, on_event)
+        if ended is None:  # cancelled before it started
             out.cancelled = True
             break
-        result, failure = _one(config, spec, on_event, cancel)
+        result, failure = ended
         if failure is not None and failure.kind == "config":
             raise ConfigError("config", failure.message)
         if store is not None:
@@ -139,41 +143,20 @@ def run_study(
 
 
 def _one(
-    config: AccuracyConfig,
-    spec: WorkerSpec | None,
-    on_event: Callable[[Event], None] | None,
-    cancel: threading.Event | None,
-) -> tuple[dict[str, Any], Failed | None]:
-    worker = WorkerProcess(config, spec).start()
-    watcher = None
-    if cancel is not None:  # pass a cancel from another thread (the GUI) on to the worker
-        watcher = threading.Thread(target=_forward_cancel, args=(cancel, worker), daemon=True)
-        watcher.start()
-    seen: list[Event] = []
+    turns: WorkerTurns, config: AccuracyConfig, on_event: Callable[[Event], None] | None
+) -> tuple[dict[str, Any], Failed | None] | None:
+    """One run's result and failure; None when the study was cancelled before it started."""
+    worker = turns.start(config)
+    if worker is None:
+        return None
 
-    def stream() -> Iterable[Event]:
-        for event in worker.events():
-            seen.append(event)
-            if on_event:
-                on_event(event)
-            yield event
+    def tell(event: Event) -> Event:
+        if on_event:
+            on_event(event)
+        return event
 
-    try:
-        return result_of(config, stream())
-    except KeyboardInterrupt:
-        worker.cancel()
-        return result_of(config, [*seen, *stream()])
-    finally:
-        worker.close()
-        if watcher is not None:
-            watcher.join(timeout=1.0)  # it ends once the worker process has
-
-
-def _forward_cancel(cancel: threading.Event, worker: WorkerProcess) -> None:
-    while worker.proc is not None and worker.proc.poll() is None:
-        if cancel.wait(0.2):
-            worker.cancel()
-            return
+    # Read to the end (the worker gone and reaped), then take its verdict.
+    return result_of(config, list(turns.follow(worker, tell)))
 
 
 def study_results(store: Store, study_id: str) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -16,6 +17,7 @@ from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     UsageError,
+    ctrl_c_sets,
     finite,
     memory_limit_bytes,
     print_json,
@@ -173,7 +175,9 @@ def handle(args: argparse.Namespace) -> int:
     store = None if args.no_store else Store()
     progress = _Progress(plan)
     spec = worker_spec(args, args.framework)
-    outcome = run_study(plan, store=store, on_event=progress, spec=spec)
+    cancel = threading.Event()
+    with ctrl_c_sets(cancel):
+        outcome = run_study(plan, store=store, on_event=progress, spec=spec, cancel=cancel)
     progress.done()
     summary = summary_json(plan, outcome)
     unwritten = None

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -248,6 +252,17 @@ def memory_limit_bytes(mb: int | None) -> int | None:
             "memory_limit_mb", f"{mb}: give a limit of 1 MB or more (leave it out for no limit)"
         )
     return int(mb) * 2**20
+
+
+@contextlib.contextmanager
+def ctrl_c_sets(cancel: threading.Event) -> Iterator[None]:
+    """Within: Ctrl-C (SIGINT) sets `cancel` instead of raising KeyboardInterrupt, so a study
+    stops as the GUI's Cancel stops it (its running worker cancelled, the run kept)."""
+    previous = signal.signal(signal.SIGINT, lambda _sig, _frame: cancel.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def print_json(data: Any) -> None:

@@ -21,11 +21,12 @@ from typing import Any
 import psutil
 
 from engine.core.events import Failed, Finished
-from engine.core.ids import new_run_id
+from engine.core.ids import new_group_id, new_run_id
 from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
+from engine.process.turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
@@ -41,7 +42,6 @@ from engine.sweep.events import (
 )
 from engine.sweep.plan import PROBE_STEPS, PROBE_WARMUP_STEPS, SweepPlan
 from engine.sweep.summary import SearchOutcome, SweepSummary, summarize
-from engine.sweep.turns import WorkerTurns
 from engine.workloads import registry
 
 # On a CPU without a memory limit, the search runs under one of this share of the memory
@@ -51,10 +51,6 @@ MAX_CONFIRM_TRIES = 3
 _STATUS_OF_KIND = {"oom": "oom", "crashed": "crashed", "cancelled": "cancelled"}
 
 TrialGen = Generator[SweepEvent, None, Trial]
-
-
-def new_group_id() -> str:
-    return "sweep-" + new_run_id()
 
 
 def probe_config(config: RunConfig) -> RunConfig:
@@ -109,7 +105,7 @@ class Sweep:
         self.plan = plan.validated()
         self.store = store
         self.spec = spec or WorkerSpec()
-        self.group_id = group_id or new_group_id()
+        self.group_id = group_id or new_group_id("sweep")
         self._turns = WorkerTurns(self.spec, on_stderr)
         self.trials: list[Trial] = []
         self._error: dict[str, Any] | None = None

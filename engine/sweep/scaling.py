@@ -21,10 +21,10 @@ from engine.core.ids import new_run_id
 from engine.measure.config import MAX_PROCESSES, RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
+from engine.process.turns import WorkerTurns
 from engine.results import saving
 from engine.results.scaling import SCALING_PREFIX, Point, with_efficiency
 from engine.results.store import Store
-from engine.sweep.turns import WorkerTurns
 
 MAX_COUNTS = 16
 

@@ -1,9 +1,12 @@
-"""One worker at a time, for a study of many runs (a batch-size sweep, a scaling study).
+"""One worker at a time, for every study of many runs (a batch-size sweep, a scaling study, a
+cost-to-accuracy study).
 
 `start` begins a run in a fresh worker unless the study was cancelled; `follow` yields its
 events (wrapped as the study reports them) and returns how it ended and the environment it
 reported. `cancel()` from another thread stops the running worker and every later start: the
-lock makes a cancel either see the worker or stop it starting.
+lock makes a cancel either see the worker or stop it starting. A caller that holds a flag of
+its own (the Accuracy tab's threading.Event) passes it as `cancel`: setting it cancels as
+cancel() does, the running worker within the launcher's CANCEL_POLL_S.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
 from engine.core.events import Event, Failed, Finished, Started
-from engine.measure.config import RunConfig
+from engine.measure.config import TrainingConfig
 from engine.process.launcher import WorkerProcess, WorkerSpec
 
 T = TypeVar("T")
@@ -21,10 +24,15 @@ Ending = tuple[Finished | Failed | None, dict[str, Any]]  # the last event, the 
 
 
 class WorkerTurns:
-    def __init__(self, spec: WorkerSpec, on_stderr: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        on_stderr: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.spec = spec
         self._on_stderr = on_stderr
-        self._cancel = threading.Event()
+        self._cancel = cancel or threading.Event()
         self._lock = threading.Lock()
         self._worker: WorkerProcess | None = None
 
@@ -38,9 +46,9 @@ class WorkerTurns:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
-    def start(self, config: RunConfig, run_id: str | None = None) -> WorkerProcess | None:
+    def start(self, config: TrainingConfig, run_id: str | None = None) -> WorkerProcess | None:
         """A started worker for `config`; None when the study is cancelled."""
-        worker = WorkerProcess(config, self.spec, run_id, self._on_stderr)
+        worker = WorkerProcess(config, self.spec, run_id, self._on_stderr, self._cancel)
         with self._lock:
             if self._cancel.is_set():
                 return None
