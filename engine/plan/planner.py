@@ -10,6 +10,7 @@ The arithmetic (every figure of a PlanRow):
     kwh           = count x power of one GPU (W) x wall_s / 3.6e6 x PUE
     kg_co2        = kwh x grid intensity (g/kWh) / 1000
     *_fully_loaded = the figure x the run-count multiplier (sum of runs x relative size)
+kWh and CO2 are engine/pricing/cost.py's kwh_for_seconds and co2_kg, as compare prices them.
 The peak is the dense rate for the precision (engine/measure/utilisation.py); MFU is measured (from
 a
 stored result) or assumed, and said which. Scaling over `count` GPUs is taken as perfect: MFU
@@ -25,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.pricing.cost import OwnedHardware
+from engine.pricing.cost import OwnedHardware, co2_kg, kwh_for_seconds
 
 SECONDS_PER_HOUR = 3600.0
 
@@ -265,7 +266,7 @@ def energy_kwh(target: Target, power: Power, seconds: float) -> float | None:
     if target.tdp_w is None:
         return None
     watts = target.count * target.tdp_w * power.fraction_of_tdp
-    return watts * seconds / 3.6e6 * target.pue
+    return kwh_for_seconds(watts, seconds) * target.pue
 
 
 def plan(
@@ -281,7 +282,7 @@ def plan(
     kwh = energy_kwh(target, power, seconds)
     co2 = None
     if kwh is not None and target.g_co2e_per_kwh is not None:
-        co2 = kwh * target.g_co2e_per_kwh / 1000.0
+        co2 = co2_kg(kwh, target.g_co2e_per_kwh)
     owned = target.owned.usd_per_hour if target.owned is not None else None
     return PlanRow(
         label=target.label,
