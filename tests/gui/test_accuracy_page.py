@@ -81,7 +81,7 @@ def test_a_real_study_draws_curves_fills_the_table_stores_and_exports(qtbot, win
     assert " ± " in cell(page, 0, "Time to accuracy s")
     assert cell(page, 0, "Cost to accuracy").startswith("$")
     # Every run is stored under the study id, and the window's results table shows them.
-    study = page.plan.study_id
+    study = page.controller.plan.study_id
     stored = Store().list(group_id=study)
     assert len(stored) == 4 and set(stored["status"]) == {"ok"}
     assert window.results.model.rowCount() == 4
@@ -126,11 +126,11 @@ def test_cancel_mid_study_keeps_finished_runs_and_stops_the_worker(qtbot, window
     click(qtbot, page.run_button)
     # The first run (batch 16) finishes; cancel once the second (batch 512) is training.
     qtbot.waitUntil(lambda: page.curves.curve_count >= 2, timeout=STUDY_TIMEOUT_MS)
-    assert len(page.results) == 1 and page.results[0]["status"] == "ok"
+    assert len(page.controller.results) == 1 and page.controller.results[0]["status"] == "ok"
     click(qtbot, page.cancel_button)
     wait_done(qtbot, page, STOP_TIMEOUT_MS)
     # No further run started; what finished is stored, the table and curves keep it.
-    stored = Store().list(group_id=page.plan.study_id)
+    stored = Store().list(group_id=page.controller.plan.study_id)
     assert 1 <= len(stored) <= 2
     assert stored.sort_values("created_at")["status"].iloc[0] == "ok"
     assert cell(page, 0, "Batch") == "16" and cell(page, 0, "Reached") == "1/1"
@@ -147,7 +147,7 @@ def test_closing_the_window_mid_study_stops_and_reaps_the_worker(qtbot, window):
     click(qtbot, page.run_button)
     qtbot.waitUntil(lambda: page.curves.curve_count == 1, timeout=STUDY_TIMEOUT_MS)
     window.close()  # shutdown(): stops the study and waits for it
-    assert not page.job.isRunning()
+    assert not page.controller.job.isRunning()
 
 
 def test_a_target_never_reached_says_so_in_a_sentence(qtbot, window):

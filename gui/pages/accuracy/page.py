@@ -1,9 +1,11 @@
 """The Accuracy tab: what it costs to train a model to an accuracy, per batch size.
 
-The model, framework, device, precision and price are the configuration panel's; the form
-(gui/pages/accuracy/form.py) adds the data set and the goal. A study runs every batch size and
-repeat in its own worker process on a BackgroundJob (gui/pages/accuracy/study.py), each result
-stored under the study id as it ends, and the page shows live learning curves
+The model, framework, device, precision and price are the configuration panel's
+(gui/pages/accuracy/inputs.py); the form (gui/pages/accuracy/form.py) adds the data set and the
+goal. The page lays out and shows; its StudyController (gui/pages/accuracy/controller.py) runs
+the study: every batch size and repeat in its own worker process on a BackgroundJob
+(gui/pages/accuracy/study.py), each result stored under the study id as it ends. The page shows
+live learning curves
 (gui/pages/accuracy/curves.py), a table per batch size (gui/pages/accuracy/table.py) and the cost
 charts (gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress, keeps what ended.
 """
@@ -11,7 +13,6 @@ charts (gui/pages/accuracy/cost_charts.py). Cancel stops the run in progress, ke
 from __future__ import annotations
 
 import datetime as _dt
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +35,20 @@ from PySide6.QtWidgets import (
 from engine.accuracy.repeats import summarise
 from engine.accuracy.study import StudyPlan
 from engine.core.errors import ConfigError
-from engine.core.events import Eval, Failed, Finished, Phase, Started
-from engine.pricing.cost import Price
+from engine.core.events import Eval, Failed, Finished, Phase
 from engine.workloads import data
 from gui.common import activity, export, settings
-from gui.common.background import BackgroundJob, JobError, dispose
+from gui.common.background import JobError
 from gui.common.theme import PlotColors
 from gui.pages.accuracy import study as accuracy_study
+from gui.pages.accuracy.controller import STOP_TIMEOUT_S, StudyController
 from gui.pages.accuracy.cost_charts import CostCharts
 from gui.pages.accuracy.curves import LearningCurves
 from gui.pages.accuracy.download import CifarDownload
 from gui.pages.accuracy.form import AccuracyForm
+from gui.pages.accuracy.inputs import panel_base
 from gui.pages.accuracy.table import AccuracyTable
 from gui.pages.base import Page, PageContext
-
-# The panel's fields a study takes (the rest of the panel is the timed run's window): the
-# whole Price (its $/h, source and date), as every run takes it.
-PANEL_FIELDS = ("model", "framework", "device", "precision", *Price.FIELDS)
-STOP_TIMEOUT_S = 10.0  # a worker that ignores cancel is killed after 1.5 s (launcher)
 
 
 class AccuracyPage(Page):
@@ -61,12 +58,8 @@ class AccuracyPage(Page):
     def __init__(self, ctx: PageContext) -> None:
         super().__init__(ctx, "accuracy_page")
         self.panel = ctx.panel
-        self.job: BackgroundJob | None = None
+        self.controller = StudyController(self)
         self.download = CifarDownload(self)
-        self.plan: StudyPlan | None = None
-        self.results: list[dict[str, Any]] = []
-        self._projections: tuple[dict[int, Any], str] = ({}, "")  # cloud points, note
-        self._runs_started = 0
         self.plan_ok = False  # the inputs describe a study that can start
 
         self.form = AccuracyForm()
@@ -155,6 +148,9 @@ class AccuracyPage(Page):
         self.form.changed.connect(self.validate)
         self.panel.validity_changed.connect(self.validate)
         self.ctx.activity.changed.connect(self._update_buttons)
+        self.controller.study_event.connect(self._on_event)
+        self.controller.stored.connect(self._on_stored)
+        self.controller.ended.connect(self._on_ended)
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self.panel.cancel_requested.connect(self.cancel)  # its Cancel is enabled during a study
@@ -168,30 +164,16 @@ class AccuracyPage(Page):
         if colors != self.curves.colors:
             self.curves.set_colors(colors)
             self.costs.set_colors(colors)
-            self.costs.show_summaries(summarise(self.results))
-            self.costs.show_runs(self.results, *self._projections)
+            results = self.controller.results
+            self.costs.show_summaries(summarise(results))
+            self.costs.show_runs(results, *self.controller.projections)
 
     # Validation --------------------------------------------------------------------------
-
-    def _base(self) -> dict[str, Any]:
-        """The panel's model, framework, device, precision and price; ConfigError naming a
-        panel field whose text does not parse."""
-        values, errors = self.panel.values()
-        if values.get("model_file"):
-            raise ConfigError(
-                "model",
-                f"{values['model']} is your model file, which brings no data set: a study "
-                "trains a built-in model on real data (choose one on the left)",
-            )
-        for name in PANEL_FIELDS:
-            if name in errors:
-                raise ConfigError(name, errors[name])
-        return {k: values[k] for k in PANEL_FIELDS if k in values}
 
     def validate(self) -> StudyPlan | None:
         """The study the inputs describe, or None with each reason shown beside its field."""
         try:
-            plan: StudyPlan | None = self.form.plan(self._base())
+            plan: StudyPlan | None = self.form.plan(panel_base(*self.panel.values()))
             errors: dict[str, str] = {}
         except ConfigError as exc:
             plan, errors = None, {exc.field: exc.message}
@@ -205,7 +187,7 @@ class AccuracyPage(Page):
         return plan
 
     def _update_buttons(self) -> None:
-        running = self.job is not None
+        running = self.controller.running
         other = self.ctx.activity.reason(besides=activity.STUDY)
         busy = running or bool(other) or self.download.running
         self.run_button.setEnabled(self.plan_ok and not busy)
@@ -216,7 +198,7 @@ class AccuracyPage(Page):
 
     def start(self) -> bool:
         """Start the study the form describes; False (with a message) when it cannot."""
-        if self.job is not None or self.ctx.activity.busy(besides=activity.STUDY):
+        if self.controller.running or self.ctx.activity.busy(besides=activity.STUDY):
             return False
         plan = self.validate()
         if plan is None:
@@ -226,10 +208,6 @@ class AccuracyPage(Page):
             return False
         self.message_bar.dismiss()
         self.prefs.set(settings.ACCURACY_FORM, self.form.state())
-        self.plan = plan
-        self.results = []
-        self._runs_started = 0
-        self._projections = ({}, "")
         base = plan.base
         text = caption(plan, self.panel.device.currentText())
         self.curves.begin(plan.batch_sizes, plan.repeats, base.target_accuracy, text)
@@ -240,43 +218,33 @@ class AccuracyPage(Page):
         self.progress.setValue(0)
         self.progress.show()
         self.status.setText("Starting the first worker…")
-        cancel = threading.Event()  # checked by the study between runs, passed to workers
-        store = self.ctx.store
         spec = self.ctx.spec_for(base.framework)  # the framework's chosen Python
-        job = BackgroundJob(
-            lambda emit: accuracy_study.run(plan, store, spec, cancel, emit), cancel=cancel.set
-        )
-        job.item.connect(self._on_item)
-        job.done.connect(self._on_done)
-        self.job = job
+        self.controller.start(plan, self.ctx.store, spec)
         self._set_running(True)
-        job.start()
         return True
 
     def cancel(self) -> None:
-        if self.job is not None:
+        if self.controller.cancel():
             self.status.setText("Cancelling: the run in progress stops, finished runs stay…")
-            self.job.cancel()
 
     def _set_running(self, running: bool) -> None:
         self.form.set_running(running)
         self.ctx.activity.set(activity.STUDY, running)  # the study's settings stay as started
         self._update_buttons()
 
-    def _on_item(self, item: Any) -> None:
+    def _on_event(self, item: Any) -> None:
+        """Show an event of the study's runs (the controller has counted it)."""
+        runs = self.controller.runs_started
         if isinstance(item, Eval):
             self.curves.add(item)
             self.status.setText(
-                f"Run {self._runs_started} of {self.progress.maximum()}: batch "
+                f"Run {runs} of {self.progress.maximum()}: batch "
                 f"{item.batch_size}, repeat {item.repeat + 1} · iteration {item.iteration:,} · "
                 f"accuracy {item.accuracy:.1%} · training {item.train_seconds:.1f} s"
             )
-        elif isinstance(item, Started):
-            self._runs_started += 1
         elif isinstance(item, Phase) and item.phase != "measuring":
             self.status.setText(
-                f"Run {self._runs_started} of {self.progress.maximum()}: "
-                f"{item.phase} {item.detail}".strip()
+                f"Run {runs} of {self.progress.maximum()}: {item.phase} {item.detail}".strip()
             )
         elif isinstance(item, Finished):
             self.curves.mark_point(item.result)
@@ -285,35 +253,32 @@ class AccuracyPage(Page):
             self.message_bar.show_message(
                 f"{batch}{item.kind}: {item.message}", "error", item.traceback
             )
-        elif isinstance(item, accuracy_study.Stored):
-            self._on_stored(item.result)
 
-    def _on_stored(self, result: dict[str, Any]) -> None:
-        self.results.append(result)
-        summaries = summarise(self.results)
+    def _on_stored(self, _result: dict[str, Any]) -> None:
+        results = self.controller.results
+        summaries = summarise(results)
         self.table.set_summaries(summaries)
         self.costs.show_summaries(summaries)
-        self.costs.show_runs(self.results)
-        self.progress.setValue(len(self.results))
+        self.costs.show_runs(results)
+        self.progress.setValue(len(results))
         self.ctx.results.refresh()
 
-    def _on_done(self, outcome: Any) -> None:
-        job, self.job = self.job, None
-        dispose(job)  # `done` is its last act; it returns right after
+    def _on_ended(self, outcome: Any) -> None:
+        """The study's thread has ended: say how it went."""
+        plan = self.controller.plan
         self.curves.end()
         self._set_running(False)
         if isinstance(outcome, accuracy_study.StudyDone):
-            self._projections = (outcome.projections, outcome.projection_note)
-            self.costs.show_runs(self.results, *self._projections)
-            assert self.plan is not None
-            self.message_bar.show_message(*accuracy_study.done_message(self.plan, outcome.outcome))
+            self.costs.show_runs(self.controller.results, *self.controller.projections)
+            assert plan is not None
+            self.message_bar.show_message(*accuracy_study.done_message(plan, outcome.outcome))
         elif isinstance(outcome, accuracy_study.StudyRefused):
             self.message_bar.show_message(f"The settings were refused: {outcome.message}")
         elif isinstance(outcome, JobError):
             self.message_bar.show_message(
                 f"The study stopped: {outcome.message}", "error", outcome.details
             )
-        self.status.setText(f"Study {self.plan.study_id}" if self.plan else "")
+        self.status.setText(f"Study {plan.study_id}" if plan else "")
 
     # Data set ----------------------------------------------------------------------------
 
@@ -366,12 +331,11 @@ class AccuracyPage(Page):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        return self.controller.running
 
     def shutdown(self) -> None:
         """Stop the study and any download, and wait for them (window close)."""
-        if self.job is not None and not self.job.stop(STOP_TIMEOUT_S):
-            self.job.wait()  # the launcher kills a worker that ignores cancel; it ends
+        self.controller.shutdown()
         self.download.stop(STOP_TIMEOUT_S)
         self.curves.timer.stop()
         self.prefs.set(settings.ACCURACY_FORM, self.form.state())
