@@ -6,6 +6,7 @@ import argparse
 
 from engine.cli import numbers
 from engine.cli.common import UsageError, print_json
+from engine.cli.owned_options import add_owned_options, owning_default
 from engine.pricing import cost
 
 
@@ -25,29 +26,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         required=True,
         metavar="R",
     )
-    p.add_argument(
-        "--power-w",
-        type=numbers.POWER_W,
-        default=None,
-        metavar="W",
-        help="owned machine's draw (watts)",
+    add_owned_options(
+        p,
+        ("power_w", "usd_per_kwh", "psu_efficiency", "hours_per_day"),
+        {
+            "power_w": "owned machine's draw (W), at the wall unless --psu-efficiency is given",
+            "psu_efficiency": "when --power-w is the DC draw (NVML), e.g. 0.9; default 1: W is "
+            "at the wall",
+        },
+        # Its --power-w is a whole machine's figure, read at the wall: no power supply to add.
+        defaults={"psu_efficiency": 1.0},
     )
-    p.add_argument(
-        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, metavar="T", help="tariff"
-    )
-    p.add_argument(
-        "--psu-efficiency",
-        type=numbers.PSU_EFFICIENCY,
-        default=1.0,
-        metavar="E",
-        help="when --power-w is the DC draw (NVML), e.g. 0.9; default 1: W is at the wall",
-    )
-    p.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=24.0, metavar="H")
     p.add_argument("--json", action="store_true", help="machine-readable output (key: days)")
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    args.hours_per_day = owning_default("hours_per_day", args.hours_per_day)
     if (args.power_w is None) != (args.usd_per_kwh is None):
         given, missing = (
             ("power_w", "usd_per_kwh") if args.usd_per_kwh is None else ("usd_per_kwh", "power_w")

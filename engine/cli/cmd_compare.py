@@ -10,6 +10,7 @@ from engine.cli import numbers
 from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting, resolve_gpu
 from engine.cli.cmd_profile import add_profile_option, compare_profile
 from engine.cli.common import UsageError, print_json
+from engine.cli.owned_options import add_owned_options
 from engine.cli.tables import Footnotes, number, table, usd
 from engine.pricing import cost, owning
 from engine.pricing.catalog import Catalog
@@ -32,6 +33,13 @@ FIELDS = {
     "rerun_fraction": "interruption_overhead",
     "g_co2e_per_kwh": "grid_g_per_kwh",
 }
+
+
+# The owned figures this command takes (engine/pricing/owning.py FIELDS).
+OWNED = (
+    *("purchase_usd", "lifetime_years", "hours_per_day", "power_w", "rest_of_system_w"),
+    *("usd_per_kwh", "psu_efficiency"),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,30 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     own = p.add_argument_group("the measured machine as owned hardware")
     own.add_argument("--owned", action="store_true", help="price it as owned (launch price)")
     own.add_argument("--machine", default=None, help="a machine from your catalog's machines.csv")
-    own.add_argument(
-        "--purchase-usd", type=numbers.PURCHASE_USD, default=None, help="default: launch price"
-    )
-    own.add_argument(
-        "--lifetime-years", type=numbers.LIFETIME_YEARS, default=None, help="default 3"
-    )
-    own.add_argument(
-        "--hours-per-day", type=numbers.HOURS_PER_DAY, default=None, help="use; default 24"
-    )
-    own.add_argument(
-        "--power-w", type=numbers.POWER_W, default=None, help="default: measured, else TDP"
-    )
-    own.add_argument(
-        "--rest-of-system-w", type=numbers.REST_OF_SYSTEM_W, default=None, help="default 0"
-    )
-    own.add_argument(
-        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="electricity tariff"
-    )
-    own.add_argument(
-        "--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None, help="default 0.9"
-    )
+    add_owned_options(own, OWNED, {"purchase_usd": "default: the GPU's launch price"})
     grid = p.add_argument_group("carbon of the measured machine's electricity")
-    grid.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
-    grid.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
+    add_owned_options(grid, ("grid_region", "grid_g_per_kwh"))
     buy = p.add_argument_group("GPUs to buy, beside the cloud rows")
     buy.add_argument(
         "--buy",

@@ -10,6 +10,7 @@ from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.cmd_profile import add_profile_option, plan_profile
 from engine.cli.common import UsageError, print_json
+from engine.cli.owned_options import add_owned_options
 from engine.cli.plan_text import render_comparison, render_plan
 from engine.core.errors import ConfigError
 from engine.plan import memory as plan_memory
@@ -43,6 +44,7 @@ PUE = numbers.number(1, 5)
 FIELDS = {
     "n_layers": "layers",
     "g_co2e_per_kwh": "grid_g_per_kwh",
+    "region": "grid_region",
     "relative_size": "runs_table",  # a row of the run-count table
     "power_w": "power_fraction",  # one GPU's draw: its TDP x the fraction
 }
@@ -114,22 +116,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "tuning, strubell-2019-project, or a CSV: label,runs,relative_size",
     )
     env = p.add_argument_group("energy, CO2 and owning")
-    env.add_argument("--region", default=None, help="grid region: us-east-1 or aws:us-east-1")
-    env.add_argument("--grid-g-per-kwh", type=numbers.GRID_G_PER_KWH, default=None, metavar="G")
+    add_owned_options(
+        env,
+        ("grid_region", "grid_g_per_kwh"),
+        {"grid_region": "grid for CO2: us-east-1 or aws:us-east-1 (default: the instance's)"},
+    )
     env.add_argument("--pue", type=PUE, default=None, help="default: the region's, else 1")
     env.add_argument("--owned", action="store_true", help="price owning (needs --usd-per-kwh)")
-    env.add_argument(
-        "--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="tariff; prices owning"
-    )
-    env.add_argument(
-        "--purchase-usd", type=numbers.PURCHASE_USD, default=None, help="per GPU; default launch"
-    )
-    env.add_argument(
-        "--lifetime-years", type=numbers.LIFETIME_YEARS, default=None, help="default 3"
-    )
-    env.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=None, help="default 24")
-    env.add_argument(
-        "--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None, help="default 0.9"
+    add_owned_options(
+        env,
+        ("usd_per_kwh", "purchase_usd", "lifetime_years", "hours_per_day", "psu_efficiency"),
+        {"usd_per_kwh": "tariff ($/kWh); prices owning"},
     )
     p.add_argument("--limit", type=numbers.LIMIT, default=30, help="comparison rows shown (0: all)")
     p.add_argument("--json", action="store_true", help="numbers and the assumptions used")
@@ -183,7 +180,7 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         count=args.count,
         precision=precision,
         clouds=check_clouds(cat, args.cloud),
-        region=args.region,
+        region=args.grid_region,
         g_co2e_per_kwh=args.grid_g_per_kwh,
         pue=args.pue,
         owned=args.owned,

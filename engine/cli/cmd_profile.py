@@ -10,6 +10,7 @@ from typing import Any
 from engine.cli import numbers
 from engine.cli.cmd_catalog import load_reporting
 from engine.cli.common import UsageError, print_json
+from engine.cli.owned_options import add_owned_options
 from engine.core.errors import ConfigError
 from engine.pricing import profile_store
 from engine.pricing.cost import Price
@@ -17,7 +18,7 @@ from engine.pricing.profiles import OWNED, RENTED, Profile, find_instance
 from engine.results.repricing import repriced
 
 # The engine's ConfigError field -> this command's option.
-FIELDS = {"gpu": "owned_gpu", "watts": "watts", "as_of": "price_date", "source": "price_source"}
+FIELDS = {"gpu": "owned_gpu", "watts": "power_w", "as_of": "price_date", "source": "price_source"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="save a price set-up under a name",
         description="Rented: --instance CLOUD:TYPE [--spot] or --price-per-hour USD "
         "[--price-source S --price-date D]. Owned: --owned-gpu NAME --purchase-usd P "
-        "--usd-per-kwh T [--lifetime-years --hours-per-day --watts --psu-efficiency "
+        "--usd-per-kwh T [--lifetime-years --hours-per-day --power-w --psu-efficiency "
         "--grid-region].",
     )
     add.add_argument("name")
@@ -42,13 +43,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     rented.add_argument("--price-date", default=None, metavar="YYYY-MM-DD", help="default today")
     owned = add.add_argument_group("owned")
     owned.add_argument("--owned-gpu", default=None, metavar="NAME", help="a catalog GPU")
-    owned.add_argument("--purchase-usd", type=numbers.PURCHASE_USD, default=None)
-    owned.add_argument("--usd-per-kwh", type=numbers.USD_PER_KWH, default=None, help="tariff")
-    owned.add_argument("--lifetime-years", type=numbers.LIFETIME_YEARS, default=None)
-    owned.add_argument("--hours-per-day", type=numbers.HOURS_PER_DAY, default=None)
-    owned.add_argument("--watts", type=numbers.POWER_W, default=None, help="default: TDP")
-    owned.add_argument("--psu-efficiency", type=numbers.PSU_EFFICIENCY, default=None)
-    owned.add_argument("--grid-region", default=None, metavar="PROVIDER:REGION")
+    add_owned_options(
+        owned,
+        ("purchase_usd", "usd_per_kwh", "lifetime_years", "hours_per_day", "power_w"),
+        {"purchase_usd": "per GPU", "power_w": "GPU draw (W); default: TDP"},
+    )
+    owned.add_argument(  # its first name, kept for profiles scripted with it
+        "--watts", dest="power_w", type=numbers.POWER_W, default=None, help=argparse.SUPPRESS
+    )
+    add_owned_options(owned, ("psu_efficiency", "grid_region"))
     add.add_argument("--replace", action="store_true", help="replace a profile of that name")
     add.set_defaults(handler=numbers.Named(_add, FIELDS))
     ls = ps.add_parser("list", help="the saved profiles")
@@ -106,7 +109,7 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
         gpu=spec.name,
         purchase_usd=args.purchase_usd,
         usd_per_kwh=args.usd_per_kwh,
-        watts=args.watts,
+        watts=args.power_w,
         grid_region=args.grid_region,
         as_of=args.price_date or Price(0.0).dated().as_of,
         source="owned",
@@ -115,7 +118,7 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
 
 
 # Options a rented profile has no use for, and what each rented kind prices from.
-OWNED_OPTIONS = ("watts", "lifetime_years", "hours_per_day", "psu_efficiency", "grid_region")
+OWNED_OPTIONS = ("power_w", "lifetime_years", "hours_per_day", "psu_efficiency", "grid_region")
 
 
 def _only_what_applies(args: argparse.Namespace, owned: bool) -> None:
@@ -244,8 +247,8 @@ def plan_profile(args: argparse.Namespace) -> None:
         if not chosen:
             args.gpu = profile.gpu
         owned_options(args, profile, power="")
-        if args.region is None and args.grid_g_per_kwh is None:
-            args.region = profile.grid_region
+        if args.grid_region is None and args.grid_g_per_kwh is None:
+            args.grid_region = profile.grid_region
     elif profile.instance is not None:
         if not chosen:
             cloud, _, args.instance = profile.instance.rpartition(":")

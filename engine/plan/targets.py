@@ -156,7 +156,7 @@ def grid(
                 pue or 1.0,
             )
     if row is None:
-        return None, "no region given (--region) for CO2", pue or 1.0
+        return None, "no region given (--grid-region) for CO2", pue or 1.0
     pue_text = ""
     if pue is None and row.pue:
         pue, pue_text = row.pue, f", PUE {row.pue:g}"

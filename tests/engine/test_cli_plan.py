@@ -22,7 +22,7 @@ def run_json(capsys, *args: str) -> dict:
 
 
 def test_the_issues_example_gives_every_figure(capsys):
-    data = run_json(capsys, *EXAMPLE, "--count", "8", "--mfu", "0.35", "--region", "us-east-1")
+    data = run_json(capsys, *EXAMPLE, "--count", "8", "--mfu", "0.35", "--grid-region", "us-east-1")
     for key in (
         "flops",
         "gpu_hours",
@@ -136,7 +136,7 @@ def test_list_presets(capsys):
         ([*EXAMPLE, "--mfu", ".3", "--runs", "3", "--runs-table", "x"], "--runs", "not both"),
         ([*EXAMPLE, "--mfu", ".3", "--runs-table", "nope"], "--runs-table", "neither"),
         ([*EXAMPLE[:5], "--instance", "p9.huge", "--mfu", ".3"], "--instance", "no instance"),
-        ([*EXAMPLE, "--mfu", ".3", "--region", "mars-1"], "--region", "not in the grid"),
+        ([*EXAMPLE, "--mfu", ".3", "--grid-region", "mars-1"], "--grid-region", "not in the grid"),
         ([*EXAMPLE, "--mfu", ".3", "--owned"], "--usd-per-kwh", "tariff"),
         ([*EXAMPLE[:5], "--mfu", ".3"], "--gpu", "--compare"),
         ([*EXAMPLE, "--from-result", "nosuchrun"], "", "nosuchrun"),

@@ -71,7 +71,7 @@ def test_a_profiles_file_not_read_whole_is_one_line_and_never_rewritten(
     ("extra", "words"),
     [
         (["--price-per-hour", "1", "--spot"], "--spot: applies to a catalog --instance"),
-        (["--price-per-hour", "1", "--watts", "300"], "--watts: applies to owned hardware"),
+        (["--price-per-hour", "1", "--power-w", "300"], "--power-w: applies to owned hardware"),
         (["--instance", "aws:p3.2xlarge", "--grid-region", "aws:us-east-1"], "--grid-region"),
         (["--instance", "aws:p3.2xlarge", "--price-source", "me"], "the catalog gives"),
         (["--price-per-hour", "1", "--psu-efficiency", "0.9"], "--psu-efficiency: applies to"),

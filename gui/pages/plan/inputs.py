@@ -59,7 +59,7 @@ FIELD_LABELS = {
 GIVEN_RUNS = "given"  # runs_table value: `runs` full-size runs
 # Words of the command line in the engine's texts, and what the form calls the same thing.
 CLI_WORDS = {
-    "no region given (--region) for CO2": "no region chosen for CO2",
+    "no region given (--grid-region) for CO2": "no region chosen for CO2",
     "(give --usd-per-kwh)": "(give an electricity tariff)",
     "(give --purchase-usd)": "(give a purchase price)",
     "; give --mfu": ": choose a stated MFU instead",
