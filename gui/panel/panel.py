@@ -2,16 +2,15 @@
 
 The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py).
 
-Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules,
-and shows each field's reason beside it; Run stays disabled while anything is invalid. The panel
+Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules
+(gui/panel/run_rules.py, which also says which frameworks are offered), and shows each field's
+reason beside it; Run stays disabled while anything is invalid. The panel
 emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
 """
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Callable, Collection
-from dataclasses import fields as dataclass_fields
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.core.errors import ConfigError
 from engine.measure.config import PRECISIONS, RunConfig
 from engine.measure.devices import Device
 from engine.process.launcher import WorkerSpec
@@ -39,51 +37,7 @@ from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import PriceWidget
 from gui.panel.profile_box import ProfileBox
-
-# The Python package each framework imports as (looked up, never imported, in the GUI).
-FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
-
-# Number fields (gui/common/number_field.py reads them): field -> (label, whole number?,
-# optional?, unit). Their ranges are RunConfig's, checked by validate_all().
-NUMBER_FIELDS = {
-    "batch_size": ("Batch size", True, False, None),
-    "warmup_steps": ("Warm-up steps", True, False, None),
-    "min_steps": ("Min. measured steps", True, False, None),
-    "max_steps": ("Max. measured steps", True, False, None),
-    "max_seconds": ("Max. window (s)", False, False, "s"),
-    "epoch_samples": ("Samples per epoch", True, True, None),
-}
-
-
-def installed_frameworks(
-    workload: registry.Workload, configured: Collection[str] = ()
-) -> list[str]:
-    """Frameworks this workload supports that are installed here (found, not imported) or
-    given an interpreter of their own in File > Settings."""
-    return [f for f in workload.frameworks if _usable(f, configured)]
-
-
-def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, str]]:
-    """(config, {}) when valid, else (None, {field: reason}) for every field found wrong.
-
-    RunConfig.validated() stops at the first bad field; that field is set back to its default
-    and the check repeated, so each wrong field gets its own reason.
-    """
-    defaults = RunConfig().to_dict()
-    values = dict(values)
-    errors: dict[str, str] = {}
-    for _ in range(len(dataclass_fields(RunConfig)) + 1):
-        try:
-            config = RunConfig(**values).validated()
-        except ConfigError as exc:
-            if exc.field in errors or exc.field not in defaults:
-                errors.setdefault(exc.field, exc.message)
-                return None, errors
-            errors[exc.field] = exc.message
-            values[exc.field] = defaults[exc.field]
-            continue
-        return (None, errors) if errors else (config, {})
-    return None, errors
+from gui.panel.run_rules import NUMBER_FIELDS, installed_frameworks, usable, validate_all
 
 
 class ConfigPanel(QWidget):
@@ -226,7 +180,7 @@ class ConfigPanel(QWidget):
         if entry is not None:
             self.model_info.setText(entry.describe())
             epoch = entry.epoch_samples
-            offered = [f for f in [entry.framework] if _usable(f, self.interpreters)]
+            offered = [f for f in [entry.framework] if usable(f, self.interpreters)]
         else:
             workload = registry.get(self.model.currentData() or RunConfig().model)
             self.model_info.setText(
@@ -376,11 +330,6 @@ class ConfigPanel(QWidget):
         """Window close: a model file check or a GPU check still going stops."""
         self.picker.shutdown()
         self.gpu_check.shutdown()
-
-
-def _usable(framework: str, configured: Collection[str]) -> bool:
-    package = FRAMEWORK_PACKAGES.get(framework, framework)
-    return framework in configured or importlib.util.find_spec(package) is not None
 
 
 def _group(title: str, layout: QFormLayout) -> QGroupBox:

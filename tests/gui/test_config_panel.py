@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 from engine.measure.config import RunConfig
 from engine.measure.devices import list_devices
 from engine.workloads import registry
-from gui.panel.panel import ConfigPanel, installed_frameworks, validate_all
+from gui.panel.panel import ConfigPanel
+from gui.panel.run_rules import installed_frameworks, validate_all
 from tests.gui.helpers import TINY_FORM, fill_form, torch_and_jax_workload
 
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from engine.core.events import Started
 from engine.results.store import Store
 from gui.common import settings
-from gui.panel.panel import installed_frameworks
+from gui.panel.run_rules import installed_frameworks
 from gui.shell.settings_dialog import SettingsDialog
 from tests.gui.helpers import RUN_TIMEOUT_MS, TINY_FORM, fill_form, torch_and_jax_workload
 from tests.gui.test_run_flow import click_run
