@@ -210,7 +210,7 @@ def test_a_model_that_does_not_take_the_images_points_to_the_panel(qtbot, window
 def test_downloading_when_offline_says_what_to_do(qtbot, window, tmp_path):
     page = accuracy_page(window)
     # Nothing listens on the discard port: the same error as a machine without a network.
-    page.download_to(tmp_path / "data", url="http://127.0.0.1:9/cifar-10-binary.tar.gz")
+    page.folders.download_to(tmp_path / "data", url="http://127.0.0.1:9/cifar-10-binary.tar.gz")
     qtbot.waitUntil(lambda: not page.download.running, timeout=STOP_TIMEOUT_MS)
     text = page.message_bar.text.text()
     assert text.startswith("CIFAR-10 was not downloaded: cannot download")
@@ -244,7 +244,7 @@ def _small_cifar_archive(tmp_path):
 def test_a_downloaded_folder_becomes_the_data_set_and_its_size_is_checked(qtbot, window, tmp_path):
     page = fill(window, "64", "1")
     archive, md5 = _small_cifar_archive(tmp_path)
-    page.download_to(tmp_path / "data", url=archive.as_uri(), md5=md5)
+    page.folders.download_to(tmp_path / "data", url=archive.as_uri(), md5=md5)
     qtbot.waitUntil(lambda: not page.download.running, timeout=STOP_TIMEOUT_MS)
     folder = tmp_path / "data" / "cifar-10-batches-bin"
     assert page.message_bar.text.text() == f"CIFAR-10 is ready in {folder}."

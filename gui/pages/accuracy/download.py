@@ -1,4 +1,8 @@
-"""Fetching CIFAR-10 for the Accuracy tab: engine.workloads.data.download on a BackgroundJob.
+"""The Accuracy tab's data-set folder: its two dialogs (Browse…, Download…) and fetching CIFAR-10
+(engine.workloads.data.download on a BackgroundJob).
+
+DataFolders asks for a folder and hands it to the form, remembering it as the last folder;
+CifarDownload fetches into one.
 
 The download has no cancel of its own; its progress callback raises between chunks once
 stop() is asked, so closing the window never waits for 162 MB to arrive. What the user reads
@@ -10,13 +14,18 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from engine.core.errors import ConfigError
 from engine.workloads.data.download import download_cifar10
+from gui.common import settings
 from gui.common.background import BackgroundJob, JobError, dispose
+
+if TYPE_CHECKING:
+    from gui.pages.accuracy.form import AccuracyForm
 
 MIB = float(2**20)
 
@@ -86,3 +95,57 @@ class CifarDownload(QObject):
             message = outcome.message if isinstance(outcome, JobError) else str(outcome)
             details = outcome.details if isinstance(outcome, JobError) else ""
             self.finished.emit(None, f"CIFAR-10 was not downloaded: {message}", "error", details)
+
+
+class DataFolders(QObject):
+    """Browse… and Download… of the form: a folder dialog each; the folder chosen (or the one
+    downloaded into) becomes the form's data set. What the user reads comes out as
+    `status(text)` (the download's progress) and `message(text, level, details)`."""
+
+    status = Signal(str)
+    message = Signal(str, str, str)
+    running_changed = Signal()  # a download started or ended: what may start changes
+
+    def __init__(self, window: QWidget, form: AccuracyForm, prefs: settings.Settings) -> None:
+        super().__init__(window)
+        self.window = window  # the dialogs' parent
+        self.form = form
+        self.prefs = prefs
+        self.download = CifarDownload(self)
+        form.browse_requested.connect(self.browse_folder)
+        form.download_requested.connect(self.download_dialog)
+        self.download.progress.connect(self.status)
+        self.download.finished.connect(self._on_downloaded)
+
+    def _ask(self, title: str) -> str:
+        """A folder from the dialog, remembered as the last one ("" when cancelled)."""
+        folder = QFileDialog.getExistingDirectory(self.window, title, self._last_folder())
+        if folder:
+            self.prefs.set(settings.LAST_FOLDER, folder)
+        return folder
+
+    def _last_folder(self) -> str:
+        return self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
+
+    def browse_folder(self) -> None:
+        folder = self._ask("CIFAR-10 binary folder")
+        if folder:
+            self.form.set_folder(folder)
+
+    def download_dialog(self) -> None:
+        folder = self._ask("Download CIFAR-10 into")
+        if folder:
+            self.download_to(Path(folder))
+
+    def download_to(self, folder: Path, **source: Any) -> None:
+        """Fetch CIFAR-10 into `folder`; the form takes the folder once it is there."""
+        if self.download.start(folder, **source):
+            self.running_changed.emit()
+
+    def _on_downloaded(self, folder: Path | None, text: str, level: str, details: str) -> None:
+        self.status.emit("")
+        if folder is not None:
+            self.form.set_folder(str(folder))
+        if text:
+            self.message.emit(text, level, details)
+        self.running_changed.emit()

@@ -18,7 +18,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -44,7 +43,7 @@ from gui.pages.accuracy import study as accuracy_study
 from gui.pages.accuracy.controller import STOP_TIMEOUT_S, StudyController
 from gui.pages.accuracy.cost_charts import CostCharts
 from gui.pages.accuracy.curves import LearningCurves
-from gui.pages.accuracy.download import CifarDownload
+from gui.pages.accuracy.download import DataFolders
 from gui.pages.accuracy.form import AccuracyForm
 from gui.pages.accuracy.inputs import panel_base
 from gui.pages.accuracy.table import AccuracyTable
@@ -59,10 +58,11 @@ class AccuracyPage(Page):
         super().__init__(ctx, "accuracy_page")
         self.panel = ctx.panel
         self.controller = StudyController(self)
-        self.download = CifarDownload(self)
         self.plan_ok = False  # the inputs describe a study that can start
 
         self.form = AccuracyForm()
+        self.folders = DataFolders(self, self.form, self.prefs)  # Browse…, Download…
+        self.download = self.folders.download
         self.run_button = QPushButton("Run study", objectName="run_study")
         self.cancel_button = QPushButton("Cancel", objectName="cancel_study")
         self.progress = QProgressBar(objectName="study_progress")
@@ -155,10 +155,9 @@ class AccuracyPage(Page):
         self.cancel_button.clicked.connect(self.cancel)
         self.panel.cancel_requested.connect(self.cancel)  # its Cancel is enabled during a study
         self.table_box.csv_button.clicked.connect(self.export_csv_dialog)
-        self.form.browse_requested.connect(self.browse_folder)
-        self.form.download_requested.connect(self.download_dialog)
-        self.download.progress.connect(self.status.setText)
-        self.download.finished.connect(self._on_downloaded)
+        self.folders.status.connect(self.status.setText)
+        self.folders.message.connect(self.message_bar.show_message)
+        self.folders.running_changed.connect(self._update_buttons)
 
     def set_colors(self, colors: PlotColors) -> None:
         if colors != self.curves.colors:
@@ -280,41 +279,7 @@ class AccuracyPage(Page):
             )
         self.status.setText(f"Study {plan.study_id}" if plan else "")
 
-    # Data set ----------------------------------------------------------------------------
-
-    def browse_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, "CIFAR-10 binary folder", self._last_folder()
-        )
-        if folder:
-            self.prefs.set(settings.LAST_FOLDER, folder)
-            self.form.set_folder(folder)
-
-    def download_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, "Download CIFAR-10 into", self._last_folder()
-        )
-        if folder:
-            self.prefs.set(settings.LAST_FOLDER, folder)
-            self.download_to(Path(folder))
-
-    def download_to(self, folder: Path, **source: Any) -> None:
-        """Fetch CIFAR-10 into `folder`; the form takes the folder once it is there."""
-        if self.download.start(folder, **source):
-            self._update_buttons()
-
-    def _on_downloaded(self, folder: Path | None, text: str, level: str, details: str) -> None:
-        self.status.setText("")
-        if folder is not None:
-            self.form.set_folder(str(folder))
-        if text:
-            self.message_bar.show_message(text, level, details)
-        self._update_buttons()
-
     # Exports -----------------------------------------------------------------------------
-
-    def _last_folder(self) -> str:
-        return self.prefs.text(settings.LAST_FOLDER, str(Path.home()))
 
     def export_csv_dialog(self) -> None:
         stamp = _dt.date.today().isoformat()
