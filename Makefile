@@ -82,10 +82,10 @@ bundle-smoke: $(STAMP) deb-deps
 	@test -x dist/epochcost/epochcost-gui || { echo "no bundle in dist/epochcost: run make bundle first"; exit 1; }
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/bundle -v
 
-# A PyTorch environment for GPUs the app's own has no kernels for (GTX 10xx, P100, V100):
-# .venv-gpu-cu126 with PyPI's torch 2.7.1 (CUDA 12.6), chosen for PyTorch runs (docs/gpus.md).
+# The PyTorch environment this machine's GPU and driver need (GTX 10xx, P100, V100: torch 2.7.1
+# with CUDA 12.6), made under the data folder and chosen for PyTorch runs (docs/gpus.md).
 gpu-env: $(STAMP)
-	$(PY) -m engine.process.gpu_env
+	$(VENV)/bin/epochcost env create --framework torch
 
 # Every GPU path on this machine's NVIDIA GPU(s), each a real run judged by its result: fp32,
 # fp16, bf16, compile, CUDA timers against the wall clock, NVML memory/power/energy, an OOM,

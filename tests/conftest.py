@@ -40,7 +40,6 @@ PROCESS_MODULES = {
     "test_device_box",
     "test_doctor",
     "test_environments",
-    "test_gpu_env",
     "test_accuracy_page",
     "test_app_entry",
     "test_app_process",
@@ -61,6 +60,9 @@ PROCESS_MODULES = {
     "test_write_path",
     "test_closed_streams",
     "test_cloud_collect",
+    "test_data_pipeline",
+    "test_data_tensorflow",
+    "test_data_sweep",
 }
 
 

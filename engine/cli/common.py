@@ -189,7 +189,7 @@ def _model_and_framework(args: argparse.Namespace) -> dict[str, Any]:
 
 def worker_spec(args: argparse.Namespace, framework: str) -> WorkerSpec:
     """How the run options ask for workers of `framework` to be started: with the Python chosen
-    for it (environments.json: File > Settings, `make gpu-env`), else this one."""
+    for it (environments.json: File > Settings, `epochcost env create`), else this one."""
     build_timeout = getattr(args, "build_timeout", BUILD_TIMEOUT_S)
     if not 0 < build_timeout <= 86_400:
         raise UsageError("build_timeout", f"{build_timeout:g}: give 1 to 86400 seconds")
@@ -205,7 +205,7 @@ def chosen_python(framework: str) -> str | None:
     if chosen is None or Path(chosen).expanduser().exists():
         return chosen
     label = LABELS.get(framework, framework)
-    fix = "run `make gpu-env` again, or " if framework == "torch" else ""
+    fix = f"run `epochcost env create --framework {framework}` again, or "
     raise UsageError(
         "",
         f"the {label} environment set in {environments.path()} is gone: {chosen}; {fix}"

@@ -30,7 +30,7 @@ from engine.pricing.cost import Price
 from engine.pricing.rows import Instance
 
 # PyPI's torch 2.7.1 (CUDA 12.6) has kernels for sm_50 to sm_90: the build for GPUs older than
-# the project's own torch (CUDA 13, sm_75 and newer), as `make gpu-env` chooses at home.
+# the project's own torch (CUDA 13, sm_75 and newer), as `epochcost env create` chooses at home.
 OLD_GPU_TORCH = "torch==2.7.1 torchvision==0.22.1"
 FIRST_NEW_CAPABILITY = (7, 5)
 RDZV_PLACEHOLDER = "head:29500"  # the run command puts node 0's address there

@@ -27,10 +27,11 @@ LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 
 @dataclass(frozen=True)
 class GpuEnv:
-    """The environment `make gpu-env` makes for GPUs the app's own PyTorch has no kernels for:
-    PyPI's torch 2.7.1, its CUDA 12.6 build (torch._C._cuda_getArchFlags())."""
+    """The environment `epochcost env create --framework torch` makes for GPUs the app's own
+    PyTorch has no kernels for (engine/envs/choice.py): torch 2.7.1, its CUDA 12.6 build
+    (torch._C._cuda_getArchFlags())."""
 
-    command: str = "make gpu-env"
+    command: str = "epochcost env create --framework torch"
     torch: str = "2.7.1"
     cuda: str = "12.6"
     archs: tuple[str, ...] = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
@@ -230,7 +231,7 @@ def _version(text: str) -> tuple[int, int] | None:
 
 def _gpu_env_text() -> str:
     return (
-        f"`{GPU_ENV.command}` in the epochcost folder (PyTorch {GPU_ENV.torch} with CUDA "
+        f"`{GPU_ENV.command}` (in the app: File > Settings; PyTorch {GPU_ENV.torch} with CUDA "
         f"{GPU_ENV.cuda}, for {span(GPU_ENV.archs)}; it becomes the environment of PyTorch "
         "runs, in the app and the CLI)"
     )

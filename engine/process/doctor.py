@@ -31,7 +31,8 @@ class Environment:
     """One framework environment: its build, and whether runs of that framework use it."""
 
     build: Build
-    own: bool  # the app's own Python (else one chosen in Settings or by `make gpu-env`)
+    # the app's own Python (else one chosen in Settings or made by `epochcost env create`)
+    own: bool
     used: bool  # runs of this framework go to it
 
     def to_dict(self) -> dict[str, Any]:

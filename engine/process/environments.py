@@ -1,5 +1,5 @@
 """Which Python runs each framework's workers: the app's own, unless another was chosen (File >
-Settings in the app, `make gpu-env`, or by hand). One small JSON file in the data folder,
+Settings in the app, `epochcost env create`, or by hand). One small JSON file in the data folder,
 `environments.json`: {"torch": "/path/to/python", ...}; a framework not named runs in the
 app's own Python. The app and the CLI read the same file."""
 

@@ -5,16 +5,15 @@ bundle, the app's executable, which carries PyTorch but not TensorFlow). A frame
 pointed at another environment (the user's TensorFlow env, a conda env with another CUDA). Each
 choice is checked in the background (engine.process.interpreter: can it import the engine and the
 framework?) and the answer shows under it in plain words; OK waits for the checks to pass.
+
+"Make environment…" beside each framework makes the environment this machine's GPU and driver
+need (engine/envs/: `epochcost env create`), with its progress under the button; a second click
+cancels it and leaves nothing half-made. On success its Python fills the field.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import os
-import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -33,13 +32,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.core import paths
-from engine.process import gpu_env
+from engine.envs.choice import choose
+from engine.envs.create import Created, Progress, create
+from engine.envs.machine import read_machine
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
 from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.field_error import ERROR_STYLE
 
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
+MAKE_TEXT = {f: f"Make a {label} environment for this GPU…" for f, label in LABELS.items()}
 OK_STYLE = "color: #3a8f3a;"
 
 
@@ -73,20 +74,22 @@ class SettingsDialog(QDialog):
             self.edits[framework], self.status[framework] = edit, status
             edit.editingFinished.connect(lambda f=framework: self.check(f))
             browse.clicked.connect(lambda _=False, f=framework: self._browse(f))
-        self.make_env = QPushButton(
-            "Make a PyTorch environment for older GPUs…", objectName="make_gpu_env"
-        )
-        self.make_env.setToolTip(
-            f"{gpu_env.COVERS}.\nDownloads about 2.5 GB from PyPI into "
-            f"{gpu_env.DEFAULT_DIR} (as `make gpu-env` does) and sets it for PyTorch."
-        )
-        self.make_env_status = QLabel(wordWrap=True, objectName="make_gpu_env_status")
-        self.make_env.setVisible(not paths.frozen())  # the bundle has no pip to make one with
-        self.make_env.clicked.connect(self.make_gpu_env)
+        self.make_env: dict[str, QPushButton] = {}
+        self.make_env_status: dict[str, QLabel] = {}
+        self._env_jobs: dict[str, BackgroundJob] = {}
         row = 2 * len(FRAMEWORK_MODULES)
-        grid.addWidget(self.make_env, row, 1, 1, 2)
-        grid.addWidget(self.make_env_status, row + 1, 1, 1, 2)
-        self._env_job: BackgroundJob | None = None
+        for offset, framework in enumerate(FRAMEWORK_MODULES):
+            button = QPushButton(MAKE_TEXT[framework], objectName=f"make_env_{framework}")
+            button.setToolTip(
+                f"Reads this machine's GPU and driver, picks the {LABELS[framework]} build they "
+                "need, makes an environment for it under the data folder (uv or pip; a download "
+                "of up to a few GB) and sets it here (as `epochcost env create` does)."
+            )
+            status = QLabel(wordWrap=True, objectName=f"make_env_status_{framework}")
+            button.clicked.connect(lambda _=False, f=framework: self.make_environment(f))
+            grid.addWidget(button, row + 2 * offset, 1, 1, 2)
+            grid.addWidget(status, row + 2 * offset + 1, 1, 1, 2)
+            self.make_env[framework], self.make_env_status[framework] = button, status
         group = QGroupBox("Python for the workers")
         group.setLayout(grid)
         self.buttons = QDialogButtonBox(
@@ -182,80 +185,71 @@ class SettingsDialog(QDialog):
             self.edits[framework].setText(chosen)
             self.check(framework)
 
-    def make_gpu_env(self) -> None:
-        """Run `make gpu-env`'s module in the background, its lines shown under the button; on
-        success its Python fills the PyTorch field (checked again, kept on OK). A second click
-        cancels."""
-        if self._env_job is not None:
-            self._env_job.cancel()
+    def make_environment(self, framework: str) -> None:
+        """Make the environment `framework` needs here in the background, its progress shown
+        under the button; on success its Python fills the field (checked again, kept on OK). A
+        second click cancels."""
+        if framework in self._env_jobs:
+            self._env_jobs[framework].cancel()
             return
-        proc: list[subprocess.Popen[str]] = []
+        cancel = threading.Event()
 
-        def work(emit: Callable[[object], None]) -> int:
-            with subprocess.Popen(
-                gpu_env_command(),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                start_new_session=os.name == "posix",  # its pip is in its group: cancel ends both
-            ) as child:
-                proc.append(child)
-                assert child.stdout is not None
-                for line in child.stdout:
-                    emit(line.rstrip())
-                return child.wait()
+        def work(emit: Callable[[object], None]) -> Created:
+            choice = choose(framework, read_machine())
+            emit(f"Installing {choice.label} …")
+            return create(
+                choice,
+                progress=lambda done: emit(_progress_text(done)),
+                say=emit,
+                cancel=cancel,
+                register=False,  # the field decides, on OK
+            )
 
-        def cancel() -> None:
-            for child in proc:
-                if os.name == "posix":
-                    with contextlib.suppress(OSError):
-                        os.killpg(child.pid, signal.SIGKILL)
-                else:
-                    child.kill()
-
-        job = BackgroundJob(work, cancel=cancel, parent=self)
-        job.item.connect(lambda line: self.make_env_status.setText(str(line)))
-        job.done.connect(self._env_made)
-        self._env_job = job
-        self.make_env.setText("Cancel making the environment")
-        self.make_env_status.setText("Starting …")
-        self.make_env_status.setStyleSheet("")
+        job = BackgroundJob(work, cancel=cancel.set, parent=self)
+        status = self.make_env_status[framework]
+        job.item.connect(lambda line: status.setText(str(line)))
+        job.done.connect(lambda outcome, f=framework: self._env_made(f, outcome))
+        self._env_jobs[framework] = job
+        self.make_env[framework].setText("Cancel making the environment")
+        status.setText("Reading the GPU and driver …")
+        status.setStyleSheet("")
         job.start()
 
-    @Slot(object)
-    def _env_made(self, outcome: object) -> None:
-        job, self._env_job = self._env_job, None
+    def _env_made(self, framework: str, outcome: object) -> None:
+        job = self._env_jobs.pop(framework, None)
         dispose(job)
-        self.make_env.setText("Make a PyTorch environment for older GPUs…")
-        if outcome == 0:
-            python = str(gpu_env.python_in(gpu_env.DEFAULT_DIR))
-            self.edits["torch"].setText(python)
-            self.check("torch")
-            self.make_env_status.setText(f"Made and set for PyTorch runs: {python}")
-            self.make_env_status.setStyleSheet(OK_STYLE)
+        status = self.make_env_status[framework]
+        self.make_env[framework].setText(MAKE_TEXT[framework])
+        if isinstance(outcome, Created):
+            self.edits[framework].setText(str(outcome.python))
+            self.check(framework)
+            verb = "Kept" if outcome.kept else "Made"
+            status.setText(f"{verb} {outcome.choice.label}: {outcome.python}")
+            status.setStyleSheet(OK_STYLE)
         elif job is not None and job.cancelled:
-            self.make_env_status.setText("Cancelled; nothing was chosen.")
+            status.setText("Cancelled; nothing was left behind.")
+            status.setStyleSheet("")
         else:
-            last = self.make_env_status.text()
-            self.make_env_status.setText(f"It failed: {last}")
-            self.make_env_status.setStyleSheet(ERROR_STYLE)
+            text = outcome.message if isinstance(outcome, JobError) else str(outcome)
+            status.setText(f"It failed; nothing was left behind: {text}")
+            status.setStyleSheet(ERROR_STYLE)
 
     def shutdown(self) -> None:
         """Stop every check and wait for it (the dialog or the window closes)."""
         for job in list(self._jobs):
             job.stop()
-        if self._env_job is not None:
-            self._env_job.stop()
+        for job in list(self._env_jobs.values()):
+            job.stop()
 
     def done(self, result: int) -> None:
         self.shutdown()
         super().done(result)
 
 
-def gpu_env_command() -> list[str]:
-    """What `make gpu-env` runs, with this app's Python."""
-    return [sys.executable, "-m", "engine.process.gpu_env"]
+def _progress_text(done: Progress) -> str:
+    return (
+        f"{done.packages} packages, {done.downloaded_bytes / 1e6:,.0f} MB downloaded: {done.line}"
+    )
 
 
 def _own_python(framework: str) -> str:

@@ -93,7 +93,8 @@ def test_a_gtx_1080_ti_cannot_run_the_apps_pytorch_and_is_told_to_make_the_older
         "NVIDIA GeForce GTX 1080 Ti is sm_61; "
         "this PyTorch 2.14.1+cu130 (CUDA 13.0) runs on sm_75 to sm_120"
     )
-    assert "make gpu-env" in v.remedy and "PyTorch 2.7.1 with CUDA 12.6" in v.remedy
+    assert "epochcost env create --framework torch" in v.remedy
+    assert "PyTorch 2.7.1 with CUDA 12.6" in v.remedy
     # ... which does run there, on a driver for CUDA 12
     assert verdict(TORCH_2_7, "NVIDIA GeForce GTX 1080 Ti", (6, 1), "550.54.14").ok
 
@@ -108,7 +109,8 @@ def test_an_rtx_4090_runs_it_given_a_driver_for_cuda_13():
         "CUDA 13, driver 580.65.06 or newer"
     )
     assert old.remedy.startswith("update the NVIDIA driver to 580.65.06 or newer, or ")
-    assert "make gpu-env" in old.remedy  # CUDA 12.6 runs on that driver, sm_86 on an 8.9
+    # CUDA 12.6 runs on that driver, sm_86 on an 8.9
+    assert "epochcost env create --framework torch" in old.remedy
 
 
 def test_a_driver_of_an_older_minor_runs_through_minor_version_compatibility():

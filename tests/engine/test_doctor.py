@@ -43,7 +43,7 @@ def test_a_gtx_1080_ti_is_refused_with_the_reason_and_the_environment_to_make(
     assert found["gpu"] == "GeForce GTX 1080 Ti" and found["compute_capability"] == "6.1"
     torch = next(f for f in found["frameworks"] if f["framework"] == "torch")
     assert torch["ok"] is False and "sm_61" in torch["reason"]
-    assert "make gpu-env" in torch["remedy"]
+    assert "epochcost env create --framework torch" in torch["remedy"]
     assert torch["version"].startswith("2.14.1") and torch["cuda"] == "13.0"
     tf = next(f for f in found["frameworks"] if f["framework"] == "tensorflow")
     assert tf["ok"] is False and "CPU-only build" in tf["reason"]

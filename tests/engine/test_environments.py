@@ -55,8 +55,8 @@ def test_a_chosen_python_that_is_gone_is_said_with_the_fix(tmp_path):
     environments.save({"torch": str(gone)})
     said = (
         f"epochcost: error: the PyTorch environment set in {environments.path()} is gone: "
-        f"{gone}; run `make gpu-env` again, or clear it in the app's File > Settings (or delete "
-        "its line in that file)"
+        f"{gone}; run `epochcost env create --framework torch` again, or clear it in the app's "
+        "File > Settings (or delete its line in that file)"
     )
     for command in ("run", *TINY_ARGS), ("sweep", "--batch-sizes", "8"):
         proc = cli(*command, "--no-store")

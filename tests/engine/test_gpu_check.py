@@ -53,7 +53,8 @@ def test_the_worker_refuses_a_gpu_its_torch_has_no_kernels_for(torch_with_a_gpu)
     assert failed.value.kind == "config"
     message = str(failed.value)
     assert message.startswith("device: NVIDIA GeForce GTX 1080 Ti is sm_61; this PyTorch")
-    assert "To fix: make an environment that runs on it: `make gpu-env`" in message
+    fix = "To fix: make an environment that runs on it: `epochcost env create --framework torch`"
+    assert fix in message
     newest = tuple(int(d) for d in (archs[-1][3:-1], archs[-1][-1]))
     check_gpu(torch_with_a_gpu("a GPU it was built for", newest), "cuda:0")  # no error
 

@@ -53,7 +53,8 @@ def test_a_gpu_the_environment_cannot_run_on_is_marked_and_blocks_run(qtbot, tor
     if torch_build.archs and "sm_61" not in " ".join(torch_build.archs):
         assert panel.device.itemText(0) == (f"{GTX_1080_TI.label} (cannot run {torch_build.label})")
         tip = panel.device.itemData(0, Qt.ItemDataRole.ToolTipRole)
-        assert "NVIDIA GeForce GTX 1080 Ti is sm_61" in tip and "make gpu-env" in tip
+        assert "NVIDIA GeForce GTX 1080 Ti is sm_61" in tip
+        assert "epochcost env create --framework torch" in tip
         panel.device.setCurrentIndex(0)
         error = panel._error_labels["device"]
         assert error.isVisible() and "To fix: make an environment" in error.text()
