@@ -58,12 +58,14 @@ stamp() {{
 
 RUN = f"""\
 set -e -o pipefail
+# The uploaded source (the workdir, where the run starts) is the worker's code.
+export PYTHONPATH="$PWD${{PYTHONPATH:+:$PYTHONPATH}}"
 echo "{CLOCK} launched $EPOCHCOST_LAUNCHED_AT"
 echo "{CLOCK} run $(date +%s.%N)"
 {_STAMP}VENV="${{EPOCHCOST_VENV:-$HOME/epochcost-venv}}"
 NODES="${{SKYPILOT_NUM_NODES:-1}}"
 if [ "$NODES" -le 1 ] && [ "${{EPOCHCOST_NPROC:-1}}" -le 1 ]; then
-  "$VENV/bin/epochcost-worker" run --config-json "$EPOCHCOST_CONFIG" | stamp
+  "$VENV/bin/python" -m engine.worker run --config-json "$EPOCHCOST_CONFIG" | stamp
   exit
 fi
 if [ "$NODES" -le 1 ]; then

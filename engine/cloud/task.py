@@ -6,6 +6,11 @@ sky.Resources) and returns it as SkyPilot writes it (`to_yaml_config`, the mappi
 reads), checked against SkyPilot's task and resources schemas, so what the dry run prints is
 what a launch would send.
 
+The instance measures with this very source: the task's workdir is the engine's source (the
+checkout, or the bundle's engine-src), which SkyPilot uploads; setup installs it with the
+framework build, and the run starts its worker (`python -m engine.worker`, the source first
+on PYTHONPATH). No epochcost release has to be on a package index.
+
 The worker takes its config as JSON (`epochcost-worker run --config-json`), not the options of
 `epochcost run`: the parent parses and validates the options here (engine/cli), the worker
 validates the JSON again (RunConfig.from_dict), and the worker stays free of the parent's
@@ -20,19 +25,24 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from engine import __version__
 from engine.cloud import commands
 from engine.cloud.skypilot import require_sky
+from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.pricing.catalog import Catalog
 from engine.pricing.cost import Price
 from engine.pricing.rows import Instance
 
-# PyPI's torch 2.7.1 (CUDA 12.6) has kernels for sm_50 to sm_90: the build for GPUs older than
-# the project's own torch (CUDA 13, sm_75 and newer), as `epochcost env create` chooses at home.
+# PyPI's torch 2.7.1 (CUDA 12.6) has kernels for sm_50 to sm_90 and runs on any driver for
+# CUDA 12 (525.60.13+), which cloud images carry; Blackwell (sm_100, sm_120) needs torch 2.14.1's
+# CUDA 13 build (driver 580+). As `epochcost env create` chooses at home (engine/envs/choice.py).
 OLD_GPU_TORCH = "torch==2.7.1 torchvision==0.22.1"
-FIRST_NEW_CAPABILITY = (7, 5)
+BLACKWELL_TORCH = "torch==2.14.1 torchvision==0.29.1"
+FIRST_BLACKWELL_CAPABILITY = (10, 0)
+# What the worker needs besides a framework where the uploaded source is no installable project
+# (the desktop bundle's engine source): the engine's own dependencies.
+ENGINE_NEEDS = "numpy psutil platformdirs nvidia-ml-py"
 RDZV_PLACEHOLDER = "head:29500"  # the run command puts node 0's address there
 TASK_NAME = "epochcost"
 
@@ -60,18 +70,34 @@ class CloudRun:
 
     @property
     def packages(self) -> str:
-        """What setup installs with pip: the worker side of this epochcost, of this version,
-        with the framework build that fits the instance's GPU."""
-        epochcost = f"epochcost=={__version__}"
+        """What setup installs: the framework build that fits the instance's GPU, then the
+        worker side of this very epochcost from the uploaded source (workdir)."""
+        return f"{self.framework_build} {worker_side()}"
+
+    @property
+    def framework_build(self) -> str:
         if self.config.framework == "tensorflow":
-            return f"{epochcost} tensorflow[and-cuda]==2.21.*"
-        if self.gpu_capability is not None and self.gpu_capability < FIRST_NEW_CAPABILITY:
-            return f"{epochcost} {OLD_GPU_TORCH}"
-        return f"epochcost[torch]=={__version__}"
+            return "tensorflow[and-cuda]==2.21.*"
+        blackwell = self.gpu_capability is not None and (
+            self.gpu_capability >= FIRST_BLACKWELL_CAPABILITY
+        )
+        return BLACKWELL_TORCH if blackwell else OLD_GPU_TORCH
 
     @property
     def nproc(self) -> int:
         return self.config.nproc
+
+
+def workdir() -> str:
+    """The folder SkyPilot uploads (its workdir, where setup and run start): the engine's
+    source, so the instance measures with exactly this version."""
+    return str(paths.engine_source_root())
+
+
+def worker_side() -> str:
+    """`.`: the uploaded checkout as a project (with `epochcost-worker`); the engine's own
+    dependencies where the source is the bundle's (no pyproject.toml)."""
+    return "." if (paths.engine_source_root() / "pyproject.toml").is_file() else ENGINE_NEEDS
 
 
 def cluster_price(instance: Instance, spot: bool, nodes: int) -> Price:
@@ -142,6 +168,7 @@ def sky_task(run: CloudRun) -> Any:
             name=TASK_NAME,
             setup=commands.SETUP,
             run=commands.RUN,
+            workdir=workdir(),
             envs=envs(run),
             num_nodes=run.nodes,
         )

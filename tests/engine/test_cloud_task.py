@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,8 +31,12 @@ def test_the_task_of_a_catalog_instance_passes_skypilots_schema(instance):
 
 
 def test_the_framework_build_fits_the_gpu():
-    assert prepared("aws:p3.2xlarge").packages == f"epochcost==0.1.0 {task.OLD_GPU_TORCH}"
-    assert prepared("aws:g5.xlarge").packages == "epochcost[torch]==0.1.0"
+    # The checkout itself (the workdir SkyPilot uploads) is the worker side: no release of
+    # epochcost needs to be on a package index.
+    assert prepared("aws:p3.2xlarge").packages == f"{task.OLD_GPU_TORCH} ."
+    assert prepared("aws:g5.xlarge").packages == f"{task.OLD_GPU_TORCH} ."
+    mapping = task.task_mapping(task.sky_task(prepared("aws:g5.xlarge")))
+    assert Path(mapping["workdir"]) == Path(__file__).resolve().parents[2]
 
 
 def test_nodes_run_data_parallel_at_the_clusters_price():
