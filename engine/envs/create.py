@@ -23,7 +23,6 @@ import signal
 import subprocess
 import sys
 import threading
-import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -141,6 +140,8 @@ def find_python() -> str | None:
 
 def reachable(url: str, timeout_s: float = INDEX_TIMEOUT_S) -> bool:
     """Whether a package index answers (its page for torch)."""
+    import urllib.request  # here: the app's window imports this module, and urllib costs 20 ms
+
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/torch/", timeout=timeout_s) as reply:
             return 200 <= reply.status < 400
