@@ -6,6 +6,10 @@ Every change re-validates the whole form through RunConfig.validated(), the CLI'
 (gui/panel/run_rules.py, which also says which frameworks are offered), and shows each field's
 reason beside it; Run stays disabled while anything is invalid. The panel
 emits intents only (`run_requested(RunConfig)`, `cancel_requested()`).
+
+Every tab prices with the panel's price as it last passed the checks (`accepted_price`,
+`accepted_owned`, `priced()`), and re-prices on `price_changed`, which a price holding a
+mistake never emits: a half-typed "-5" is marked beside the field and changes nothing else.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from engine.measure.config import PRECISIONS, RunConfig
 from engine.measure.devices import Device
+from engine.pricing.cost import Price
 from engine.process.launcher import WorkerSpec
 from engine.results.repricing import repriced
 from engine.workloads import registry
@@ -35,7 +40,7 @@ from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField
 from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
-from gui.panel.price_widget import PriceWidget
+from gui.panel.price_widget import OwnedChoice, PriceWidget
 from gui.panel.profile_box import ProfileBox
 from gui.panel.run_rules import NUMBER_FIELDS, installed_frameworks, usable, validate_all
 
@@ -47,6 +52,8 @@ class ConfigPanel(QWidget):
     # After each update of Run and Cancel (validation, running, a model file check): the Run
     # menu's Start and Cancel, and the Sweep and Accuracy tabs' start buttons, follow it.
     buttons_changed = Signal()
+    # The accepted price (or owned hardware) changed: the tabs re-price what they show.
+    price_changed = Signal()
 
     def __init__(
         self,
@@ -63,6 +70,8 @@ class ConfigPanel(QWidget):
         self.errors: dict[str, str] = {}
         self._error_labels: dict[str, ErrorLabel] = {}
         self._running = False
+        self.accepted_price: Price | None = None  # the last price that passed (None: none given)
+        self.accepted_owned: OwnedChoice | None = None  # its owned hardware, when owned
 
         self.picker = ModelPicker(prefs, spec_for)
         self.model = self.picker.combo
@@ -251,11 +260,18 @@ class ConfigPanel(QWidget):
         for name, field in self.numbers.items():
             field.set_error(self.errors.get(name))
         self.price.show_error(self.errors.get("usd_per_hour"))
+        if "usd_per_hour" not in self.errors:
+            self._accept_price(Price.of(values), self.price.owned_choice())
         other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
         self.other_error.show_error("\n".join(other))
         self._update_buttons()
         self.validity_changed.emit(self.config is not None)
         return self.config is not None
+
+    def _accept_price(self, price: Price | None, owned: OwnedChoice | None) -> None:
+        if (price, owned) != (self.accepted_price, self.accepted_owned):
+            self.accepted_price, self.accepted_owned = price, owned
+            self.price_changed.emit()
 
     @property
     def busy(self) -> bool:
@@ -321,9 +337,9 @@ class ConfigPanel(QWidget):
     # the price every tab uses ---------------------------------------------------------------
 
     def priced(self, result: dict[str, Any]) -> dict[str, Any]:
-        """`result` at the panel's price (engine/results/repricing.py), as it is without one.
-        The price itself: self.price.current_price(); owned hardware: .owned_choice()."""
-        price = self.price.current_price()
+        """`result` at the panel's accepted price (engine/results/repricing.py), as it is
+        without one. The price itself: self.accepted_price; owned hardware: .accepted_owned."""
+        price = self.accepted_price
         return result if price is None else repriced(result, price)
 
     def shutdown(self) -> None:

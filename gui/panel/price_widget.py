@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.core.errors import ConfigError
 from engine.measure.devices import Device
-from engine.pricing.cost import OwnedHardware, Price
-from engine.pricing.profiles import instance_price
+from engine.pricing.cost import MAX_USD_PER_HOUR, OwnedHardware, Price
+from engine.pricing.profiles import Profile, instance_price
 from engine.pricing.rows import Instance
 from gui.common.catalog_source import CatalogSource
 from gui.common.number_field import InputError, NumberField, mark_invalid
@@ -62,6 +63,9 @@ class PriceWidget(QWidget):
         # A typed figure's source and date when a profile gave it (None: "user", today).
         self.quote: tuple[str, str | None] | None = None
         self.grid_region: str | None = None  # an owned profile's grid region
+        # The profile the figures were filled from, while they are its (ProfileBox sets and
+        # clears it): the price is then Profile.price(), whose source names the profile.
+        self.profile: Profile | None = None
         self._missing = ""  # a restored machine no longer in the catalog
 
         self.rented_button = QRadioButton("Rented", objectName="price_rented")
@@ -80,6 +84,8 @@ class PriceWidget(QWidget):
             name="usd_per_hour",
             text=DEFAULT_USD_PER_HOUR,
             optional=True,
+            minimum=0,  # free hardware is a price too; RunConfig's range
+            maximum=MAX_USD_PER_HOUR,
             unit="$",
             placeholder="none",
             tooltip="What an hour of this machine costs you, in US dollars (an example to "
@@ -215,7 +221,22 @@ class PriceWidget(QWidget):
     # the four the configuration panel uses -------------------------------------------------
 
     def fields(self) -> tuple[dict[str, Any], str | None]:
-        """RunConfig fields for the price, and why the input is unusable (None when fine)."""
+        """RunConfig fields for the price, and why the input is unusable (None when fine):
+        a price that passes here passes Price.validated(), so every page can use it."""
+        values, error = self._fields()
+        if error is None and values.get("usd_per_hour") is not None:
+            try:  # owned figures can add up to more than any hour costs
+                Price.of(values).validated()  # type: ignore[union-attr]
+            except ConfigError as exc:
+                return {**values, "usd_per_hour": None}, exc.message
+        if error is None and self.profile is not None:
+            try:  # the profile's own price: the same figures, its name in the source
+                return self.profile.price(self.source.get()).fields(), None
+            except ConfigError as exc:
+                return values, f"profile {self.profile.name}: {exc.message}"
+        return values, error
+
+    def _fields(self) -> tuple[dict[str, Any], str | None]:
         if self.mode == "owned":
             values, error = self.owned.fields()
             return {**values, "price_as_of": None}, error

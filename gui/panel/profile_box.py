@@ -36,12 +36,13 @@ def profile_of(price: PriceWidget, name: str) -> Profile:
         current = price.current_price()
         if current is None:
             raise ConfigError("usd_per_hour", "give a price ($/h) to save as a profile")
+        source, as_of = price.quote or ("user", None)  # not a profile's name: it adds its own
         return Profile(
             name,
             RENTED,
             usd_per_hour=current.usd_per_hour,
-            source=current.source,
-            as_of=current.dated().as_of,
+            source=source,
+            as_of=as_of or _dt.date.today().isoformat(),
         ).validated()
     choice = price.owned_choice()
     if choice is None:
@@ -64,7 +65,16 @@ def profile_of(price: PriceWidget, name: str) -> Profile:
 
 
 def apply_profile(price: PriceWidget, profile: Profile, catalog: Catalog) -> None:
-    """Fill the price widget with `profile`; ConfigError when its machine left the catalog."""
+    """Fill the price widget with `profile` and price with it (Profile.price(): its source
+    names the profile, as the CLI's does); ConfigError when its machine left the catalog."""
+    price.profile = None
+    _fill(price, profile, catalog)
+    price.profile = profile
+    price.changed.emit()
+
+
+def _fill(price: PriceWidget, profile: Profile, catalog: Catalog) -> None:
+    """The profile's figures in the widget, shown as the user could have typed them."""
     price.grid_region = profile.grid_region
     if profile.kind == OWNED:
         spec = catalog.gpu(profile.gpu or "")
@@ -150,6 +160,9 @@ class ProfileBox(QWidget):
         """Price the panel with the profile `name`; False (and why, said) when it cannot."""
         if name in ("", NONE):
             self.combo.setCurrentIndex(0)
+            if self.price.profile is not None:
+                self.price.profile = None
+                self.price.changed.emit()
             return True
         try:
             profile = profile_store.get(name)
@@ -165,8 +178,10 @@ class ProfileBox(QWidget):
         return True
 
     def _price_changed(self) -> None:
-        if not self._applying and self.chosen is not None:
-            self.combo.setCurrentIndex(0)  # edited by hand: no longer the profile's figures
+        if not self._applying:  # edited by hand: no longer the profile's figures
+            self.price.profile = None
+            if self.chosen is not None:
+                self.combo.setCurrentIndex(0)
 
     def ask_and_save(self) -> None:
         name, ok = QInputDialog.getText(self, "Save as profile", "Profile name:")
@@ -182,6 +197,12 @@ class ProfileBox(QWidget):
             self.message.emit(f"Profile not saved: {getattr(exc, 'message', exc)}", "error")
             return None
         self.reload(select=name)
+        self._applying = True  # the figures are now the saved profile's: it names the price
+        try:
+            self.price.profile = profile
+            self.price.changed.emit()
+        finally:
+            self._applying = False
         self.message.emit(f"Saved profile {name!r}: {profile.describe()}", "info")
         return profile
 
@@ -189,9 +210,7 @@ class ProfileBox(QWidget):
         return {STATE_KEY: self.chosen or ""}
 
     def restore(self, state: dict[str, object]) -> None:
-        """The combo shows the profile chosen last (the price itself is restored as typed)."""
+        """The profile chosen last, chosen again (its figures as they are now in the file)."""
         name = state.get(STATE_KEY)
-        if isinstance(name, str) and name:
-            self.combo.blockSignals(True)
-            self.combo.setCurrentIndex(max(0, self.combo.findText(name)))
-            self.combo.blockSignals(False)
+        if isinstance(name, str) and name and self.combo.findText(name) > 0:
+            self.choose(name)

@@ -78,7 +78,9 @@ def test_profiles_save_and_choose_every_kind_and_an_edit_leaves_the_profile(wind
     profile_store.save(Profile("quote", usd_per_hour=2.5, source="quote X", as_of="2026-11-01"))
     box.reload()
     assert box.choose("quote") and panel.validate()
-    assert panel.config.price.source == "quote X" and panel.config.price.as_of == "2026-11-01"
+    # the profile's own price, named as the CLI's --profile names it
+    assert panel.config.price.source == "profile quote: quote X"
+    assert panel.config.price.as_of == "2026-11-01"
     price.edit.setText("2.6")  # typed over: the user's own figure, no longer the profile
     assert box.chosen is None and panel.validate()
     assert panel.config.price.source == "user"
@@ -91,10 +93,12 @@ def test_profiles_save_and_choose_every_kind_and_an_edit_leaves_the_profile(wind
     price.set_instance(None)
     assert box.choose("p3") and price.instance == p3
     assert panel.validate() and panel.config.usd_per_hour == p3.usd_per_hour
+    assert panel.config.price.source.startswith("profile p3: aws p3.2xlarge on-demand")
     # owned hardware with a grid region
     choose_profile(window, BOX)
     assert price.mode == "owned" and panel.validate()
     assert panel.config.usd_per_hour == pytest.approx(box_hourly())
+    assert panel.config.price == BOX.price(price.source.get())  # the CLI's, to the letter
     choice = price.owned_choice()
     assert choice is not None and choice.grid_region == "aws:us-east-1"
     again = box.save_as("box2")
@@ -102,6 +106,7 @@ def test_profiles_save_and_choose_every_kind_and_an_edit_leaves_the_profile(wind
     assert sorted(profile_store.names()) == ["box", "box2", "p3", "quote"]
     # the choice is kept with the form
     assert panel.state()["price_profile"] == "box2"
+    assert panel.validate() and panel.config.price.source.startswith("profile box2: owned")
 
 
 def test_a_damaged_profiles_file_is_said_and_kept(qtbot, window, epochcost_home):

@@ -38,6 +38,7 @@ from engine.core.events import Eval, Failed, Finished, Phase
 from engine.workloads import data
 from gui.common import activity, export, settings
 from gui.common.background import JobError
+from gui.common.number_field import InputError
 from gui.common.theme import PlotColors
 from gui.pages.accuracy import study as accuracy_study
 from gui.pages.accuracy.controller import STOP_TIMEOUT_S, StudyController
@@ -45,7 +46,7 @@ from gui.pages.accuracy.cost_charts import CostCharts
 from gui.pages.accuracy.curves import LearningCurves
 from gui.pages.accuracy.download import DataFolders
 from gui.pages.accuracy.form import AccuracyForm
-from gui.pages.accuracy.inputs import panel_base
+from gui.pages.accuracy.inputs import PANEL_FIELDS, panel_base
 from gui.pages.accuracy.table import AccuracyTable
 from gui.pages.base import Page, PageContext
 
@@ -171,11 +172,13 @@ class AccuracyPage(Page):
 
     def validate(self) -> StudyPlan | None:
         """The study the inputs describe, or None with each reason shown beside its field."""
+        values, panel_errors = self.panel.values()
         try:
-            plan: StudyPlan | None = self.form.plan(panel_base(*self.panel.values()))
+            plan: StudyPlan | None = self.form.plan(panel_base(values, panel_errors))
             errors: dict[str, str] = {}
         except ConfigError as exc:
             plan, errors = None, {exc.field: exc.message}
+            errors.update(self._form_text_errors(values, panel_errors))
         self.form.show_errors(errors)
         try:
             self.form.show_dataset(data.describe(self.form.dataset_spec))
@@ -184,6 +187,18 @@ class AccuracyPage(Page):
         self.plan_ok = plan is not None
         self._update_buttons()
         return plan
+
+    def _form_text_errors(self, values: dict[str, Any], wrong: dict[str, str]) -> dict[str, str]:
+        """The form's text that does not read, found while the panel holds a mistake (so that
+        each is marked at once, not after the panel is fixed)."""
+        base = {k: values[k] for k in PANEL_FIELDS if k in values and k not in wrong}
+        try:
+            self.form.plan(base)
+        except InputError as exc:
+            return {exc.field: exc.message}
+        except ConfigError:  # about the panel's fields: said once they read
+            pass
+        return {}
 
     def _update_buttons(self) -> None:
         running = self.controller.running

@@ -162,7 +162,7 @@ def draw_bars(
     chart.plot.getAxis("left").setTicks([ticks])
     chart.plot.invertY(True)  # the cheapest on top, as in the table
     top = max(_range(r, usd)[1] for r, usd in shown)
-    chart.plot.setXRange(0, top * 1.05, padding=0)
+    chart.plot.setXRange(0, top * 1.05 if top > 0 else 1.0, padding=0)  # all $0: a free hour
     # room for a few bars even when there are fewer, so one bar is not a wall of colour
     chart.plot.setYRange(-0.6, max(len(shown), 6) - 0.4, padding=0)
     return left_out
@@ -191,8 +191,12 @@ def cheapest_for_speed(points: Sequence[tuple[float, float]]) -> list[int]:
 
 
 def log_span(values: Sequence[float]) -> tuple[float, float]:
-    """A range around positive `values` for a log axis, wider when they are few or close."""
-    low, high = min(values), max(values)
+    """A range around positive `values` for a log axis, wider when they are few or close
+    (ValueError when none is positive: a log axis has no place for them)."""
+    positive = [v for v in values if v > 0]
+    if not positive:
+        raise ValueError("a log axis needs a positive value")
+    low, high = min(positive), max(positive)
     margin = 1.4 if high / low > 3 else 2.0
     return low / margin, high * margin
 
@@ -214,17 +218,23 @@ def log_ticks(low: float, high: float, text: Callable[[float], str]) -> list[tup
 
 def draw_scatter(
     chart: CompareChart, rows: Sequence[CompareRow], spot: bool, colors: PlotColors
-) -> None:
+) -> int:
     """Cost against epoch time on log axes; the line joins the cheapest machine for each speed,
-    the bottom-left corner is the answer."""
-    shown = [(r, usd) for r, usd in priced(rows, spot) if r.epoch_seconds]
-    chart.reset("" if shown else "no machine with an epoch time and a price")
+    the bottom-left corner is the answer. Returns how many machines cost $0 an epoch (a free
+    hour: a log axis has no place for them; the table and the bars show them)."""
+    timed = [(r, usd) for r, usd in priced(rows, spot) if r.epoch_seconds]
+    shown = [(r, usd) for r, usd in timed if usd > 0]
+    free = len(timed) - len(shown)
+    hint = "no machine with an epoch time and a price"
+    if free and not shown:
+        hint = "every machine here costs $0 an epoch: a log scale has no place for $0"
+    chart.reset("" if shown else hint)
     divisor, unit = time_unit([r.epoch_seconds or 0.0 for r, _ in shown])
     chart.plot.setLabel("bottom", f"epoch time ({unit}, log scale)")
     price = "spot where there is one" if spot else "on-demand"
     chart.plot.setLabel("left", f"USD per epoch ({price}, log scale)")
     if not shown:
-        return
+        return free
     chart.plot.setLogMode(True, True)
     points = [((r.epoch_seconds or 0.0) / divisor, usd) for r, usd in shown]
     symbols = {"measured": "o", "estimated": "o", "local": "star"}
@@ -266,6 +276,7 @@ def draw_scatter(
         label = pg.TextItem(_label(shown[i][0]), color=colors.foreground, anchor=(-0.05, 1.0))
         label.setPos(math.log10(points[i][0]), math.log10(points[i][1]))
         chart.plot.addItem(label)
+    return free
 
 
 def draw_break_even(

@@ -83,8 +83,8 @@ class CompareInputs(QWidget):
         _sized(self.epochs, 4)
         self.owned: dict[str, NumberField] = {}
         for name, (label, chars, unit) in OWNED.items():
-            field = NumberField(
-                label, name=name, object_name=f"compare_{name}", optional=True, unit=unit
+            field = NumberField(  # none of them negative; the engine's ranges check the rest
+                label, name=name, object_name=f"compare_{name}", optional=True, minimum=0, unit=unit
             )
             self.owned[name] = field
             _sized(field, chars)
@@ -198,6 +198,16 @@ class CompareInputs(QWidget):
             figures |= {"purchase_usd": o.purchase_usd, "power_w": o.power_w}
         return figures
 
+    def _mark(self, exc: ConfigError) -> str:
+        """Mark the field a range check of the engine refused; the line that says why."""
+        if exc.field in self.owned:
+            self.owned[exc.field].set_error(exc.message)
+        return f"{OWNED.get(exc.field, (exc.field,))[0]}: {exc.message}"
+
+    def show_error(self, exc: ConfigError) -> None:
+        """A figure the comparison itself refused, said beside its field and under the inputs."""
+        self.error.show_error(self._mark(exc))
+
     def options(
         self, result: dict[str, Any], catalog: Catalog
     ) -> tuple[CompareOptions, str | None]:
@@ -230,10 +240,7 @@ class CompareInputs(QWidget):
             try:
                 owned, _ = owning.owned_for_result(result, catalog, None, **given)
             except ConfigError as exc:
-                if exc.field in self.owned:
-                    self.owned[exc.field].set_error(exc.message)
-                label = OWNED.get(exc.field, (exc.field,))[0]
-                error = f"{label}: {exc.message}"
+                error = self._mark(exc)
         buy = None
         if self.buy.isChecked() and error is None:  # a wrong figure is named already
             tariff = given.get("usd_per_kwh")

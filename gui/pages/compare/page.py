@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.core.errors import ConfigError
 from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
 from gui.common import theme
@@ -83,8 +84,9 @@ class ComparePage(Page):
         self.inputs.changed.connect(self.update_comparison)
         self.source.message.connect(self.message_bar.show_message)
         self.source.reloaded.connect(lambda _: self.update_comparison())
-        # The panel's price (a profile, typed, owned) prices the selected run here too.
-        ctx.panel.price.changed.connect(self._price_changed)
+        # The panel's price (a profile, typed, owned) prices the selected run here too: each
+        # price that passed its checks, never a half-typed mistake.
+        ctx.panel.price_changed.connect(self._price_changed)
         self._panel = ctx.panel
 
     def _price_changed(self) -> None:
@@ -192,7 +194,7 @@ class ComparePage(Page):
             )
             return
         cat = self.source.get()
-        self.inputs.panel_owned = self._panel.price.owned_choice()
+        self.inputs.panel_owned = self._panel.accepted_owned
         self.inputs.set_clouds(cat.clouds)
         self.inputs.show_defaults(result, cat)
         self.update_comparison()
@@ -219,7 +221,11 @@ class ComparePage(Page):
         self.options = replace(options, scaling=efficiency_lookup(result["config"]["model"], cat))
         listing = self.results.model.frame
         runs = [] if listing is None else measured_elsewhere(listing, result)
-        self.comparison = compare(result, cat, self.options, runs)
+        try:
+            self.comparison = compare(result, cat, self.options, runs)
+        except ConfigError as exc:  # a figure the engine's ranges refuse: said beside it
+            self.inputs.show_error(exc)
+            return
         if self.body is None:
             self.body = self._build_body()
         self.model.set_frame(frame(self.comparison))
@@ -249,11 +255,12 @@ class ComparePage(Page):
             return
         spot = self.options.spot
         left_out = compare_charts.draw_bars(self.bars, c.rows, spot, self.colors)
-        compare_charts.draw_scatter(self.scatter, c.rows, spot, self.colors)
+        free = compare_charts.draw_scatter(self.scatter, c.rows, spot, self.colors)
         caption = compare_text.caption(c, c.rows, self.options)
         more = f" · {left_out} more machines in the table" if left_out else ""
         self.bars.set_caption(caption + more)
-        self.scatter.set_caption(caption)
+        off = f" · {free} at $0 an epoch, off the log scale" if free else ""
+        self.scatter.set_caption(caption + off)
         self._draw_break_even()
 
     def _fill_rent_choices(self) -> None:

@@ -53,7 +53,7 @@ class RunPage(Page):
         self.plots.updated.connect(self.status.show_figures)
         self._overlays: list[dict[str, Any]] = []
         self._device_label = ""  # the device the run on screen ran on, for its caption
-        ctx.panel.price.changed.connect(self.reprice)
+        ctx.panel.price_changed.connect(self.reprice)  # a price that passed, never a mistake
 
     def start_run(self, config: RunConfig) -> bool:
         """Measure `config`; False while anything else has the machine."""
@@ -115,21 +115,28 @@ class RunPage(Page):
 
     def reprice(self) -> None:
         """A new price in the panel: the finished run's cost plot, its result line and caption,
-        the status line and the selected past runs follow it at once (not during a run)."""
-        price = self.ctx.panel.price.current_price()
+        the status line and the selected past runs follow it at once (not during a run).
+        No price (an emptied field): the cost plot shows the projected epoch time again."""
+        price = self.ctx.panel.accepted_price
         config, result = self.plots.config, self._result
-        if self.controller.running or price is None:
+        if self.controller.running:
             return
-        if self._overlays:
-            self.show_overlays(self._overlays)
         if config is None or result is None or result.get("status") != "ok":
+            if self._overlays:
+                self.show_overlays(self._overlays)
             return
         priced = self.ctx.panel.priced(result)
-        self.plots.config = dataclasses.replace(config, **price.fields())
+        none = {"usd_per_hour": None, "price_source": "user", "price_as_of": None}
+        self.plots.config = dataclasses.replace(config, **(price.fields() if price else none))
         if self.plots.series is not None:
-            self.plots.series.reprice(price.usd_per_hour)
-        self.plots.cost.plot.setTitle("Projected cost per epoch")
-        self.plots.cost.plot.setLabel("left", "USD per epoch")
+            self.plots.series.reprice(None if price is None else price.usd_per_hour)
+        usd = self.plots.cost_in_usd
+        self.plots.cost.plot.setTitle(
+            "Projected cost per epoch" if usd else "Projected epoch time (no price given)"
+        )
+        self.plots.cost.plot.setLabel("left", "USD per epoch" if usd else "seconds per epoch")
+        if self._overlays:  # after the config: their lines are drawn in the cost plot's unit
+            self.show_overlays(self._overlays)
         text = caption(self.plots.config, self._device_label)
         for chart in self.plots.charts.values():
             chart.set_caption(text)

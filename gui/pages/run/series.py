@@ -119,7 +119,10 @@ class RunSeries:
         self.ends_t, self.ends_rate = Buffer(), Buffer()  # each finished window's own figure
         self.window: WindowSoFar | None = None
         self.proj_t = Buffer()
+        # What the cost plot draws (USD per epoch, or seconds without a price), and the epoch
+        # seconds it is drawn from: a new price recomputes the first from the second.
         self.proj_low, self.proj_mid, self.proj_high = Buffer(), Buffer(), Buffer()
+        self.epoch_low, self.epoch_mid, self.epoch_high = Buffer(), Buffer(), Buffer()
         self.mem_t, self.mem_process, self.mem_device = Buffer(), Buffer(), Buffer()
         self.memory_total_bytes: int | None = None
         self.peak_memory: tuple[float, float] | None = None  # (t, bytes) of this run's peak
@@ -201,6 +204,10 @@ class RunSeries:
             self.proj_low.append(low)
             self.proj_mid.append(mid)
             self.proj_high.append(high)
+            for buffer, seconds in zip(
+                (self.epoch_low, self.epoch_mid, self.epoch_high), epoch, strict=True
+            ):
+                buffer.append(seconds)
 
     def _window_relative(self, done: bool) -> float:
         """The steps' relative half-width for this window so far (steps_relative), found again
@@ -214,17 +221,18 @@ class RunSeries:
         return relative
 
     def reprice(self, usd_per_hour: float | None) -> None:
-        """The projected costs at another price: cost is epoch time x $/h, so the stored
-        projections scale (or turn from epoch seconds into dollars and back)."""
-        old = self.usd_per_hour
-        if old == usd_per_hour or (old is not None and old <= 0 and usd_per_hour is not None):
-            self.usd_per_hour = usd_per_hour
-            return
-        seconds = 3600.0 / old if old else 1.0  # to epoch seconds (1: they are seconds)
-        factor = seconds * (usd_per_hour / 3600.0 if usd_per_hour is not None else 1.0)
-        for buffer in (self.proj_low, self.proj_mid, self.proj_high):
-            buffer.values[:] *= factor
+        """The projected costs at another price (None: the projected epoch seconds), each
+        computed again from its epoch seconds, never from the figures drawn at the old price
+        (a price of 0 would have lost them)."""
         self.usd_per_hour = usd_per_hour
+        for shown, from_epoch in (
+            (self.proj_low, self.epoch_low),
+            (self.proj_mid, self.epoch_mid),
+            (self.proj_high, self.epoch_high),
+        ):
+            seconds = from_epoch.values  # cost.usd_per_epoch's arithmetic, on the whole column
+            hours = seconds / cost.SECONDS_PER_HOUR
+            shown.values[:] = seconds if usd_per_hour is None else hours * usd_per_hour
         w = self.window
         if w is not None:
             epoch, usd = w.epoch_s, None
