@@ -6,7 +6,7 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
 - `alpha[(precision, family)]`: the weight of the compute ratio against the bandwidth ratio
   (roofline.SpecRatios.weighted) that fits the table best (least median log error), for
   estimates that rest on spec ratios alone;
-- `ranges[(kind, family)]`: the 80% range of each kind of estimate, from its errors checked
+- `ranges[(kind, family, model)]`: the 80% range of each kind of estimate, from its errors checked
   against the table (engine/pricing/errors.py: leave one GPU out, leave one model out, one
   benchmark version against the other, the fitted spec form against every pair).
 
@@ -37,15 +37,16 @@ MIN_PAIRS = 20
 @dataclass(frozen=True)
 class Calibration:
     alpha: dict[tuple[str, str], float] = field(default_factory=dict)
-    ranges: dict[tuple[str, str], ErrorRange] = field(default_factory=dict)
+    ranges: dict[errors.Key, ErrorRange] = field(default_factory=dict)
     pairs: int = 0
 
     def alpha_for(self, precision: str, family: str) -> float:
         return self.alpha.get((precision, family), self.alpha.get((precision, ""), DEFAULT_ALPHA))
 
-    def range_for(self, kind: str, family: str) -> ErrorRange:
-        """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family`."""
-        return errors.range_for(self.ranges, kind, family)
+    def range_for(self, kind: str, family: str, model: str = "") -> ErrorRange:
+        """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family`;
+        `model`: the published model whose own ratio it rests on."""
+        return errors.range_for(self.ranges, kind, family, model)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class _Pair:
     family: str
     measured: float  # target / source, published
     spec: SpecRatios
+    gpus: tuple[str, str]  # (source, target)
 
 
 def _pairs(table: PublishedTable, specs: dict[str, GpuSpec]) -> list[_Pair]:
@@ -66,7 +68,7 @@ def _pairs(table: PublishedTable, specs: dict[str, GpuSpec]) -> list[_Pair]:
             continue
         for model in fa.keys() & fb.keys():
             family = table.family_of(model) or ""
-            found.append(_Pair(precision, family, fb[model] / fa[model], spec))
+            found.append(_Pair(precision, family, fb[model] / fa[model], spec, (a, b)))
     return found
 
 
@@ -80,7 +82,7 @@ def _best_alpha(pairs: list[_Pair]) -> float:
 
 def _fit_alpha(pairs: list[_Pair]) -> tuple[dict[tuple[str, str], float], Residuals]:
     """The weights per (precision, family) and the spec form's residuals ("spec", family),
-    both ways round."""
+    both ways round, each in the group of its target GPU."""
     alpha: dict[tuple[str, str], float] = {}
     residuals: Residuals = defaultdict(list)
     for precision in ("fp32", "fp16"):
@@ -94,7 +96,7 @@ def _fit_alpha(pairs: list[_Pair]) -> tuple[dict[tuple[str, str], float], Residu
             alpha[(precision, family)] = best
             for p in of_family:
                 miss = _log_error(p, best)
-                residuals[("spec", family)] += [miss, -miss]
+                residuals[("spec", family, "")] += [(miss, p.gpus[1]), (-miss, p.gpus[0])]
     return alpha, residuals
 
 

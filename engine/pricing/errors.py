@@ -17,8 +17,13 @@ estimate rests on, engine/pricing/projection.py):
 - `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
   published pair.
 
-A range is taken per family where there are MIN_RESIDUALS residuals of it, else over every
-family of the kind, else it is the default +-40% and says so.
+Each check keeps what it left out (the GPU, or the model), and the range's quantile spread
+is chosen so that, computed without each of those in turn, it held 80% of the checks of the one
+left out (engine/pricing/coverage.py): the 10th-90th percentile where errors do not cluster,
+wider where they do. A range is taken per model for the `same model` kinds (the model is a
+published one, and published models differ in how far they stray: resnet50's ratios follow
+the specs, waveglow's do not), else per family, where there are MIN_RESIDUALS residuals of
+it, else over every family of the kind, else it is the default +-40% and says so.
 """
 
 from __future__ import annotations
@@ -29,18 +34,21 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.pricing import coverage
+from engine.pricing.coverage import Check
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import chip_distance, chip_step
 from engine.pricing.rows import GpuSpec
 
-LEVEL = 0.8  # the share of checked estimates a range holds
-LOW_Q, HIGH_Q = 0.1, 0.9
+LEVEL = coverage.TARGET  # the share of estimates on a GPU or model left out a range holds
 MIN_RESIDUALS = 20
 DEFAULT = (0.6, 1.4)  # factors, with no table or too few residuals
 KINDS = ("same model", "family", "stand-in, same model", "stand-in, family", "spec")
 
-# (kind, family) -> log(published / estimated) of each check.
-Residuals = dict[tuple[str, str], list[float]]
+# (kind, family, published model or "") -> (log(published / estimated), what the check left
+# out) of each check. The model is "" for the kinds that do not rest on the model's own ratio.
+Key = tuple[str, str, str]
+Residuals = dict[Key, list[Check]]
 AlphaFor = Callable[[str, str], float]  # (table precision, family) -> weight of compute
 
 
@@ -52,64 +60,83 @@ class ErrorRange:
     high: float
     kind: str
     family: str = ""  # "" over every family
+    model: str = ""  # the published model it is of; "" over the family's
     count: int = 0  # residuals it comes from; 0: the default
+    spread: float = LEVEL  # the central share of the residuals it spans (coverage.SPREADS)
 
     def text(self) -> str:
         if not self.count:
             return "80% range: a default x0.6 to x1.4 (too few published checks of such estimates)"
-        of = f"{self.family} " if self.family else ""
+        of = f"{self.model or self.family} " if self.model or self.family else ""
+        tail = (1 - self.spread) / 2 * 100
         return (
             f"80% range from {self.count:,} checks of {of}'{self.kind}' estimates against "
-            "published figures"
+            f"published figures (their percentiles {tail:.3g} to {100 - tail:.3g})"
         )
 
 
-def quantile_range(residuals: list[float]) -> tuple[float, float]:
-    """(low, high) factors: exp of the 10th and 90th percentile of the log residuals, linear
-    between order statistics (the k-th of n sorted values sits at (k-1)/(n-1))."""
-    cuts = statistics.quantiles(residuals, n=10, method="inclusive")
-    return math.exp(cuts[0]), math.exp(cuts[-1])
+def quantile_range(residuals: list[float], spread: float = LEVEL) -> tuple[float, float]:
+    """(low, high) factors: exp of the log residuals' quantiles that hold their central
+    `spread` (0.8: the 10th and 90th percentile), linear between order statistics."""
+    low, high = coverage.central(sorted(residuals), spread)
+    return math.exp(low), math.exp(high)
 
 
-def ranges(residuals: Residuals) -> dict[tuple[str, str], ErrorRange]:
-    """The range of every (kind, family) with enough residuals, and of every kind over all its
-    families (family "")."""
-    pooled: dict[str, list[float]] = defaultdict(list)
-    for (kind, _), values in sorted(residuals.items()):
-        pooled[kind] += values
-    groups = {**{(k, ""): v for k, v in pooled.items()}, **residuals}
+def error_range(checks: list[Check], key: Key) -> ErrorRange:
+    """The range of one (kind, family, model)'s checks, its spread chosen by
+    coverage.held_out_spread."""
+    spread = coverage.held_out_spread(checks)
+    low, high = quantile_range([v for v, _ in checks], spread)
+    return ErrorRange(low, high, *key, count=len(checks), spread=spread)
+
+
+def ranges(residuals: Residuals) -> dict[Key, ErrorRange]:
+    """The range of every (kind, family, model) with enough residuals, of every (kind, family)
+    over its models (model "") and of every kind over all its families (family "")."""
+    pooled: dict[Key, list[Check]] = defaultdict(list)
+    for (kind, family, model), checks in sorted(residuals.items()):
+        pooled[(kind, "", "")] += checks
+        if model:
+            pooled[(kind, family, "")] += checks
+    groups = {**pooled, **residuals}
     return {
-        (kind, family): ErrorRange(*quantile_range(values), kind, family, len(values))
-        for (kind, family), values in groups.items()
-        if len(values) >= MIN_RESIDUALS
+        key: error_range(checks, key)
+        for key, checks in groups.items()
+        if len(checks) >= MIN_RESIDUALS
     }
 
 
-def range_for(found: dict[tuple[str, str], ErrorRange], kind: str, family: str) -> ErrorRange:
-    """The family's range, else the kind's over every family, else the default."""
-    return found.get((kind, family)) or found.get((kind, "")) or ErrorRange(*DEFAULT, kind)
+def range_for(found: dict[Key, ErrorRange], kind: str, family: str, model: str = "") -> ErrorRange:
+    """The model's range (a published model, for the `same model` kinds), else the family's,
+    else the kind's over every family, else the default."""
+    return (
+        (found.get((kind, family, model)) if model else None)
+        or found.get((kind, family, ""))
+        or found.get((kind, "", ""))
+        or ErrorRange(*DEFAULT, kind)
+    )
 
 
 def model_out(table: PublishedTable) -> Residuals:
     """`family`: each model's ratio against the mean log ratio of the others of its family,
-    same GPU pair and version (both ways round)."""
+    same GPU pair and version (both ways round); the group is the model left out."""
     out: Residuals = defaultdict(list)
     for _, _, _, _, fa, fb in table.pairs():
-        logs: dict[str, list[float]] = defaultdict(list)
+        logs: dict[str, list[tuple[float, str]]] = defaultdict(list)
         for model in sorted(fa.keys() & fb.keys()):
-            logs[table.family_of(model) or ""].append(math.log(fb[model] / fa[model]))
+            logs[table.family_of(model) or ""].append((math.log(fb[model] / fa[model]), model))
         for family, values in logs.items():
-            for i, value in enumerate(values):
-                others = values[:i] + values[i + 1 :]
+            for i, (value, model) in enumerate(values):
+                others = [v for v, _ in values[:i] + values[i + 1 :]]
                 if others:
                     miss = value - statistics.fmean(others)
-                    out[("family", family)] += [miss, -miss]
+                    out[("family", family, "")] += [(miss, model), (-miss, model)]
     return out
 
 
 def version_to_version(table: PublishedTable) -> Residuals:
     """`same model`: a model's ratio between two GPUs in one benchmark version against the
-    same in another (both ways round)."""
+    same in another (both ways round); the group is the model."""
     out: Residuals = defaultdict(list)
     versions = table.versions
     for v, w in ((v, w) for i, v in enumerate(versions) for w in versions[i + 1 :]):
@@ -119,13 +146,15 @@ def version_to_version(table: PublishedTable) -> Residuals:
             ga, gb = table.figures_of(w, precision, a), table.figures_of(w, precision, b)
             for model in sorted(fa.keys() & fb.keys() & ga.keys() & gb.keys()):
                 miss = math.log(fb[model] / fa[model]) - math.log(gb[model] / ga[model])
-                out[("same model", table.family_of(model) or "")] += [miss, -miss]
+                key = ("same model", table.family_of(model) or "", model)
+                out[key] += [(miss, model), (-miss, model)]
     return out
 
 
 def gpu_out(table: PublishedTable, specs: dict[str, GpuSpec], alpha_for: AlphaFor) -> Residuals:
     """`stand-in, ...`: each GPU of the table left out and projected from every other GPU of
-    the same version and precision, through its nearest same-chip stand-in."""
+    the same version and precision, through its nearest same-chip stand-in; the group is the
+    GPU left out."""
     out: Residuals = defaultdict(list)
     for target in sorted(g for g in table.gpus if g in specs):
         for version in table.versions:
@@ -159,14 +188,15 @@ def _gpu_out_one(
             truth = math.log(fb[model] / fa[model]) - step_log
             if model in fs:
                 own = math.log(fs[model] / fa[model])
-                out[("stand-in, same model", family)].append(truth - own)
+                out[("stand-in, same model", family, model)].append((truth - own, target))
             others = [
                 math.log(fs[m] / fa[m])
                 for m in sorted(fa.keys() & fs.keys())
                 if m != model and table.family_of(m) == family
             ]
             if others:
-                out[("stand-in, family", family)].append(truth - statistics.fmean(others))
+                miss = truth - statistics.fmean(others)
+                out[("stand-in, family", family, "")].append((miss, target))
 
 
 def _stand_in(

@@ -5,15 +5,14 @@ In order, an estimate rests on:
 1. **Published measurements** (engine/pricing/published.py): where the table holds both GPUs
    for models of the measured model's family (convolutional, transformer, recurrent; every
    family for a model of none), the throughput is scaled by the geometric mean of those models'
-   measured ratios, and the range is the spread of the ratios, widened by how far a model left
-   out of the table strays from its family's mean there (engine/pricing/calibration.py).
+   measured ratios (the model's own ratio when it is a published one); the range is the 80%
+   range of such estimates' checked errors (engine/pricing/errors.py).
 2. **A stand-in of the same chip**: a GPU not in the table is stood in for by the table's GPU
    of the same compute capability (the same chip class: a GA102 for a GA102, a GV100 for a
    GV100) nearest in spec, and the step between the two is the spec ratio (below).
 3. **Spec ratios** (engine/pricing/roofline.py): the peak rate for the run's arithmetic (TF32
    where it ran as TF32) and memory bandwidth, weighed as the table says they weigh, with the
-   range the table shows for such estimates (about 5% of published pairs fall outside it on
-   each side).
+   80% range of such estimates' checked errors.
 
 Every estimate says which it rests on (`basis`, `method`). It assumes the GPU is what limits
 the run: a run held back by data loading, the host CPU or launch overhead gains less. A GPU
@@ -215,7 +214,8 @@ def project(
             f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
             f"x{spec.bandwidth:.2f}, weighed as published measurements say"
         )
-    error = basis.calibration.range_for(kind, family)
+    own = published_model if kind.endswith("same model") else ""
+    error = basis.calibration.range_for(kind, family, own)
     return Projection(
         "estimated",
         samples_per_s * factor,

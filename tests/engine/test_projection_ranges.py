@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from engine.pricing import catalog, errors
+from engine.pricing import catalog, coverage, errors
 from engine.pricing.calibration import Calibration
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
@@ -31,20 +31,48 @@ def _small_table() -> PublishedTable:
 
 def test_leave_one_model_out_residuals_by_hand():
     # log ratios 0, l, 2l, 4l (l = ln 2). Each against the mean of the other three:
-    # m1 0 - 7l/3, m2 l - 2l, m3 2l - 5l/3, m4 4l - l; each both ways round.
-    found = errors.model_out(_small_table())
-    expected = [-7 / 3, 7 / 3, -1, 1, 1 / 3, -1 / 3, 3, -3]
-    assert sorted(found[("family", "convolutional")]) == pytest.approx(
-        sorted(x * LN2 for x in expected)
-    )
+    # m1 0 - 7l/3, m2 l - 2l, m3 2l - 5l/3, m4 4l - l; each both ways round, in the group of
+    # the model left out.
+    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    expected = {"m1": 7 / 3, "m2": 1, "m3": 1 / 3, "m4": 3}
+    assert sorted(g for _, g in found) == ["m1", "m1", "m2", "m2", "m3", "m3", "m4", "m4"]
+    for value, group in found:
+        assert abs(value) == pytest.approx(expected[group] * LN2)
+    assert sum(v for v, _ in found) == pytest.approx(0)
 
 
 def test_the_80_percent_range_is_the_10th_to_90th_percentile_by_hand():
     # Sorted residuals (x l): -3, -7/3, -1, -1/3, 1/3, 1, 7/3, 3 (n = 8). The 10th percentile
     # sits at (n-1) x 0.1 = 0.7: -3 + 0.7 x (-7/3 + 3) = -2.5333; the 90th at 6.3:
     # 7/3 + 0.3 x (3 - 7/3) = 2.5333. Factors 2^-2.5333 = 0.17274, 2^2.5333 = 5.7891.
-    low, high = errors.quantile_range(errors.model_out(_small_table())[("family", "convolutional")])
+    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    low, high = errors.quantile_range([v for v, _ in found])
     assert (low, high) == (pytest.approx(0.17274, rel=1e-4), pytest.approx(5.7891, rel=1e-4))
+
+
+def test_the_spread_is_the_narrowest_that_holds_80_percent_of_each_group_left_out_by_hand():
+    # Groups a: -2, 2; b: -1, 1; c: -1.5, 1.5; d: 0 four times (10 checks: 8 must fall inside).
+    # a never can (no other group reaches 2), so b, c and d must all. Without c the others
+    # sorted are -2, -1, 0, 0, 0, 0, 1, 2 (n = 8): the low end at 7 x tail is -2 + 7 x tail,
+    # at most -1.5 when tail <= 1/14: spread 0.86 (tail 0.07: -1.51) holds c, 0.85 (-1.475)
+    # does not. Without b: -2 + 0.7 x 0.5 = -1.65 already at 0.80; d's zeros always.
+    checks = [(-2.0, "a"), (2.0, "a"), (-1.0, "b"), (1.0, "b"), (-1.5, "c"), (1.5, "c")]
+    checks += [(0.0, "d")] * 4
+    assert coverage.held_out_spread(checks) == 0.86
+    # The range: of all ten sorted, the 7th percentile at 9 x 0.07 = 0.63, between -2 and
+    # -1.5: -2 + 0.63 x 0.5 = -1.685; the 93rd at +1.685.
+    r = errors.error_range(checks, ("stand-in, same model", "convolutional", "m"))
+    assert (r.low, r.high) == (pytest.approx(math.exp(-1.685)), pytest.approx(math.exp(1.685)))
+    assert r.spread == 0.86 and r.count == 10
+    assert "(their percentiles 7 to 93)" in r.text()
+
+
+def test_a_spread_no_group_allows_is_the_widest_and_one_group_is_the_10th_to_90th():
+    # The small table's checks: m4 (+-3 l) lies beyond every other group's, so at most 6 of
+    # 8 can fall inside: the widest spread, 0.98. One group alone: nothing to leave out.
+    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    assert coverage.held_out_spread(found) == 0.98
+    assert coverage.held_out_spread([(v, "one") for v, _ in found]) == 0.8
 
 
 def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
@@ -53,13 +81,16 @@ def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
     ranges = errors.ranges(errors.model_out(table))
     basis = Basis(table, Calibration(ranges=ranges), CAT.gpus)
     # A model of the family that is not published: the geometric mean ratio
-    # (1 x 2 x 4 x 16)^(1/4) = 2^(7/4) = 3.36359, its range x0.17274 to x5.7891.
+    # (1 x 2 x 4 x 16)^(1/4) = 2^(7/4) = 3.36359. Its range: spread 0.98 (above), the 1st
+    # percentile of the sorted residuals (x l) -3, -7/3, ... at 7 x 0.01 = 0.07:
+    # -3 + 0.07 x 2/3 = -2.95333, the 99th at +2.95333: factors 2^-+2.95333.
     p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p.method == "published" and p.samples_per_s == pytest.approx(3363.59, rel=1e-5)
-    assert p.low == pytest.approx(3363.59 * 0.17274, rel=1e-4)
-    assert p.high == pytest.approx(3363.59 * 5.7891, rel=1e-4)
+    assert p.low == pytest.approx(3363.59 * 2**-2.953333, rel=1e-5)
+    assert p.high == pytest.approx(3363.59 * 2**2.953333, rel=1e-5)
     assert p.range_label == "80% range"
     assert "80% range from 8 checks of convolutional 'family' estimates" in p.basis
+    assert "(their percentiles 1 to 99)" in p.basis
 
 
 def test_too_few_checks_give_the_default_range_and_say_so():
@@ -93,6 +124,9 @@ def test_the_measurements_interval_widens_the_range_in_quadrature():
 
 def test_the_shipped_table_gives_every_kind_a_range_and_leave_one_gpu_out_is_narrow():
     ranges = Basis.of(CAT).calibration.ranges
-    assert {kind for kind, _ in ranges} == set(errors.KINDS)
-    stand_in = ranges[("stand-in, same model", "")]
-    assert stand_in.count > 5000 and stand_in.high / stand_in.low <= 1.7
+    assert {kind for kind, _, _ in ranges} == set(errors.KINDS)
+    stand_in = ranges[("stand-in, same model", "", "")]
+    assert stand_in.count > 5000 and stand_in.high / stand_in.low <= 1.8
+    # a published model's own range where it has one: resnet50's ratios follow the specs
+    resnet50 = ranges[("stand-in, same model", "convolutional", "resnet50")]
+    assert resnet50.high / resnet50.low < stand_in.high / stand_in.low
