@@ -277,7 +277,8 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
         ]
         if options.owned is not None or options.buy is not None:
             cells.append(number(r.break_even_days))
-        src = f"{r.price_source}, {r.price_date}" if r.price_date else r.price_source
+        date = f"{r.price_date}, {r.price_age}" if r.price_age else r.price_date
+        src = f"{r.price_source}, {date}" if date else r.price_source
         cells.append(notes.mark(src))
         body.append(cells)
     headers = ["#", "instance", "cloud", "GPU", "samples/s", "range", "epoch", "$/h"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from engine.pricing.catalog import dated
 from engine.pricing.rows import Instance
 
 
@@ -44,5 +45,6 @@ def offer_text(instance: Instance, n: int, usd: float, count: int, kind: str) ->
     return (
         f"{kind}: {n} x {instance.cloud} {instance.instance_type} "
         f"({instance.gpu_count:g} GPU{'s' if instance.gpu_count != 1 else ''}) "
-        f"= ${usd:,.2f}/h{idle} ({instance.source or instance.origin}, {instance.price_date}){flag}"
+        f"= ${usd:,.2f}/h{idle} ({instance.source or instance.origin}, "
+        f"{dated(instance.price_date)}){flag}"
     )

@@ -99,6 +99,20 @@ def price_note(price_date: str, today: _dt.date | None = None) -> str:
     return f"{age} days old" if age > STALE_AFTER_DAYS else ""
 
 
+def stale_note(instance: Instance, today: _dt.date | None = None) -> str:
+    """ "N days old" for an instance's price older than STALE_AFTER_DAYS, else "" (an undated
+    price says so in its own text; a historical row is history, not a price of today)."""
+    note = "" if instance.historical else price_note(instance.price_date, today)
+    return "" if note == "undated" else note
+
+
+def dated(price_date: str, today: _dt.date | None = None) -> str:
+    """A price's date as every table and report shows it: with its age where it is older than
+    STALE_AFTER_DAYS ("2025-06-01, 543 days old"), else as it is."""
+    note = price_note(price_date, today)
+    return f"{price_date}, {note}" if note and note != "undated" else price_date
+
+
 @dataclass(frozen=True)
 class Record:
     """One row of a CSV file: the line it starts on, its text as in the file (end of line

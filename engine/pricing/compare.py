@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.pricing import buying, cost
-from engine.pricing.catalog import Catalog
+from engine.pricing.catalog import Catalog, stale_note
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.device import device_label, device_power_w, is_cpu
 from engine.pricing.projection import (
@@ -170,6 +170,7 @@ def _instance_row(
         historical=instance.historical,
         price_source=instance.source,
         price_date=instance.price_date,
+        price_age=stale_note(instance),
         basis=proj.basis,
         notes="; ".join(x for x in (fits_note, instance.notes) if x),
         range_level=proj.range_level,

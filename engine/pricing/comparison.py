@@ -95,6 +95,8 @@ class CompareRow:
     historical: bool = False
     price_source: str = ""
     price_date: str = ""
+    # "N days old" for a catalog price older than catalog.STALE_AFTER_DAYS, else "".
+    price_age: str = ""
     basis: str = ""  # where the throughput comes from
     notes: str = ""
     # What share of such figures the low-high range holds: 0.8 for an estimate (its 80% range

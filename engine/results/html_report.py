@@ -19,6 +19,7 @@ from engine.core.interval import plus_minus
 from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.cost import BreakEven
+from engine.pricing.device import cpu_at_gpu_price
 from engine.results import report as text
 from engine.results.svg_charts import Bar, bar_chart, line_chart
 
@@ -49,10 +50,12 @@ a{color:inherit;text-decoration:none}}
 
 @dataclass(frozen=True)
 class RunReport:
-    """One result with its comparison on the catalog's machines (None: it did not end ok)."""
+    """One result with its comparison on the catalog's machines (None: it did not end ok), and
+    what its price means when it is another device's (a CPU priced as an owned GPU)."""
 
     result: dict[str, Any]
     comparison: Comparison | None
+    caveat: str | None = None
 
 
 def comparisons(
@@ -67,7 +70,8 @@ def comparisons(
     for result in results:
         found: list[MeasuredRun] = elsewhere(result) if elsewhere else []
         ok = result.get("status") == "ok"
-        out.append(RunReport(result, compare(result, catalog, options, found) if ok else None))
+        comparison = compare(result, catalog, options, found) if ok else None
+        out.append(RunReport(result, comparison, cpu_at_gpu_price(result, catalog)))
     return out
 
 
@@ -169,11 +173,13 @@ def _run(run: RunReport, options: CompareOptions) -> str:
             facts.append(("FLOPs", text.flops_text(r["flops"], unit)))
     out += [f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts]
     out.append("</dl>")
+    if run.caveat:
+        out.append(f'<p class="warn">{escape(run.caveat)}</p>')
     out += [f'<p class="warn">warning: {escape(w)}</p>' for w in r.get("warnings") or []]
     if r["status"] == "ok":
         out.append(_windows_chart(r))
     if run.comparison is not None:
-        out.append(_compare(run.comparison, options, r))
+        out.append(_compare(run.comparison, options, r, run.caveat))
     out.append(_environment(r.get("environment") or {}))
     out.append("</section>")
     return "\n".join(out)
@@ -193,9 +199,12 @@ def _windows_chart(r: dict[str, Any]) -> str:
     return bar_chart("Throughput per measuring window", bars, "samples/s (samples / wall time)")
 
 
-def _compare(c: Comparison, options: CompareOptions, result: dict[str, Any]) -> str:
+def _compare(
+    c: Comparison, options: CompareOptions, result: dict[str, Any], caveat: str | None
+) -> str:
     rows = [row for row in c.rows if row.usd_per_epoch is not None][:TABLE_ROWS]
-    out = ["<h3>What an epoch costs elsewhere</h3>", f'<p class="note">{escape(c.source)}</p>']
+    source = f"{c.source}. {caveat}" if caveat else c.source  # beside the chart it concerns
+    out = ["<h3>What an epoch costs elsewhere</h3>", f'<p class="note">{escape(source)}</p>']
     bars = [
         Bar(
             _machine(row),
@@ -245,9 +254,14 @@ def _machine(row: CompareRow) -> str:
     return "this machine" if row.local else f"{row.cloud} {row.instance_type}"
 
 
+def _row_date(row: CompareRow) -> str:
+    """A row's price date, with its age where the price is stale ("2025-06-01, 543 days old")."""
+    return f"{row.price_date}, {row.price_age}" if row.price_age else row.price_date
+
+
 def _compare_row(n: int, row: CompareRow, basis: int, run_price_date: str) -> str:
     """One row; the measured machine's price carries the run's price date."""
-    date = row.price_date or (run_price_date if row.local else "undated")
+    date = _row_date(row) or (run_price_date if row.local else "undated")
     tput = row.throughput_samples_per_s
     days = row.break_even_days
     cells = [
@@ -304,20 +318,47 @@ def _break_even(c: Comparison, options: CompareOptions) -> str:
     )
     return (
         f"<h3>Break-even</h3><p>Against the cheapest rental, {escape(_machine(cheapest))} "
-        f"({escape(cheapest.price_source)}, {escape(cheapest.price_date or 'undated')}): "
+        f"({escape(cheapest.price_source)}, {escape(_row_date(cheapest) or 'undated')}): "
         f"{escape(verdict)} at {be.hours_per_day:g} h a day.</p>{chart}"
     )
 
 
 def _environment(env: dict[str, Any]) -> str:
     rows = "".join(
-        f"<tr><th>{escape(str(k))}</th><td>{escape(_value(v))}</td></tr>"
+        f"<tr><th>{escape(_env_name(k))}</th><td>{escape(_env_value(k, v))}</td></tr>"
         for k, v in sorted(env.items())
     )
     return f"<h3>Environment</h3><table><tbody>{rows}</tbody></table>"
 
 
-def _value(v: Any) -> str:
+# The environment's keys as a reader names them; the rest lose their unit suffix and "_".
+ENV_NAMES = {
+    "os": "OS",
+    "cpu": "CPU",
+    "cpu_count_logical": "CPU threads",
+    "cpu_count_physical": "CPU cores",
+    "ram_bytes": "RAM",
+    "cuda": "CUDA",
+    "cudnn": "cuDNN",
+}
+_UNITS = ("_bytes", "_seconds", "_s")
+
+
+def _env_name(key: str) -> str:
+    if key in ENV_NAMES:
+        return ENV_NAMES[key]
+    for suffix in _UNITS:
+        key = key.removesuffix(suffix)
+    return key.replace("_", " ")
+
+
+def _env_value(key: str, v: Any) -> str:
+    """Bytes in KiB/MiB/GiB, seconds to two decimals, text as it is."""
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        if key.endswith("_bytes"):
+            return text.size(v)
+        if key.endswith(("_seconds", "_s")):
+            return f"{v:.2f} s"
     return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
 
 
@@ -331,7 +372,7 @@ def _prices(runs: Sequence[RunReport]) -> str:
             if not row.local and row.usd_per_hour is not None:
                 seen.setdefault(
                     f"{_machine(row)}: ${row.usd_per_hour:,.4g}/h ({row.price_source}, "
-                    f"{row.price_date or 'undated'})"
+                    f"{_row_date(row) or 'undated'})"
                 )
     items = "".join(f"<li>{escape(s)}</li>" for s in seen)
     return f"<h2>Prices: source and date</h2><ul>{items}</ul>"

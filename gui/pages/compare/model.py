@@ -52,6 +52,7 @@ COLUMNS = (
     Column("co2_kg_per_epoch", "g CO2/epoch", _grams, True),
     Column("break_even_days", "Break-even (days)", _days, True),
     Column("price_date", "Price date"),
+    Column("price_age", "Price age"),  # "N days old" past 30 days (catalog.stale_note)
     Column("price_source", "Price source"),
 )
 
