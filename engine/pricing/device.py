@@ -1,11 +1,20 @@
-"""What a result ran on, as the price code reads it: a CPU or not, the device's name, and its
-power draw while training (measured, else the catalog's TDP)."""
+"""What a result ran on, as the price code reads it: a CPU or not, the device's name, its
+power draw while training (measured, else the catalog's TDP), and whether its price is another
+device's (a CPU measurement priced as an owned GPU)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from engine.pricing.rows import GpuSpec
+
+if TYPE_CHECKING:
+    from engine.pricing.catalog import Catalog
+
+# An owned price's source (engine/pricing/profiles.py owned_source), after a profile's name:
+# "owned GeForce GTX 1080 Ti: $699 over 3 y ..." or "profile home: owned GeForce GTX ...".
+_OWNED_SOURCE = re.compile(r"(?:^|: )owned (?P<hardware>[^:]+): \$")
 
 
 def is_cpu(result: dict[str, Any]) -> bool:
@@ -31,3 +40,28 @@ def device_power_w(result: dict[str, Any], spec: GpuSpec | None) -> tuple[float 
     if spec is not None and spec.tdp_w and not is_cpu(result):
         return spec.tdp_w, f"TDP of {spec.name} (catalog)"
     return None, "unknown (no power reading, no TDP in the catalog)"
+
+
+def owned_gpu_priced(result: dict[str, Any], catalog: Catalog) -> str | None:
+    """The catalog GPU a result's price is the owned price of (its source names it), or None."""
+    source = (result.get("price") or {}).get("source") or ""
+    found = _OWNED_SOURCE.search(source)
+    if found is None:
+        return None
+    spec = catalog.gpu(found["hardware"].strip())
+    return spec.name if spec is not None else None
+
+
+def cpu_at_gpu_price(result: dict[str, Any], catalog: Catalog) -> str | None:
+    """What a CPU result priced as an owned GPU means, in a sentence (None for any other): the
+    cost is the CPU's speed at that GPU's price, not what the GPU would do."""
+    if not is_cpu(result):
+        return None
+    gpu = owned_gpu_priced(result, catalog)
+    if gpu is None:
+        return None
+    return (
+        f"Measured on the CPU ({device_label(result)}) and priced as an owned {gpu}: this is "
+        f"the CPU's speed at the {gpu}'s price, not the {gpu}'s speed. Measure on the GPU "
+        "to price what it does."
+    )

@@ -125,3 +125,25 @@ def test_the_report_renders_and_prints_in_headless_chromium(epochcost_home, caps
     dark = sum(n for n, (r, g, b) in colours if r + g + b < 150)  # the text
     assert blue > 2_000 and dark > 5_000
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 10_000
+
+
+def test_the_environment_reads_in_units_and_a_cpu_at_a_gpus_price_says_so(epochcost_home):
+    from engine.pricing.comparison import CompareOptions
+    from engine.pricing.profiles import OWNED, Profile
+    from engine.results import html_report
+    from engine.results.repricing import repriced
+
+    cpu = result(run_id="20250103T000000-cpu00001", device="cpu", device_name=None)
+    cpu["environment"].update(ram_bytes=25276514304, framework_import_seconds=2.16604641899994)
+    cat = catalog.load()
+    box = Profile("home1080", OWNED, gpu="GTX 1080 Ti", purchase_usd=699.0, usd_per_kwh=0.3)
+    priced = repriced(cpu, box.price(cat))
+    runs = html_report.comparisons([priced, result()], cat, CompareOptions())
+    parsed = Parsed()
+    parsed.feed(html_report.render(runs, CompareOptions()))
+    text = " ".join(parsed.text)
+    assert "RAM 23.54 GiB" in text and "25276514304" not in text
+    assert "framework import 2.17 s" in text and "2.166" not in text
+    said = "the CPU's speed at the GeForce GTX 1080 Ti's price, not the GeForce GTX 1080 Ti's speed"
+    assert text.count(said) == 2  # beside its price and beside its comparison
+    assert runs[1].caveat is None  # a GPU result at its own price: nothing to say

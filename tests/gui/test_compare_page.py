@@ -6,6 +6,7 @@ its table and charts."""
 from __future__ import annotations
 
 import csv
+import html
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -235,3 +236,45 @@ def test_a_wrong_use_figure_with_gpus_to_buy_is_named_not_raised(window):
     page.inputs.owned["lifetime_years"].editingFinished.emit()
     assert page.inputs.error.text().startswith("Lifetime y:")
     assert page.model.rowCount() > 1 and "buy GeForce RTX 4090" not in column(page, "Machine")
+
+
+def cpu_result():
+    cpu = gpu_result(
+        run_id="20260101T000000-cpu00001",
+        device="cpu",
+        device_name=None,
+        model="tiny-mlp",
+        batch_size=16,
+        mean_power_w=None,
+        usd_per_hour=0.9,
+    )
+    cpu["environment"]["cpu"] = "Some CPU"
+    return cpu
+
+
+def test_a_cpu_result_at_an_owned_gpus_price_says_what_it_is(window):
+    price = window.panel.price
+    price.owned_button.setChecked(True)
+    price.owned.hardware.setCurrentIndex(price.owned.hardware.findData("gpu:GeForce GTX 1080 Ti"))
+    price.owned.edits["usd_per_kwh"].setText("0.3")
+    page = show(window, cpu_result())
+    gpu = "GeForce GTX 1080 Ti"
+    said = f"the CPU's speed at the {gpu}'s price, not the {gpu}'s speed"
+    assert said in html.unescape(page.heading.text())
+    for chart in page.charts.values():
+        assert said in html.unescape(chart.caption.text).replace("<br>", " ")
+    # GPUs to buy: what it needs, not a tariff it already has
+    page.inputs.buy.setChecked(True)
+    assert "this result ran on the CPU" in page.message_bar.text.text()
+    assert "measure on the GPU" in page.message_bar.text.text()
+    assert not page.inputs.error.isVisible()
+    # the break-even names the real reason: no filter narrows anything here
+    page.chart_tabs.setCurrentIndex(2)
+    hint = page.break_even.hint.toPlainText()
+    assert "ran on the CPU" in hint and "widen" not in hint
+    page.inputs.gpu.setText("v100")
+    page.inputs.gpu.editingFinished.emit()
+    assert page.break_even.hint.toPlainText() == "No machine to rent with GPU 'v100': widen them."
+    # a rented price is the CPU's own: nothing to say
+    price.rented_button.setChecked(True)
+    assert "CPU's speed" not in page.heading.text()

@@ -21,7 +21,7 @@ from engine.core.errors import ConfigError
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import BuyOptions, CompareOptions
-from engine.pricing.device import device_power_w
+from engine.pricing.device import device_power_w, is_cpu
 from gui.common.field_error import ErrorLabel
 from gui.common.number_field import InputError, NumberField
 from gui.panel.price_widget import OwnedChoice
@@ -242,7 +242,9 @@ class CompareInputs(QWidget):
             except ConfigError as exc:
                 error = self._mark(exc)
         buy = None
-        if self.buy.isChecked() and error is None:  # a wrong figure is named already
+        # A CPU's speed says nothing of a GPU's: the page says what buying needs instead.
+        wanted = self.buy.isChecked() and not is_cpu(result)
+        if wanted and error is None:  # a wrong figure is named already
             tariff = given.get("usd_per_kwh")
             if tariff is None:
                 error = error or "Tariff $/kWh: give it to price GPUs to buy"

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
+from engine.pricing.device import cpu_at_gpu_price, is_cpu
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource
 from gui.pages.base import Page, PageContext
@@ -45,6 +46,11 @@ from gui.pages.compare.options import CompareInputs
 NO_SELECTION = (
     "Select a result in the table below to price its epoch on cloud machines and on the "
     "machine it ran on."
+)
+BUY_NEEDS_GPU = (
+    "GPUs to buy: this result ran on the CPU, and a CPU's speed says nothing of a GPU's. "
+    "Select a result measured on a GPU (File › Open result imports one from another machine), "
+    "or measure on the GPU: choose it as the device and press Run."
 )
 OWN_HINT = (
     "Give your electricity tariff above (and a purchase price where the catalog has no "
@@ -64,6 +70,7 @@ class ComparePage(Page):
         self.source = source
         self.result: dict[str, Any] | None = None
         self.comparison: Comparison | None = None
+        self.caveat: str | None = None  # what the price means, when it is another device's
         self.options = CompareOptions()
         self._stale = True  # the selection changed while the page was hidden
 
@@ -238,10 +245,13 @@ class ComparePage(Page):
         self.view.setColumnHidden(
             keys.index("break_even_days"), self.options.owned is None and self.options.buy is None
         )
-        self.heading.setText(compare_text.heading(result, self.comparison))
+        self.caveat = cpu_at_gpu_price(result, cat)  # a CPU's speed at an owned GPU's price
+        self.heading.setText(compare_text.heading(result, self.comparison, self.caveat))
         text, details = compare_text.notes(result, self.comparison, cat, self.options)
         self.notes.setText(text)
         self.notes.setToolTip(details)
+        if self.inputs.buy.isChecked() and is_cpu(result):
+            self.message_bar.show_message(BUY_NEEDS_GPU, "info")
         self.inputs.show()
         self.body.show()
         self._fill_rent_choices()
@@ -256,7 +266,7 @@ class ComparePage(Page):
         spot = self.options.spot
         left_out = compare_charts.draw_bars(self.bars, c.rows, spot, self.colors)
         free = compare_charts.draw_scatter(self.scatter, c.rows, spot, self.colors)
-        caption = compare_text.caption(c, c.rows, self.options)
+        caption = compare_text.caption(c, c.rows, self.options, caveat=self.caveat)
         more = f" · {left_out} more machines in the table" if left_out else ""
         self.bars.set_caption(caption + more)
         off = f" · {free} at $0 an epoch, off the log scale" if free else ""
@@ -294,11 +304,11 @@ class ComparePage(Page):
             )
         hint = OWN_HINT
         if self.options.owned is not None and row is None:
-            hint = "No machine to rent in the table (widen the filters)."
+            hint = compare_text.nothing_to_rent(self.result, c, self.options)
         name = compare_text.rent_label(row, self.options.spot) if row is not None else ""
         compare_charts.draw_break_even(self.break_even, be, name, self.colors, hint)
         shown = [row] if row is not None else []
-        self.break_even.set_caption(compare_text.caption(c, shown, self.options, be))
+        self.break_even.set_caption(compare_text.caption(c, shown, self.options, be, self.caveat))
 
     # theme and exports ---------------------------------------------------------------------
 

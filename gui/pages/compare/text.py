@@ -17,8 +17,12 @@ from engine.pricing.device import is_cpu
 from engine.results import report
 
 
-def heading(result: dict[str, Any], c: Comparison) -> str:
+def heading(result: dict[str, Any], c: Comparison, caveat: str | None = None) -> str:
+    """What was measured; `caveat`: what its price means when it is another device's
+    (engine/pricing/device.py cpu_at_gpu_price)."""
     text = f"<b>Measured:</b> {html.escape(c.source)}"
+    if caveat:
+        text += f"<br><b>{html.escape(caveat)}</b>"
     if is_cpu(result):
         text += (
             "<br><b>This result ran on a CPU: its speed cannot be projected to GPUs.</b> "
@@ -85,9 +89,11 @@ def caption(
     rows: Sequence[CompareRow],
     options: CompareOptions,
     be: BreakEven | None = None,
+    caveat: str | None = None,
 ) -> str:
-    """What was measured, where the prices come from (a line a source), owning, the date."""
-    lines = [c.source, *price_sources(rows)]
+    """What was measured (and, `caveat`, what its price means when it is another device's),
+    where the prices come from (a line a source), owning, the date."""
+    lines = [c.source, *textwrap.wrap(caveat or "", 140), *price_sources(rows)]
     owned = options.owned
     if be is not None and owned is not None:
         lines.append(
@@ -96,6 +102,29 @@ def caption(
         )
     lines[-1] += f" · {_dt.date.today().isoformat()} · epochcost"
     return "<br>".join(html.escape(line) for line in lines)
+
+
+def nothing_to_rent(result: dict[str, Any], c: Comparison, options: CompareOptions) -> str:
+    """Why no machine can be rented for the break-even: the filters, a CPU result with no GPU
+    measurement of its workload, or what the catalog's machines were left out for."""
+    narrowed = [
+        f"cloud {options.clouds[0]}" if options.clouds else "",
+        f"GPU {options.gpu!r}" if options.gpu else "",
+    ]
+    if any(narrowed):
+        return f"No machine to rent with {' and '.join(x for x in narrowed if x)}: widen them."
+    if is_cpu(result):
+        model = result["config"]["model"]
+        return (
+            f"No machine to rent: this result ran on the CPU, whose speed cannot be projected "
+            f"to a GPU, and no GPU measurement of {model} is stored. Import one (File › Open "
+            "result) or measure on a GPU."
+        )
+    why = c.left_out_counts()
+    if why:
+        reason, n = why[0]
+        return f"No machine to rent: {n} left out ({reason})."
+    return "No machine to rent: the catalog has no priced machine for this workload."
 
 
 def rent_label(row: CompareRow, spot: bool) -> str:
