@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.epochcost-installed
 EXTRAS  := torch,tensorflow,gui,cloud,dev
 DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-cursor0 \
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
-            libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth
+            libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth chromium
 
 .PHONY: run test lint deb-deps venv bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
 
