@@ -11,6 +11,7 @@ from typing import Any
 from engine.cli import numbers
 from engine.cli.cmd_profile import add_profile_option, profile_price
 from engine.cli.common import UsageError, print_json
+from engine.core.text import printable
 from engine.pricing.cost import Price
 from engine.results import report
 from engine.results.files import check_out_path, write_json
@@ -58,10 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _list(args: argparse.Namespace) -> int:
     store = Store(readonly=True)
     frame = store.list()
-    for run_id in store.unreadable():  # the rest is listed; this row is said, on its own
+    for run_id, why in store.damaged().items():  # the rest is listed; this row is said alone
         print(
-            f"epochcost: warning: stored result {run_id} cannot be read (its stored JSON is "
-            f"damaged); `epochcost results delete {run_id}` removes it",
+            f"epochcost: warning: stored result {run_id} cannot be read ({printable(why)}); "
+            f"`epochcost results delete {run_id}` removes it",
             file=sys.stderr,
         )
     if args.json:

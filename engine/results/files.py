@@ -20,6 +20,7 @@ from engine.results.schema import validate
 
 __all__ = [
     "check_out_path",
+    "file_name",
     "is_stream",
     "read_result_file",
     "write_bytes",
@@ -36,12 +37,16 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def read_result_file(path: Path) -> dict[str, Any]:
     """Read and validate a result JSON file, with a message that says why not."""
-    where = str(path)
+    where = file_name(path)
     try:
         size = Path(path).stat().st_size
         if size > MAX_RESULT_BYTES:
-            limit = MAX_RESULT_BYTES >> 20
-            raise ConfigError(where, f"is {size >> 20} MB; a result file is at most {limit} MB")
+            # In bytes: 16 MiB and one byte rounds to the limit itself in MB.
+            raise ConfigError(
+                where,
+                f"is {size:,} bytes; a result file is at most {MAX_RESULT_BYTES:,} bytes "
+                f"({MAX_RESULT_BYTES >> 20} MiB)",
+            )
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(where, "no such file") from None
@@ -60,6 +65,13 @@ def read_result_file(path: Path) -> dict[str, Any]:
     except ValueError as exc:  # NaN, Infinity
         raise ConfigError(where, str(exc)) from None
     return validate(data, where)
+
+
+def file_name(path: Path) -> str:
+    """A file as a message names it (the error's field): as given, but never a bare word, which
+    the command line would show as an option (a folder `imp` as "--imp"): ./imp."""
+    text = str(path)
+    return os.path.join(".", text) if text.isidentifier() else text
 
 
 def _no_constant(name: str) -> Any:

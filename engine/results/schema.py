@@ -4,202 +4,153 @@ themselves are built by engine/measure/result.py (its header) and engine/accurac
 
 Every field that code reads is checked for its type here, so that a result that passes never
 breaks `results show`, compare or the desktop app; fields it does not read may hold any JSON,
-within the limits on size and nesting below, and with finite numbers only.
+within the limits on size and nesting below, with finite numbers only and text that can be
+written out (no lone surrogate such as "\\ud800"). What no measurement can produce is refused
+too: a negative time, memory, power, energy or cost, a throughput below MIN_THROUGHPUT or an
+epoch time or cost past what the slowest throughput gives (MAX_SECONDS, MAX_USD), an interval
+that does not hold its figure. Every reader goes through validate(): a file (import, compare,
+project, report) and every stored row (Store.get and Store.list, engine/results/store.py).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.measure.result import SCHEMA, STATUSES
+from engine.pricing.cost import MAX_USD_PER_HOUR
+from engine.results.json_checks import (
+    Bad,
+    date,
+    items,
+    limits,
+    number,
+    obj,
+    optional,
+    pair,
+    short,
+    text,
+    whole,
+)
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-MAX_DEPTH = 32
-MAX_NODES = 500_000
-MAX_TEXT = 1_000_000  # characters in one string (a traceback, a model file's path)
-
-Check = Callable[[Any, str], None]
-
-
-class _Bad(Exception):
-    def __init__(self, path: str, what: str) -> None:
-        super().__init__(what)
-        self.path, self.what = path, what
-
-
-def _number(positive: bool = False, minimum: float | None = None) -> Check:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _Bad(path, "must be a number")
-        if positive and not value > 0:
-            raise _Bad(path, "must be more than 0")
-        if minimum is not None and not value >= minimum:
-            raise _Bad(path, f"must be at least {minimum:g}")
-
-    return check
+# The slowest throughput a window can measure: one sample in the longest window a run allows
+# (--max-seconds at most 7 days, engine/measure/config.py) is 1.65e-6 samples/s.
+MIN_THROUGHPUT = 1e-6
+MAX_EPOCH_SAMPLES = 10**13  # as RunConfig.epoch_samples allows
+# No device trains a trillion samples a second (the largest clusters reach about 1e8 tokens).
+MAX_THROUGHPUT = 1e12
+MAX_BYTES = 2.0**64  # no memory a 64-bit machine can address is bigger
+# A device's mean draw is priced as an owned machine's power (engine/pricing/cost.py
+# OwnedHardware takes 0 to 1e6 W): one beyond it is refused here, naming the field.
+MAX_POWER_W = 1e6
+# The longest epoch a result can hold (the most samples at the slowest throughput), and its
+# cost at the highest price: a time or cost past these (an epoch of 1e308 s, shown as "$inf
+# per epoch") is no measurement.
+MAX_SECONDS = MAX_EPOCH_SAMPLES / MIN_THROUGHPUT
+MAX_USD = MAX_SECONDS * MAX_USD_PER_HOUR / 3600
 
 
-def _whole(low: int = 0) -> Check:
-    def check(value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(path, "must be a whole number")
-        if value < low:
-            raise _Bad(path, f"must be at least {low}")
+NUMBER, POSITIVE, WHOLE, TEXT = number(), number(positive=True), whole(), text
+OPT_NUMBER, OPT_TEXT, OPT_WHOLE = optional(NUMBER), optional(TEXT), optional(WHOLE)
+# A size, an energy, a count: never below 0. A time, a cost: never below 0 nor past the bounds.
+AMOUNT = number(minimum=0.0)
+OPT_AMOUNT = optional(AMOUNT)
+SECONDS, USD = number(minimum=0.0, maximum=MAX_SECONDS), number(minimum=0.0, maximum=MAX_USD)
+OPT_SECONDS, OPT_USD = optional(SECONDS), optional(USD)
 
-    return check
-
-
-def _text(value: Any, path: str) -> None:
-    if not isinstance(value, str):
-        raise _Bad(path, "must be text")
-
-
-def _flag(value: Any, path: str) -> None:
-    if not isinstance(value, bool):
-        raise _Bad(path, "must be true or false")
-
-
-def _date(value: Any, path: str) -> None:
-    _text(value, path)
-    try:
-        _dt.date.fromisoformat(value) if len(value) == 10 else _dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise _Bad(path, "must be a date (YYYY-MM-DD) or an ISO date and time") from None
-
-
-def _optional(check: Check) -> Check:
-    def optional(value: Any, path: str) -> None:
-        if value is not None:
-            check(value, path)
-
-    return optional
-
-
-def _items(check: Check) -> Check:
-    def items(value: Any, path: str) -> None:
-        if not isinstance(value, list):
-            raise _Bad(path, "must be a list")
-        for i, item in enumerate(value):
-            check(item, f"{path}[{i}]")
-
-    return items
-
-
-def _pair(first: Check, second: Check) -> Check:
-    """[low, high]: a list of two."""
-
-    def pair(value: Any, path: str) -> None:
-        if not isinstance(value, list) or len(value) != 2:
-            raise _Bad(path, "must be a list of two numbers [low, high]")
-        first(value[0], f"{path}[0]")
-        second(value[1], f"{path}[1]")
-
-    return pair
-
-
-def _object(spec: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
-    """A JSON object whose `spec` fields, where present, pass their checks."""
-
-    def obj(value: Any, path: str) -> None:
-        if not isinstance(value, dict):
-            raise _Bad(path, "must be an object")
-        for key in required:
-            if key not in value:
-                raise _Bad(f"{path}.{key}", "is missing")
-        for key, check in spec.items():
-            if key in value:
-                check(value[key], f"{path}.{key}")
-
-    return obj
-
-
-NUMBER, POSITIVE, WHOLE, TEXT = _number(), _number(positive=True), _whole(), _text
-OPT_NUMBER, OPT_TEXT, OPT_WHOLE = _optional(NUMBER), _optional(TEXT), _optional(WHOLE)
-
-_PRICE = _object(
-    {"usd_per_hour": _number(minimum=0.0), "source": TEXT, "as_of": _date},
+_PRICE = obj(
+    {
+        "usd_per_hour": number(minimum=0.0, maximum=MAX_USD_PER_HOUR),
+        "source": TEXT,
+        "as_of": date,
+    },
     ("usd_per_hour", "source", "as_of"),
 )
-_STEP_TIMES = _object({k: OPT_NUMBER for k in ("median", "p10", "p90", "mean", "min", "max")})
-_FLOPS = _object(
+_STEP_TIMES = obj({k: OPT_SECONDS for k in ("median", "p10", "p90", "mean", "min", "max")})
+_ENERGY = obj(
     {
-        "per_step": OPT_NUMBER,
-        "per_sample": NUMBER,
-        "achieved_tflops": NUMBER,
+        k: OPT_AMOUNT
+        for k in ("energy_j", "mean_utilization_percent", "joules_per_sample", "kwh_per_epoch")
+    }
+    | {"mean_power_w": optional(number(minimum=0.0, maximum=MAX_POWER_W))}
+)
+_FLOPS = obj(
+    {
+        "per_step": OPT_AMOUNT,
+        "per_sample": AMOUNT,
+        "achieved_tflops": AMOUNT,
         "method": OPT_TEXT,
-        "peak_tflops": OPT_NUMBER,
-        "mfu": OPT_NUMBER,
+        "peak_tflops": OPT_AMOUNT,
+        "mfu": OPT_AMOUNT,
         "peak_source": OPT_TEXT,
     },
     ("per_sample", "achieved_tflops"),
 )
-_POINT = _object(
+_POINT = obj(
     {
         "iteration": WHOLE,
         "accuracy": OPT_NUMBER,
-        "seconds": NUMBER,
-        "usd": OPT_NUMBER,
-        "epochs": OPT_NUMBER,
+        "seconds": SECONDS,
+        "usd": OPT_USD,
+        "epochs": OPT_AMOUNT,
     },
     ("iteration", "seconds"),
 )
-_ACCURACY = _object(
+_ACCURACY = obj(
     {
-        "point": _optional(_POINT),
-        "dataset": _object({"name": TEXT}, ("name",)),
+        "point": optional(_POINT),
+        "dataset": obj({"name": TEXT}, ("name",)),
         "stop_reason": TEXT,
-        "curve": _items(_object({"iteration": WHOLE, "accuracy": OPT_NUMBER}, ("iteration",))),
-        "run": _optional(_object({"seconds": OPT_NUMBER, "usd": OPT_NUMBER})),
+        "curve": items(obj({"iteration": WHOLE, "accuracy": OPT_NUMBER}, ("iteration",))),
+        "run": optional(obj({"seconds": OPT_SECONDS, "usd": OPT_USD})),
     },
     ("dataset", "stop_reason", "curve"),
 )
 # A data-parallel run (engine/measure/result.py distributed_record).
-_DISTRIBUTED = _object(
+_DISTRIBUTED = obj(
     {
-        "world_size": _whole(1),
-        "nnodes": _whole(1),
-        "nproc_per_node": _whole(1),
+        "world_size": whole(1),
+        "nnodes": whole(1),
+        "nproc_per_node": whole(1),
         "backend": TEXT,
-        "per_process_batch": _whole(1),
-        "global_batch": _whole(1),
-        "per_rank": _items(
-            _object({"rank": WHOLE, "samples_per_s": OPT_NUMBER}, ("rank", "samples_per_s"))
+        "per_process_batch": whole(1),
+        "global_batch": whole(1),
+        "per_rank": items(
+            obj({"rank": WHOLE, "samples_per_s": OPT_AMOUNT}, ("rank", "samples_per_s"))
         ),
     },
     ("world_size", "nnodes", "backend", "per_process_batch", "per_rank"),
 )
-_ENVIRONMENT = _object(
+_ENVIRONMENT = obj(
     {
         k: OPT_TEXT
         for k in ("device", "device_name", "cpu", "framework", "framework_version", "hostname")
     }
     | {"threads": OPT_WHOLE, "gpu_count": OPT_WHOLE, "cpu_count_logical": OPT_WHOLE}
 )
-_WORKLOAD = _object(
+_WORKLOAD = obj(
     {
         "name": OPT_TEXT,
         "task": OPT_TEXT,
         "epoch_unit": OPT_TEXT,
         "parameters": OPT_WHOLE,
-        "input_shape": _optional(_items(WHOLE)),
-        "model_file": _optional(_object({"path": TEXT, "sha256": OPT_TEXT})),
+        "input_shape": optional(items(WHOLE)),
+        "model_file": optional(obj({"path": TEXT, "sha256": OPT_TEXT})),
     }
 )
 
 # Every result, whatever its status.
-_ALWAYS = _object(
+_ALWAYS = obj(
     {
         "schema": TEXT,
         "run_id": TEXT,
         "status": TEXT,
-        "created_at": _optional(_date),
-        "config": _object(
+        "created_at": optional(date),
+        "config": obj(
             {
                 "model": TEXT,
                 "framework": TEXT,
@@ -210,49 +161,51 @@ _ALWAYS = _object(
             ("model", "framework", "batch_size", "device", "precision"),
         ),
         "environment": _ENVIRONMENT,
-        "error": _optional(_object({"kind": OPT_TEXT, "message": TEXT}, ("message",))),
-        "price": _optional(_PRICE),
-        "workload": _optional(_WORKLOAD),
-        "warnings": _optional(_items(TEXT)),
-        "epoch_samples": WHOLE,
+        "error": optional(obj({"kind": OPT_TEXT, "message": TEXT}, ("message",))),
+        "price": optional(_PRICE),
+        "workload": optional(_WORKLOAD),
+        "warnings": optional(items(TEXT)),
+        "epoch_samples": whole(0, MAX_EPOCH_SAMPLES),
         "group_id": OPT_TEXT,
         "kind": OPT_TEXT,
-        "sweep": _optional(_object({"group_id": TEXT, "role": TEXT, "trial": WHOLE})),
-        "scaling": _optional(_object({"group_id": TEXT, "nproc": _whole(1)})),
-        "energy": _optional(_object({})),
-        "accuracy": _optional(_ACCURACY),
-        "compile_seconds": OPT_NUMBER,
-        "step_time_s": _optional(_STEP_TIMES),
-        "throughput_ci95": _optional(_pair(NUMBER, NUMBER)),
-        "usd_per_epoch_ci95": _optional(_pair(NUMBER, OPT_NUMBER)),
+        "sweep": optional(obj({"group_id": TEXT, "role": TEXT, "trial": WHOLE})),
+        "scaling": optional(obj({"group_id": TEXT, "nproc": whole(1)})),
+        "energy": optional(_ENERGY),
+        "accuracy": optional(_ACCURACY),
+        "compile_seconds": OPT_SECONDS,
+        "step_time_s": optional(_STEP_TIMES),
+        "throughput_ci95": optional(pair(NUMBER, NUMBER)),
+        "usd_per_epoch_ci95": optional(pair(NUMBER, OPT_NUMBER)),
         "interval_method": OPT_TEXT,
         "repeats": OPT_WHOLE,
-        "other_cpu_fraction": OPT_NUMBER,
-        "distributed": _optional(_DISTRIBUTED),
+        "other_cpu_fraction": optional(number(minimum=0.0, maximum=1.0)),
+        "distributed": optional(_DISTRIBUTED),
+        "throughput_repeats": optional(items(POSITIVE)),
+        "throughput_samples_per_s": optional(number(positive=True, maximum=MAX_THROUGHPUT)),
     }
+    | {k: OPT_SECONDS for k in ("epoch_seconds", "window_seconds", "warmup_seconds")}
+    | {"memory_fill": OPT_AMOUNT, "throughput_spread": OPT_AMOUNT, "usd_per_epoch": OPT_USD}
     | {
-        k: OPT_NUMBER
+        k: optional(number(minimum=0.0, maximum=MAX_BYTES))
         for k in (
-            "throughput_samples_per_s",
-            "epoch_seconds",
             "peak_memory_bytes",
             "memory_total_bytes",
-            "memory_fill",
-            "usd_per_epoch",
+            "warmup_peak_memory_bytes",
+            "device_peak_used_bytes",
         )
     },
     ("schema", "run_id", "status", "config", "environment", "epoch_samples"),
 )
 # What `results show` and compare read of a result that measured something.
-_MEASURED = _object(
+_MEASURED = obj(
     {
         "throughput_samples_per_s": POSITIVE,
-        "epoch_samples": _whole(1),
+        "epoch_samples": whole(1),
         "epoch_seconds": POSITIVE,
-        "step_time_s": _object({k: NUMBER for k in ("median", "p10", "p90")}, ("median",)),
+        "step_time_s": obj({k: NUMBER for k in ("median", "p10", "p90")}, ("median",)),
         "steps_measured": WHOLE,
         "stop_reason": TEXT,
-        "flops": _optional(_FLOPS),
+        "flops": optional(_FLOPS),
         "memory_source": OPT_TEXT,
     },
     ("throughput_samples_per_s", "epoch_seconds", "step_time_s", "steps_measured"),
@@ -264,24 +217,25 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(where, "is not a JSON object")
     if data.get("schema") != SCHEMA:
-        raise ConfigError(where, f"schema is {_short(data.get('schema'))}, expected {SCHEMA!r}")
+        raise ConfigError(where, f"schema is {short(data.get('schema'))}, expected {SCHEMA!r}")
     try:
-        _limits(data)
+        limits(data)
         _ALWAYS(data, "result")
         if data["status"] not in STATUSES:
             allowed = ", ".join(STATUSES)
-            raise _Bad("result.status", f"{_short(data['status'])} is not one of {allowed}")
+            raise Bad("result.status", f"{short(data['status'])} is not one of {allowed}")
         if not RUN_ID.fullmatch(data["run_id"]):
-            raise _Bad(
+            raise Bad(
                 "result.run_id",
-                f"{_short(data['run_id'])} is not a run id (letters, digits, '.', '_' and '-', "
+                f"{short(data['run_id'])} is not a run id (letters, digits, '.', '_' and '-', "
                 "at most 128)",
             )
         if data["status"] == "ok":
             _MEASURED(data, "result")
+        _slowest(data)
         _around("throughput_ci95", "throughput_samples_per_s", data)
         _around("usd_per_epoch_ci95", "usd_per_epoch", data)
-    except _Bad as bad:
+    except Bad as bad:
         field = bad.path.removeprefix("result.")
         raise ConfigError(where, f"field {field!r} {bad.what}") from None
     try:
@@ -304,45 +258,28 @@ def _around(interval_key: str, figure_key: str, data: dict[str, Any]) -> None:
     low, high = interval
     path = f"result.{interval_key}"
     if low is None or not math.isfinite(low) or low < 0:
-        raise _Bad(path, f"low end {_short(low)} is not a number of 0 or more")
+        raise Bad(path, f"low end {short(low)} is not a number of 0 or more")
     if high is not None and (not math.isfinite(high) or not high > 0 or high < low):
-        raise _Bad(path, f"[{low:g}, {high:g}] is not a pair [low, high] in order, high above 0")
+        raise Bad(path, f"[{low:g}, {high:g}] is not a pair [low, high] in order, high above 0")
     if figure is None:
         return
     slack = 1e-9 * abs(figure)
     if figure < low - slack or (high is not None and figure > high + slack):
         shown = f"[{low:g}, {'null' if high is None else format(high, 'g')}]"
-        raise _Bad(
+        raise Bad(
             path,
             f"{shown} does not hold the result's own {figure_key} {figure:g}: the file is "
             "inconsistent (edited or damaged); measure again or fix the figure",
         )
 
 
-def _limits(data: Any) -> None:
-    """Nesting depth, size, finite numbers: over the whole result, read or not."""
-    stack: list[tuple[Any, int, str]] = [(data, 0, "result")]
-    nodes = 0
-    while stack:
-        value, depth, path = stack.pop()
-        nodes += 1
-        if nodes > MAX_NODES:
-            raise _Bad("result", f"has more than {MAX_NODES:,} values; no result is that big")
-        if depth > MAX_DEPTH:
-            raise _Bad(path, f"is nested more than {MAX_DEPTH} deep")
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    raise _Bad(path, "has a key that is not text")
-                stack.append((item, depth + 1, f"{path}.{key}"))
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1, f"{path}[{i}]") for i, item in enumerate(value))
-        elif isinstance(value, float) and not math.isfinite(value):
-            raise _Bad(path, "is not a finite number")
-        elif isinstance(value, str) and len(value) > MAX_TEXT:
-            raise _Bad(path, f"is longer than {MAX_TEXT:,} characters")
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _slowest(data: dict[str, Any]) -> None:
+    """No window measures a throughput below MIN_THROUGHPUT; one that low would put an epoch
+    past MAX_SECONDS and its cost past every bound."""
+    throughput = data.get("throughput_samples_per_s")
+    if throughput is not None and throughput < MIN_THROUGHPUT:
+        raise Bad(
+            "result.throughput_samples_per_s",
+            f"is {throughput:g} samples/s, slower than any window can measure "
+            f"({MIN_THROUGHPUT:g}: one sample in the longest window)",
+        )

@@ -3,15 +3,19 @@
 The whole result is kept as JSON; a few columns are copied out for listing and sorting. A stored
 result is never replaced: adding one whose run id is there is a no-op when the content is the
 same and refused when it differs. Commands that only read open the store read-only. Every
-SQLite failure becomes a StoreError naming the file and what to do.
+SQLite failure becomes a StoreError naming the file and what to do. Every row is read through
+engine/results/schema.py's validate(), the listing's rows as well (what compare and project
+read as measured elsewhere): a row that does not pass is listed as damaged, with no figures,
+and the rest of the store stays usable.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,18 +70,20 @@ LIST_COLUMNS = (
 # stored before they were recorded), the share of the CPU other processes used, and what kind
 # of run it was (the app's Past runs says run, sweep, accuracy, or how it failed).
 _FROM_BODY = {
-    "throughput_low": "$.throughput_ci95[0]",
-    "throughput_high": "$.throughput_ci95[1]",
-    "usd_per_epoch_low": "$.usd_per_epoch_ci95[0]",
-    "usd_per_epoch_high": "$.usd_per_epoch_ci95[1]",
-    "other_cpu_fraction": "$.other_cpu_fraction",
-    "kind": "$.kind",  # "accuracy" for a run to an accuracy; None for a timed run
-    "sweep_trial": "$.sweep.trial",  # a sweep's trial number; None outside a sweep
-    "world_size": "$.distributed.world_size",  # processes of a data-parallel run; None: one
+    "throughput_low": ("throughput_ci95", 0),
+    "throughput_high": ("throughput_ci95", 1),
+    "usd_per_epoch_low": ("usd_per_epoch_ci95", 0),
+    "usd_per_epoch_high": ("usd_per_epoch_ci95", 1),
+    "other_cpu_fraction": ("other_cpu_fraction",),
+    "kind": ("kind",),  # "accuracy" for a run to an accuracy; None for a timed run
+    "sweep_trial": ("sweep", "trial"),  # a sweep's trial number; None outside a sweep
+    "world_size": ("distributed", "world_size"),  # processes of a data-parallel run; None: one
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
-# A body json_extract can read: one damaged row must not make the whole listing an error.
-_READABLE = "typeof(body) = 'text' AND json_valid(body)"
+# The status a listing gives a row whose stored JSON does not pass validate(): its figures are
+# left out (no comparison or projection reads them) and Store.damaged() says why.
+DAMAGED = "damaged"
+_FIGURES = ("throughput_samples_per_s", "memory_fill", "usd_per_epoch")
 
 
 @dataclass(frozen=True)
@@ -274,35 +280,86 @@ class Store:
         return str(rid), body
 
     def list(self, group_id: str | None = None) -> pd.DataFrame:
-        """One row per result, newest first, with the listing columns (LISTING). A row whose
-        stored JSON is damaged is listed from its own columns (unreadable() names it)."""
+        """One row per result, newest first, with the listing columns (LISTING). Every row's
+        stored JSON passes validate() first, as get() reads it: a row that does not is listed
+        with status DAMAGED and no figures (damaged() says why), and the rest stay usable."""
+        rows = [_listed(row) for row in self._rows(group_id)]
+        return pd.DataFrame(rows, columns=list(LISTING))
+
+    def damaged(self) -> dict[str, str]:
+        """Run id -> why, for each stored result that cannot be read (`results show ID` says
+        the same; `results delete ID` removes it)."""
+        out = {}
+        for row in self._rows(None):
+            problem = _checked(row[-1])[0]
+            if problem is not None:
+                out[str(row[0])] = problem
+        return dict(sorted(out.items()))
+
+    def _rows(self, group_id: str | None) -> Sequence[tuple[Any, ...]]:
+        """The listing columns and the stored JSON of each row, newest first."""
         if not self.path.exists():
-            return pd.DataFrame([], columns=list(LISTING))
-        extracted = [
-            f"CASE WHEN {_READABLE} THEN json_extract(body, '{path}') END"
-            for path in _FROM_BODY.values()
-        ]
-        query = f"SELECT {', '.join([*LIST_COLUMNS, *extracted])} FROM results"
+            return ()
+        query = f"SELECT {', '.join(LIST_COLUMNS)}, body FROM results"
         params: tuple[Any, ...] = ()
         if group_id:
             query += " WHERE group_id = ?"
             params = (group_id,)
         with self._connect() as db:
-            rows = db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
-        return pd.DataFrame(rows, columns=list(LISTING))
-
-    def unreadable(self) -> tuple[str, ...]:
-        """The run ids whose stored JSON cannot be read (`results show ID` says why)."""
-        if not self.path.exists():
-            return ()
-        with self._connect() as db:
-            rows = db.execute(f"SELECT run_id FROM results WHERE NOT ({_READABLE})").fetchall()
-        return tuple(sorted(str(r[0]) for r in rows))
+            return db.execute(query + " ORDER BY created_at DESC, run_id DESC", params).fetchall()
 
     @staticmethod
     def _body(db: sqlite3.Connection, run_id: str) -> str | None:
         row = db.execute("SELECT body FROM results WHERE run_id = ?", (run_id,)).fetchone()
         return row[0] if row else None
+
+
+def _listed(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A listing row from (the columns..., body): the body's fields where it passes validate(),
+    else the row as DAMAGED with its figures left out."""
+    *columns, body = row
+    problem, extracted = _checked(body)
+    if problem is None:
+        return (*columns, *extracted)
+    listed = dict(zip(LIST_COLUMNS, columns, strict=True))
+    listed.update(dict.fromkeys(_FIGURES), status=DAMAGED)
+    return (*listed.values(), *(None for _ in _FROM_BODY))
+
+
+def _checked(body: Any) -> tuple[str | None, tuple[Any, ...]]:
+    """(None, the listing's fields from the body) for a stored JSON that passes validate(), else
+    (why not, ()). Cached by a digest of the body (a stored result never changes), so that
+    listing a store again does not validate every result again."""
+    raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
+    key = hashlib.blake2b(raw, digest_size=16).digest()
+    if key not in _CHECKED:
+        if len(_CHECKED) >= 4096:
+            _CHECKED.clear()
+        _CHECKED[key] = _check(body)
+    return _CHECKED[key]
+
+
+_CHECKED: dict[bytes, tuple[str | None, tuple[Any, ...]]] = {}
+
+
+def _check(body: Any) -> tuple[str | None, tuple[Any, ...]]:
+    try:
+        data = validate(json.loads(body))
+    except ConfigError as exc:
+        return exc.message, ()
+    except (ValueError, TypeError, RecursionError):
+        return "its stored JSON is damaged (not valid JSON)", ()
+    return None, tuple(_pick(data, path) for path in _FROM_BODY.values())
+
+
+def _pick(data: Any, path: tuple[str | int, ...]) -> Any:
+    """data[path[0]][path[1]]...; None where a step is missing."""
+    for step in path:
+        if isinstance(step, int):
+            data = data[step] if isinstance(data, list) and len(data) > step else None
+        else:
+            data = data.get(step) if isinstance(data, dict) else None
+    return data
 
 
 def _row(result: dict[str, Any], group_id: str | None) -> tuple[Any, ...]:

@@ -10,6 +10,7 @@ from engine.results.store import SCHEMA_VERSION, Store
 
 
 def _result(run_id: str, tput: float = 100.0) -> dict:
+    """A result as the worker writes one: its epoch time and cost follow from `tput`."""
     return {
         "schema": SCHEMA,
         "run_id": run_id,
@@ -29,12 +30,12 @@ def _result(run_id: str, tput: float = 100.0) -> dict:
         "step_time_s": {"median": 0.1, "p10": 0.09, "p90": 0.11},
         "steps_measured": 20,
         "stop_reason": "stable",
-        "epoch_seconds": 500.0,
+        "epoch_seconds": 50_000 / tput,
         "peak_memory_bytes": 10,
         "memory_total_bytes": 100,
         "memory_fill": 0.1,
         "price": {"usd_per_hour": 0.9, "source": "user", "as_of": "2026-11-22"},
-        "usd_per_epoch": 0.125,
+        "usd_per_epoch": 50_000 / tput * 0.9 / 3600,
     }
 
 
