@@ -4,6 +4,10 @@ Point figures (iteration, time, accuracy and cost at the stabilisation point or 
 taken over the repeats that reached it; a repeat that never settled is counted, not averaged
 in. Run figures (the whole run's time and cost) are over every repeat that finished. A std is
 the sample standard deviation, null with fewer than two values.
+
+The verdict (`cheapest`): the batch size cheapest to the point (fastest without a price), and
+those whose mean's 95% interval overlaps its own, which the repeats cannot tell from it ("no
+clear winner between A and B"), for the CLI and the app alike.
 """
 
 from __future__ import annotations
@@ -13,7 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.accuracy.result import is_accuracy_result
+from engine.core import verdict
 from engine.core.stats import Spread, spread
+
+SETTLE = (
+    "more repeats would narrow them (time to accuracy varies from seed to seed), and a "
+    "quieter machine (nothing else running) would too"
+)
 
 
 @dataclass(frozen=True)
@@ -108,3 +118,32 @@ def study_total(results: Iterable[dict[str, Any]]) -> dict[str, float | None]:
         "seconds": sum(run["seconds"] for run in runs),
         "usd": None if not runs or any(u is None for u in usd) else sum(usd),
     }
+
+
+@dataclass(frozen=True)
+class Cheapest:
+    """The study's verdict: the batch cheapest to the point (`basis` "usd"), or fastest to it
+    without a price ("seconds"), and the batch sizes the repeats cannot tell from it."""
+
+    best: BatchSummary
+    basis: str
+    rivals: tuple[int, ...]
+
+    def tie(self) -> str | None:
+        """'no clear winner between batch 64 and batch 128: ...', or None when it is clear."""
+        if not self.rivals:
+            return None
+        return verdict.no_clear_winner(self.best.batch_size, self.rivals, SETTLE)
+
+
+def cheapest(summaries: Sequence[BatchSummary], priced: bool) -> Cheapest | None:
+    """The verdict over the batch sizes that reached the point (None: none did)."""
+    reached = [s for s in summaries if s.reached]
+    if not reached:
+        return None
+    basis = "usd" if priced else "seconds"
+    best = min(reached, key=lambda s: (getattr(s, basis).mean or 0.0, s.batch_size))
+    others = [(s.batch_size, verdict.mean_interval(getattr(s, basis))) for s in reached]
+    mine = verdict.mean_interval(getattr(best, basis))
+    close = verdict.rivals(mine, [(b, i) for b, i in others if b != best.batch_size])
+    return Cheapest(best, basis, close)

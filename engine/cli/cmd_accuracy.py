@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.accuracy.repeats import BatchSummary
+from engine.accuracy.repeats import BatchSummary, cheapest
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
@@ -233,9 +233,29 @@ def summary_json(plan: StudyPlan, outcome: StudyOutcome) -> dict[str, Any]:
         "repeats": plan.repeats,
         "price": price_of(c),
         "batch_sizes": [s.to_dict() for s in outcome.summaries],
+        **_verdict_json(outcome, c.usd_per_hour is not None),
         "total": outcome.total,
         "cancelled": outcome.cancelled,
     }
+
+
+def _verdict_json(outcome: StudyOutcome, priced: bool) -> dict[str, Any]:
+    found = cheapest(outcome.summaries, priced)
+    return {
+        "cheapest_batch": found.best.batch_size if found else None,
+        "cheapest_basis": found.basis if found else None,
+        "cheapest_rivals": list(found.rivals) if found else [],
+    }
+
+
+def _verdict_lines(outcome: StudyOutcome, priced: bool) -> list[str]:
+    """The cheapest batch (fastest without a price), and a tie the repeats cannot settle."""
+    found = cheapest(outcome.summaries, priced)
+    if found is None:
+        return []
+    what = "cheapest" if priced else "fastest (no price)"
+    tie = found.tie()
+    return [f"{what} to the point: batch {found.best.batch_size}", *([tie] if tie else [])]
 
 
 _COLUMNS: tuple[tuple[str, int], ...] = (
@@ -290,6 +310,7 @@ def table(plan: StudyPlan, outcome: StudyOutcome) -> str:
         f"{' (cancelled)' if outcome.cancelled else ''}"
     )
     lines.append("(mean ± sample std over the repeats that reached it)")
+    lines += _verdict_lines(outcome, priced)
     lines.append(f"study id: {plan.study_id}")
     return "\n".join(lines)
 

@@ -78,9 +78,7 @@ def verdicts(summary: SweepSummary) -> list[str]:
     why = cheapest_reason(summary)
     if why is not None:
         lines.append(f"{'cheapest':12s} {summary.cheapest_batch}  ({why})")
-        tie = cheapest_tie(summary)
-        if tie:
-            lines.append(f"{'':12s} {tie}")
+        # A tie ("no clear winner between ...") is the summary's first note, as in the app.
     if summary.knee_batch is not None:
         lines.append(
             f"{'knee':12s} {summary.knee_batch}  (smallest batch within "

@@ -4,6 +4,9 @@ Cheapest: the lowest cost of an epoch. Every point of a sweep runs on the same m
 same price, so it is also the fastest epoch; without a price it is exactly that, and says so.
 Knee: the smallest batch within a tolerance (5%) of the best throughput, since a larger batch
 changes convergence and the user should see what it buys.
+Where the cheapest's 95% throughput interval overlaps another batch's, the measurements cannot
+tell them apart: the summary names those (`cheapest_rivals`) and its first note says "no clear
+winner" and what would settle it (engine/core/verdict.py), for the CLI and the app alike.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.core import verdict
 from engine.core.events import json_safe
 from engine.sweep.events import Trial
 
@@ -69,6 +73,37 @@ def cheapest(candidates: list[Trial]) -> tuple[int | None, str | None]:
     return best.batch_size, "epoch_seconds"
 
 
+SETTLE = (
+    "more measuring windows (repeats) or longer ones would narrow them, and a quieter machine "
+    "(nothing else running) would too"
+)
+
+
+def cheapest_rivals(candidates: list[Trial], best_batch: int | None) -> tuple[int, ...]:
+    """Batch sizes whose 95% throughput interval overlaps the cheapest's (on one machine at one
+    price, cost follows throughput)."""
+    best = next((p for p in candidates if p.batch_size == best_batch), None)
+    if best is None:
+        return ()
+    others = [(p.batch_size, _interval(p)) for p in candidates if p is not best]
+    return verdict.rivals(_interval(best), others)
+
+
+def _interval(p: Trial) -> verdict.Interval | None:
+    low, high = p.interval("throughput_ci95")
+    return None if low is None or high is None else (low, high)
+
+
+def no_clear_winner_note(candidates: list[Trial], best: int, close: tuple[int, ...]) -> str:
+    widths = [
+        verdict.spread_text(_interval(p), p.value("throughput_samples_per_s"))
+        for b in (best, *close)
+        for p in candidates
+        if p.batch_size == b
+    ]
+    return verdict.no_clear_winner(best, close, SETTLE, ", ".join(widths))
+
+
 def knee(candidates: list[Trial], tolerance: float) -> tuple[int | None, float | None]:
     """(smallest batch within `tolerance` of the best throughput, that best throughput)."""
     if not candidates:
@@ -99,6 +134,7 @@ class SweepSummary:
     error: dict[str, Any] | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     plan: dict[str, Any] = field(default_factory=dict)
+    cheapest_rivals: tuple[int, ...] = ()  # batches the data cannot tell from the cheapest
 
     @property
     def points(self) -> list[Trial]:
@@ -127,6 +163,7 @@ class SweepSummary:
                 "search_limit_reason": s.limit_reason,
                 "cheapest_batch": self.cheapest_batch,
                 "cheapest_basis": self.cheapest_basis,
+                "cheapest_rivals": list(self.cheapest_rivals),
                 "knee_batch": self.knee_batch,
                 "knee_tolerance": self.knee_tolerance,
                 "best_throughput_samples_per_s": self.best_throughput_samples_per_s,
@@ -158,6 +195,9 @@ def summarize(
     cheapest_batch, basis = cheapest(candidates)
     knee_batch, best = knee(candidates, knee_tolerance)
     notes = list(notes or [])
+    close = cheapest_rivals(candidates, cheapest_batch)
+    if cheapest_batch is not None and close:
+        notes.insert(0, no_clear_winner_note(candidates, cheapest_batch, close))
     if basis == "epoch_seconds":
         notes.append("no price given: cheapest = the fastest epoch (--price-per-hour prices it)")
     if candidates and all(p.role == "probe" for p in candidates):
@@ -180,4 +220,5 @@ def summarize(
         error=error,
         notes=tuple(notes),
         plan=dict(plan or {}),
+        cheapest_rivals=close,
     )

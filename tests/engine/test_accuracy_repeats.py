@@ -155,3 +155,28 @@ def test_results_show_says_where_a_run_reached_its_goal_or_that_it_never_did():
     assert "reached the target on patterns10 at iteration 400 (90.0%) after 8.0 s" in reached
     never = report.summary(_result(64, 0, None, 1.0))
     assert "never reached its goal on patterns10 (max_iterations at iteration 550" in never
+
+
+def _batch(batch: int, usd: list[float], reached: int | None = None):
+    from engine.accuracy.repeats import BatchSummary
+
+    none = spread([])
+    return BatchSummary(
+        batch, len(usd), len(usd) if reached is None else reached, 0, *[none] * 4,
+        spread(usd), none, none, spread([s * 10 for s in usd]), (), (),
+    )  # fmt: skip
+
+
+def test_the_verdict_says_no_clear_winner_where_the_repeats_overlap():
+    from engine.accuracy.repeats import cheapest
+
+    close = cheapest([_batch(32, [1.0, 1.4, 1.2]), _batch(64, [1.1, 1.3, 1.5])], priced=True)
+    assert close is not None and close.best.batch_size == 32 and close.rivals == (64,)
+    tie = close.tie()
+    assert tie is not None and tie.startswith("no clear winner between batch 32 and batch 64")
+    assert "more repeats" in tie and "a quieter machine" in tie
+    apart = cheapest([_batch(32, [1.0, 1.01, 0.99]), _batch(64, [2.0, 2.01, 1.99])], priced=True)
+    assert apart is not None and apart.rivals == () and apart.tie() is None
+    one_each = cheapest([_batch(32, [1.0]), _batch(64, [2.0])], priced=True)  # no interval
+    assert one_each is not None and one_each.best.batch_size == 32 and one_each.tie() is None
+    assert cheapest([_batch(32, [], reached=0)], priced=True) is None

@@ -84,6 +84,7 @@ def test_a_study_prints_mean_and_std_per_batch_size_and_stores_every_run(tmp_pat
     assert row["accuracy"]["mean"] >= 0.6
     assert row["usd"]["mean"] == pytest.approx(row["seconds"]["mean"] / 3600 * 2.0)
     assert summary["rule"]["mode"] == "target" and summary["devices"] == ["cpu"]
+    assert (summary["cheapest_batch"], summary["cheapest_rivals"]) == (32, [])  # the verdict
     assert summary["total"]["usd"] > row["usd"]["mean"]  # set-up and evaluation cost too
     listed = json.loads(cli("results", "list", "--json").stdout)
     assert sorted(r["run_id"] for r in listed) == sorted(row["run_ids"])

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.accuracy.repeats import cheapest
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
 from engine.core.errors import ConfigError
 from engine.core.events import Eval, Event, Failed, Finished, Phase, Started
@@ -166,14 +167,18 @@ def summary_text(plan: StudyPlan, outcome: StudyOutcome) -> str:
             f"{_best_accuracy(outcome.results):.1%}). Lower the target, or raise the limits."
         )
     priced = base.usd_per_hour is not None
-    best = min(reached, key=lambda s: (s.usd if priced else s.seconds).mean or 0.0)
+    verdict = cheapest(outcome.summaries, priced)
+    assert verdict is not None  # some batch size reached it
+    best = verdict.best
+    tie = verdict.tie()
     figure = (
         report.money_mean_std(best.usd) if priced else f"{report.mean_std(best.seconds, '.2f')} s"
     )
     failed = sum(s.failed for s in outcome.summaries)
     return (
         f"Study done: {len(outcome.results)} run(s) in {spent}. Cheapest to {goal}: batch "
-        f"{best.batch_size}, {figure} ({best.reached}/{best.repeats} reached it)."
+        f"{best.batch_size}, {figure} ({best.reached}/{best.repeats} reached it)"
+        + (f"; {tie}." if tie else ".")
         + (f" {failed} run(s) failed: see the table's Failed column." if failed else "")
     )
 
