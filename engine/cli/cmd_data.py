@@ -1,4 +1,5 @@
-"""epochcost data list|check|download: the data sets cost-to-accuracy runs train on."""
+"""epochcost data list|check|download: the data sets cost-to-accuracy runs train on;
+make-imagefolder: a folder of random images for a timed run's --data imagefolder:PATH."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import asdict
 
 from engine.cli.common import print_json
 from engine.workloads import data
-from engine.workloads.data import download
+from engine.workloads.data import download, random_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     dl.add_argument("--to", required=True, metavar="FOLDER", help="where to put it")
     dl.add_argument("--url", default=download.URL, help="a mirror of cifar-10-binary.tar.gz")
     dl.set_defaults(handler=_download)
+    mk = ds.add_parser(
+        "make-imagefolder",
+        help="write a folder of random images in class folders (for --data imagefolder:PATH)",
+    )
+    mk.add_argument("path", metavar="PATH", help="a new or empty folder")
+    mk.add_argument("--images", type=int, default=1000, help="how many (default 1000)")
+    mk.add_argument("--size", type=int, default=64, help="width and height in pixels (default 64)")
+    mk.add_argument("--classes", type=int, default=10, help="class folders (default 10)")
+    mk.add_argument("--format", choices=random_folder.FORMATS, default="jpeg")
+    mk.add_argument("--seed", type=int, default=0)
+    mk.set_defaults(handler=_make_imagefolder)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -61,4 +73,15 @@ def _download(args: argparse.Namespace) -> int:
     folder = download.download_cifar10(args.to, url=args.url, progress=progress)
     sys.stderr.write("\n")
     print(f"CIFAR-10 is in {folder}; use --dataset {folder}")
+    return 0
+
+
+def _make_imagefolder(args: argparse.Namespace) -> int:
+    folder = random_folder.make(
+        args.path, args.images, args.size, args.classes, args.format, args.seed
+    )
+    print(
+        f"{args.images:,} random {args.size}x{args.size} {args.format.upper()} images in "
+        f"{args.classes} class folders under {folder}; use --data imagefolder:{folder}"
+    )
     return 0

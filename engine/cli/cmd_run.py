@@ -24,6 +24,7 @@ from engine.measure.result import failed_result
 from engine.results import report, saving
 from engine.results.files import check_out_path
 from engine.results.store import Store
+from engine.workloads.data import source as data_source
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     apply_profile_price(args)
     config = config_from_args(args, nproc=args.nproc, **distributed_fields(args))
+    data_source.samples(config.data_spec)  # a folder's every class and image, before a worker
     if args.out is not None:
         check_out_path(args.out)
     store = None if args.no_store else Store()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.cli import data_options
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.measure.compatibility import LABELS
 from engine.measure.config import RunConfig
@@ -108,6 +109,7 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
         help="samples in one epoch (default: the workload's usual data set)",
     )
     p.add_argument("--repeats", type=int, default=d.repeats)
+    data_options.add(p)
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the framework")
     p.add_argument(
         "--price-per-hour",
@@ -233,6 +235,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         price_as_of=args.price_date,
         seed=args.seed,
         memory_limit_bytes=memory_limit_bytes(args.memory_limit_mb),
+        **data_options.fields(args),
     )
     if hasattr(args, "batch_size"):
         values["batch_size"] = args.batch_size

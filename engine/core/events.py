@@ -77,6 +77,10 @@ class Step(Event):
     window_samples: int = 0
     window_seconds: float = 0.0
     window_done: bool = False
+    # With an input pipeline (--data): the host seconds each step since the last event waited
+    # for its batch and the copy to the device, in the order the steps were issued; None with
+    # synthetic batches.
+    input_wait_s: list[float] | None = None
 
     @property
     def steps(self) -> int:

@@ -15,6 +15,7 @@ from engine.core.checks import choice, int_range, number_range
 from engine.core.errors import ConfigError
 from engine.pricing.cost import Price
 from engine.workloads import model_file_source
+from engine.workloads.data import source as data_source
 
 FRAMEWORKS = ("torch", "tensorflow")
 PRECISIONS = ("fp32", "fp16", "bf16")
@@ -23,6 +24,7 @@ _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # host:port of the node that hosts a multi-node run's rendezvous (torch.distributed.run).
 _ENDPOINT_RE = re.compile(r"^[A-Za-z0-9.\-_]+:\d{1,5}$")
 MAX_PROCESSES = 1024
+MAX_LOADER_WORKERS = 256
 
 MAX_BATCH_SIZE = 1 << 20
 # The optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam; their learning rates.
@@ -148,6 +150,12 @@ class RunConfig(TrainingConfig):
     node_rank: int = 0
     rdzv_endpoint: str | None = None  # host:port; needed with nnodes > 1
     rdzv_timeout_s: float = 300.0  # how long the processes may take to meet
+    # Where the batches come from (engine/workloads/data/source.py): auto, synthetic,
+    # imagefolder:PATH or cifar10[:PATH]; the loader's worker processes (PyTorch) or parallel
+    # calls (TensorFlow), None: automatic; pinned host memory for the copy to a GPU.
+    data: str = "auto"
+    loader_workers: int | None = None
+    pin_memory: bool = False
 
     @property
     def world_size(self) -> int:
@@ -186,7 +194,32 @@ class RunConfig(TrainingConfig):
             int_range("epoch_samples", self.epoch_samples, 1, 10**13)
         int_range("repeats", self.repeats, 1, 1000)
         self._check_distributed()
+        self._check_data(check_files)
         return self
+
+    def _check_data(self, check_files: bool) -> None:
+        spec = data_source.check(self.data, files=check_files)
+        if self.loader_workers is not None:
+            int_range("loader_workers", self.loader_workers, 0, MAX_LOADER_WORKERS)
+        if not isinstance(self.pin_memory, bool):
+            raise ConfigError("pin_memory", f"{self.pin_memory!r} is not true or false")
+        if not spec.reads_files:
+            return
+        if self.distributed:
+            raise ConfigError(
+                "data", "an input pipeline is measured in one process for now; leave out --nproc"
+            )
+        if self.model_file is None and registry_task(self.model) != "image-classification":
+            raise ConfigError(
+                "data",
+                f"{self.model} does not take images; {spec.kind} needs an image model "
+                "(see `epochcost models`), or use --data synthetic",
+            )
+
+    @property
+    def data_spec(self) -> data_source.DataSpec:
+        """The parsed `data` field (the config is validated)."""
+        return data_source.parse(self.data)
 
     def _check_distributed(self) -> None:
         int_range("nproc", self.nproc, 1, MAX_PROCESSES)
@@ -220,13 +253,24 @@ class RunConfig(TrainingConfig):
 
     @property
     def resolved_epoch_samples(self) -> int:
-        """Samples in one epoch: the option, else the workload's data set. For a model file,
+        """Samples in one epoch: the option, else the data source's images (a folder's count),
+        else the workload's data set. For a model file,
         its literal EPOCH_SAMPLES as written (read, not run), else the default."""
         from engine.workloads import registry
 
         if self.epoch_samples:
             return self.epoch_samples
+        from_files = data_source.samples(self.data_spec)
+        if from_files:
+            return from_files
         if self.model_file is not None:
             declared = model_file_source.declared(self.model_file).epoch_samples
             return declared or model_file_source.DEFAULT_EPOCH_SAMPLES
         return registry.get(self.model).epoch_samples
+
+
+def registry_task(model: str) -> str:
+    """A built-in workload's task (image-classification, language-model, ...)."""
+    from engine.workloads import registry
+
+    return registry.get(model).task

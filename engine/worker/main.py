@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
 import os
 import signal
@@ -74,8 +75,8 @@ def _default_signals() -> None:
         pass
 
 
-def _watch_control(cancel: threading.Event) -> None:
-    for line in sys.stdin:
+def _watch_control(cancel: threading.Event, control: TextIO) -> None:
+    for line in control:
         if line.strip() == "cancel":
             cancel.set()
     # stdin closed: the parent is gone (or closed it on purpose). Stop, then make sure we end.
@@ -152,8 +153,14 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
     if args.control_stdin:
         # A node's first process alone reads the parent's commands; a cancel reaches the
         # others through the run's own agreement between steps (engine/worker/measure/loop.py).
-        watch = _watch_control if reports else _watch_parent
-        threading.Thread(target=watch, args=(cancel,), daemon=True).start()
+        if reports:
+            # The watcher keeps the real stdin to itself; sys.stdin becomes empty. A child
+            # forked by multiprocessing (a DataLoader's workers) closes sys.stdin first thing,
+            # and would wait forever on the lock this thread's read holds at the fork.
+            control, sys.stdin = sys.stdin, io.StringIO("")
+            threading.Thread(target=_watch_control, args=(cancel, control), daemon=True).start()
+        else:
+            threading.Thread(target=_watch_parent, args=(cancel,), daemon=True).start()
     run_id = args.run_id or new_run_id()
     try:
         config = Config.from_dict(json.loads(args.config_json))

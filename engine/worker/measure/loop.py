@@ -43,6 +43,15 @@ class Window:
     # A data-parallel run: each rank's own wall seconds; `seconds` is the slowest's, `samples`
     # every rank's together.
     rank_seconds: list[float] | None = None
+    # With an input pipeline: host seconds the window's steps waited for their batches.
+    input_wait_s: float | None = None
+
+    @property
+    def input_wait_fraction(self) -> float | None:
+        """The share of the window's wall time spent waiting for data (0..1)."""
+        if self.input_wait_s is None or self.seconds <= 0:
+            return None
+        return min(1.0, self.input_wait_s / self.seconds)
 
     @property
     def throughput_samples_per_s(self) -> float:
@@ -88,10 +97,23 @@ class _Pending:
         self.measured, self.repeat = False, 0
         self.window_t0 = 0.0
         self.sent = time.perf_counter()
+        # The session's input waits (engine/worker/measure/session.py), None: synthetic.
+        self.waits: list[float] | None = None
+        self.waits_sent = 0
 
     def begin(self, measured: bool, repeat: int = 0, window_t0: float = 0.0) -> None:
         self.times, self.index = [], 0
         self.measured, self.repeat, self.window_t0 = measured, repeat, window_t0
+        if self.waits is not None:  # each warm-up and window counts its own waits
+            self.waits.clear()
+            self.waits_sent = 0
+
+    def _new_waits(self) -> list[float] | None:
+        if self.waits is None:
+            return None
+        new = self.waits[self.waits_sent :]
+        self.waits_sent = len(self.waits)
+        return new
 
     def due(self, now: float) -> bool:
         return now - self.sent >= STEP_EVENT_EVERY_S
@@ -119,6 +141,7 @@ class _Pending:
             window_samples=samples,
             window_seconds=seconds,
             window_done=window is not None,
+            input_wait_s=self._new_waits(),
         )
         self.index += len(times)
         self.sent = now
@@ -137,6 +160,7 @@ def measure(
     out.group = getattr(session, "group", None)
     world = out.group.world_size if out.group else 1
     pending = _Pending(run_id, config.batch_size * world, _Clock())  # samples: the global batch
+    pending.waits = getattr(session, "input_waits", None)
     try:
         yield from _measure(session, config, run_id, cancel, monitor, out, pending)
     except Exception:
@@ -267,8 +291,9 @@ def _window(
     rest = session.timer.flush()
     times += rest
     pending.times += rest
+    waited = sum(pending.waits) if pending.waits is not None else None
     yield pending.take(window=(steps * batch, seconds))  # the window's own figures
-    return Window(steps, steps * batch, seconds, reason, times, rank_seconds)
+    return Window(steps, steps * batch, seconds, reason, times, rank_seconds, waited)
 
 
 def _agree_every(warmup_times: list[float]) -> int:

@@ -17,6 +17,7 @@ from engine.measure import busy, utilisation
 from engine.measure.config import RunConfig
 from engine.measure.result import header
 from engine.pricing import cost
+from engine.worker.measure import input_wait
 from engine.worker.measure.loop import Measurement
 from engine.worker.measure.monitor import MonitorSummary, summary_dict
 from engine.worker.workloads.file_workload import FileWorkload
@@ -117,12 +118,17 @@ def build_result(
     device_state: dict[str, Any],
     flops_per_step: float | None = None,
     flops_method: str | None = None,
+    data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The stored result. `data`: what the input pipeline read (its `samples` are an epoch's
+    unless --epoch-samples says otherwise); None for synthetic batches."""
     windows = measurement.windows
     throughputs = [w.throughput_samples_per_s for w in windows]
     throughput = statistics.median(throughputs)
     step_times = [t for w in windows for t in w.step_times_s]
-    epoch_samples = config.epoch_samples or workload.epoch_samples
+    epoch_samples = config.epoch_samples or (data or {}).get("samples") or workload.epoch_samples
+    waits = input_wait.record(windows)
+    bound = input_wait.warning(waits["input_wait_fraction"])
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
     price = config.price
     usd = cost.usd_per_epoch(epoch_s, price.usd_per_hour) if price else None
@@ -161,7 +167,11 @@ def build_result(
         "usd_per_epoch_ci95": cost_interval(usd, ci) if usd is not None else None,
         "flops": _flops(flops_per_step, config, throughput, environment, flops_method, world),
         "other_cpu_fraction": monitor.other_cpu_fraction,
-        "warnings": measurement.warnings + busy.warnings(monitor.other_cpu_fraction, device_state),
+        "data": data or {"kind": "synthetic"},
+        **waits,
+        "warnings": measurement.warnings
+        + ([bound] if bound else [])
+        + busy.warnings(monitor.other_cpu_fraction, device_state),
     }
     spread = distributed_record(config, measurement)
     if spread is not None:

@@ -70,7 +70,8 @@ class TimedRun(Pipeline[RunConfig]):
     ) -> Generator[Event, None, None]:
         yield from measure(handle, self.config, run_id, cancel, monitor, self.out)
         if isinstance(self.workload, FileWorkload):
-            self.out.warnings += self.workload.epoch_warning(self.config.epoch_samples)
+            given = self.config.epoch_samples or getattr(handle, "data_samples", None)
+            self.out.warnings += self.workload.epoch_warning(given)
 
     def result(
         self,
@@ -93,6 +94,7 @@ class TimedRun(Pipeline[RunConfig]):
             device_state=device_state,
             flops_per_step=self.flops_per_step,
             flops_method=getattr(handle, "flops_method", None),
+            data=getattr(handle, "data_record", None),
         )
 
     def where(self, exc: BaseException) -> str:

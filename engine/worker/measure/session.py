@@ -69,6 +69,13 @@ class Session(Protocol):
     timer: StepTimer
     # A data-parallel run's processes; None (or absent, as in TensorFlow's sessions) alone.
     group: ProcessGroup | None
+    # With an input pipeline (--data, a model file's make_dataset): the host seconds each step
+    # waited for its batch and its copy to the device, appended by step() (the measuring loop
+    # clears it per window); what the result says of the data (kind, source, samples, loader);
+    # an epoch of it. All None with synthetic batches.
+    input_waits: list[float] | None
+    data_record: dict[str, Any] | None
+    data_samples: int | None
 
     def step(self) -> None:
         """One full training step (forward, backward, optimizer), queued on the device."""

@@ -22,6 +22,8 @@ A model file is a plain Python file that defines:
     make_batch(batch_size, device)   optional, replaces INPUT_SHAPE/INPUT_DTYPE/TARGET: returns
                                      (inputs, targets) on the device (Keras: called inside the
                                      device scope; `device` is "cpu" or "cuda:N").
+    make_dataset(hints)              optional: your data, read every step (docs/own-model.md):
+                                     a torch Dataset of (input, target), or a tf.data.Dataset.
     INPUT_VOCAB = 256                optional; the range of integer inputs when TARGET is not
                                      ("tokens", V) (whose V is used otherwise).
     EPOCH_SAMPLES = 50_000           optional; samples in one epoch of your data set (default:
@@ -30,8 +32,8 @@ A model file is a plain Python file that defines:
     FRAMEWORK = "torch"              optional; torch or tensorflow (keras). Default: guessed
                                      from the file's imports.
 
-The model is trained on synthetic batches of that shape (the measurement is of the computation,
-not of data loading); `inputs` is passed to the model as its one argument: model(inputs).
+The model is trained on synthetic batches of that shape, unless make_dataset or --data gives it
+real data to load; `inputs` is passed to the model as its one argument: model(inputs).
 
 The file runs as a training script would: with the user's rights, its folder first on sys.path
 (so it can import its neighbours). It is loaded only inside the worker process; every mistake in
@@ -157,6 +159,7 @@ class ModelFileSpec:
     epoch_samples: int | None  # as declared; None: not declared
     make_batch: Callable[..., Any] | None = None
     loss: Callable[[Any, Any], Any] | None = None
+    make_dataset: Callable[..., Any] | None = None
 
     @property
     def path(self) -> str:
@@ -268,8 +271,9 @@ def _spec(file: SourceFile, ns: dict[str, Any], framework: str) -> ModelFileSpec
     name = ns.get("NAME", Path(file.path).stem)
     if not isinstance(name, str) or not name.strip():
         raise file.error(f"NAME = {name!r} must be a non-empty string", "NAME")
+    functions = (make_batch, loss, _optional_callable(file, ns, "make_dataset"))
     return ModelFileSpec(
-        file, name.strip(), framework, build, shape, dtype, vocab, target, epoch, make_batch, loss
+        file, name.strip(), framework, build, shape, dtype, vocab, target, epoch, *functions
     )
 
 

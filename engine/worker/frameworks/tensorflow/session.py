@@ -17,6 +17,7 @@ from engine.core.events import Event, Phase
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import RunConfig
 from engine.worker.accuracy import inputs
+from engine.worker.frameworks.tensorflow import data as tf_data
 from engine.worker.frameworks.tensorflow.runtime import (
     TENSOR_CAP_NOTE,
     TfRuntime,
@@ -30,6 +31,9 @@ from engine.workloads.registry import Workload
 
 
 class TfSession(TfRuntime):
+    """Timed runs: one synthetic batch every step; or, with an input pipeline (--data,
+    make_dataset), the next tf.data batch every step."""
+
     def __init__(
         self, tf: Any, keras: Any, config: RunConfig, workload: Workload, gpu: int | None
     ) -> None:
@@ -50,6 +54,16 @@ class TfSession(TfRuntime):
             )
         self.parameters = keras_models.parameter_count(task.model)
         self._model = task.model
+        self._feed = tf_data.open_feed(tf, config, workload, self._tf_device, gpu is not None)
+        # Host seconds each step waited for its batch (and its copy to a GPU); None with
+        # synthetic batches, whose step stays as it was.
+        self.input_waits: list[float] | None = None
+        self.data_record: dict[str, Any] | None = None
+        self.data_samples: int | None = None
+        if self._feed is not None:
+            self.input_waits, self.data_record = [], self._feed.record
+            self.data_samples = self._feed.samples
+            self.step = self._step_fed  # type: ignore[method-assign]
         # tf.function traces on its first call (and XLA compiles then, with jit_compile), so
         # the measuring loop keeps that call out of the window and reports its time apart.
         # jit_compile None (not False) leaves TensorFlow's own default when XLA is not asked for.
@@ -69,6 +83,14 @@ class TfSession(TfRuntime):
 
     def step(self) -> None:
         self._last_loss = self._train_step(self._inputs, self._targets)  # not read: no sync
+        if self._traces_after_first is None:
+            self._traces_after_first = self._train_step.experimental_get_tracing_count()
+
+    def _step_fed(self) -> None:
+        t0 = time.perf_counter()
+        inputs, targets = self._feed.next()  # type: ignore[union-attr]
+        self.input_waits.append(time.perf_counter() - t0)  # type: ignore[union-attr]
+        self._last_loss = self._train_step(inputs, targets)
         if self._traces_after_first is None:
             self._traces_after_first = self._train_step.experimental_get_tracing_count()
 
@@ -110,8 +132,8 @@ class TfSession(TfRuntime):
         return out
 
     def close(self) -> None:
-        # Drop the batch and the last loss so their memory can go.
-        self._inputs = self._targets = self._last_loss = None
+        # Drop the batch, the pipeline and the last loss so their memory can go.
+        self._inputs = self._targets = self._last_loss = self._feed = None
 
 
 def _build_task(workload: Workload, config: RunConfig, device: str) -> Any:

@@ -9,6 +9,7 @@ This module is loaded only by the worker.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator
 from typing import Any
 
@@ -17,6 +18,7 @@ from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import RunConfig
 from engine.worker.accuracy import inputs
 from engine.worker.frameworks.timers import DeviceEventTimer, WallTimer
+from engine.worker.frameworks.torch import data as torch_data
 from engine.worker.frameworks.torch import runtime
 from engine.worker.frameworks.torch.runtime import TorchRuntime
 from engine.worker.workloads.file_workload import FileWorkload
@@ -25,7 +27,8 @@ from engine.workloads.registry import Workload
 
 
 class TorchSession(TorchRuntime):
-    """Timed runs: the same batch every step, on the device from the start."""
+    """Timed runs: the same batch every step, on the device from the start; or, with an input
+    pipeline (--data, make_dataset), the next batch loaded and copied there every step."""
 
     def __init__(
         self, torch: Any, config: RunConfig, workload: Workload, device: Any, group: Any = None
@@ -54,6 +57,16 @@ class TorchSession(TorchRuntime):
             inputs = inputs.contiguous(memory_format=torch.channels_last)
         self._inputs: Any = inputs
         self._targets: Any = targets
+        self._feed = torch_data.open_feed(torch, config, workload, device, channels_last)
+        # Host seconds each step waited for its batch and its copy to the device; None with
+        # synthetic batches, whose step stays as it was (nothing added to it).
+        self.input_waits: list[float] | None = None
+        self.data_record: dict[str, Any] | None = None
+        self.data_samples: int | None = None
+        if self._feed is not None:
+            self.input_waits, self.data_record = [], self._feed.record
+            self.data_samples = self._feed.samples
+            self.step = self._step_fed  # type: ignore[method-assign]
         self.compiles = config.compile
         if device.type == "cuda":
             self.timer: Any = DeviceEventTimer(lambda: torch.cuda.Event(enable_timing=True))
@@ -68,6 +81,12 @@ class TorchSession(TorchRuntime):
             return
         with self.group.guard():  # DDP's gradient all-reduce meets the other ranks
             self._train_on(self._inputs, self._targets)
+
+    def _step_fed(self) -> None:
+        t0 = time.perf_counter()
+        inputs, targets = self._feed.next()  # type: ignore[union-attr]
+        self.input_waits.append(time.perf_counter() - t0)  # type: ignore[union-attr]
+        self._train_on(inputs, targets)
 
     def flops_per_step(self) -> float | None:
         """FLOPs of one training step (forward + backward), counted once on the eager model by
@@ -91,6 +110,8 @@ class TorchSession(TorchRuntime):
     def close(self) -> None:
         # Drop the batch and the last loss so their device memory can go.
         self._inputs = self._targets = self._last_loss = None
+        if self._feed is not None:
+            self._feed.close()
         if self.group is not None:
             self.group.close()
 
