@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from engine.cli import sweep_loaders
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_INTERRUPTED,
@@ -76,11 +77,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-batch", type=int, default=None, help="never try a larger batch")
     p.add_argument("--json", action="store_true", help="print exactly one JSON summary on stdout")
     p.add_argument("--no-store", action="store_true", help="do not add the results to the store")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=handle, several_loader_workers=True)  # --loader-workers 0,1,2,4
 
 
 def handle(args: argparse.Namespace) -> int:
     apply_profile_price(args)
+    if args.loader_workers is not None:
+        return sweep_loaders.handle(args)
     config = config_from_args(args)
     plan = SweepPlan(
         batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else (),
