@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pyqtgraph as pg
 
 MIN_SPAN_S = 2.0  # the time axis starts this long
@@ -69,3 +70,13 @@ class FollowRange:
             return
         self.y_top = value * HEADROOM
         self.plot.setYRange(0.0, self.y_top, padding=0)
+
+
+def data_end(plot: pg.PlotItem) -> float:
+    """The largest x of the plot's curves and points (0 when none): where its data ends."""
+    ends = [0.0]
+    for item in plot.listDataItems():
+        x, _ = item.getData()
+        if x is not None and len(x) and np.isfinite(x).any():
+            ends.append(float(np.nanmax(x)))
+    return max(ends)

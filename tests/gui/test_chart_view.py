@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QFontMetrics, QWheelEvent
 from PySide6.QtWidgets import QApplication, QScrollArea, QVBoxLayout, QWidget
 
-from engine.core.events import Failed
+from engine.core.events import Failed, Started, Step
 from engine.measure.result import failed_result
 from engine.results.store import Store
 from gui.common.chart import Chart
@@ -18,7 +18,7 @@ from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import LivePlots
 from tests.engine.price_results import result as priced_result
 from tests.gui.helpers import tiny_config
-from tests.gui.test_plots import feed_run, step_times
+from tests.gui.test_plots import RUN, feed_run, step_times
 
 
 def wheel(widget: QWidget, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
@@ -85,6 +85,62 @@ def test_reset_view_gives_every_axis_back_and_past_runs_are_in_view(qtbot):
     for chart in plots.charts.values():  # the whole run on each (one time axis)
         low, high = chart.plot.vb.viewRange()[0]
         assert low <= 0.0 and high >= plots.series.latest_t, chart.name
+
+
+def live_plots(qtbot) -> LivePlots:
+    plots = LivePlots(LIGHT_PLOTS)
+    qtbot.addWidget(plots)
+    plots.resize(900, 600)
+    plots.show()
+    return plots
+
+
+def top_of(chart: Chart) -> float:
+    return chart.plot.vb.viewRange()[1][1]
+
+
+def test_a_new_run_shows_its_warm_up_over_a_past_runs_range(qtbot):
+    plots = live_plots(qtbot)
+    plots.set_overlays([priced_result(samples_per_s=2500.0)])  # the axis: 0 to about 2500
+    plots.throughput.plot.vb.scaleBy((0.5, 0.5))  # and a zoom of the user's
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    plots.on_event(Started(run_id=RUN))
+    # Warm-up only, far above the past run (no measured step yet): in view at once.
+    warm = Step(run_id=RUN, step_times_s=[0.001] * 40, samples=64, measured=False, elapsed_s=0.4)
+    plots.on_event(warm)
+    plots.refresh()
+    assert top_of(plots.throughput) >= 64 / 0.001
+    (x0, x1), _ = plots.throughput.plot.vb.viewRange()
+    assert x0 == 0.0 and x1 >= 0.4
+
+
+def test_a_new_selection_fits_the_axes_to_it(qtbot):
+    plots = live_plots(qtbot)
+    plots.set_overlays([priced_result(samples_per_s=5000.0)])
+    assert top_of(plots.throughput) >= 5000.0
+    plots.set_overlays([priced_result(samples_per_s=100.0)])
+    assert 100.0 < top_of(plots.throughput) < 200.0  # not the last selection's 0-6500
+    plots.throughput.plot.vb.scaleBy((0.1, 0.1))  # zoomed in, then another selection
+    plots.set_overlays([priced_result(samples_per_s=300.0)])
+    assert 300.0 < top_of(plots.throughput) < 600.0
+
+
+def test_an_exported_chart_spans_its_data(qtbot, tmp_path):
+    from gui.common.export import export_chart
+
+    plots = live_plots(qtbot)
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    t = feed_run(plots, step_times(40))
+    plots.refresh()  # mid-run: the live time axis runs half again past the data
+    on_screen = plots.cost.plot.vb.viewRange()[0]
+    assert on_screen[1] > 1.3 * t
+    seen = []
+    plots.cost.export_hooks.append(lambda on: on and seen.append(plots.cost.plot.vb.viewRange()))
+    export_chart(plots.cost.export_item, tmp_path / "cost.png", (900, 560))
+    (x0, x1), _ = seen[0]
+    end = max(plots.series.proj_t.values)
+    assert x0 == 0.0 and end <= x1 <= end * 1.05
+    assert plots.cost.plot.vb.viewRange()[0] == on_screen  # the screen's range back
 
 
 def test_the_sweep_batch_axis_stays_readable_at_any_zoom(qtbot):

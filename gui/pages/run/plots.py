@@ -26,7 +26,6 @@ from engine.core.events import Event, Flops, Phase, Sample, Started, Step
 from engine.measure.config import RunConfig
 from engine.results import report
 from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
-from gui.common.plot_ranges import FollowRange
 from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
@@ -38,11 +37,10 @@ from gui.pages.run.plot_style import (
     mark_text,
     median_of,
 )
+from gui.pages.run.ranges import RunRanges
 from gui.pages.run.series import RunSeries
 
 REFRESH_HZ = 25
-RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
-PER_STEP_REACH = 2.0  # the throughput axis shows per-step rates up to this x the window's line
 GIB = float(2**30)
 
 
@@ -63,11 +61,10 @@ class LivePlots(QWidget):
         for i, chart in enumerate(self.charts.values()):
             layout.addWidget(chart, i // 2, i % 2)
         # One time axis: zooming or panning one plot moves the others with it. The
-        # throughput plot's range leads (gui/common/plot_ranges.py says why ranges move in jumps).
+        # throughput plot's range leads (gui/pages/run/ranges.py: follow, fit, export).
         for chart in (self.memory, self.cost, self.flops):
             chart.plot.setXLink(self.throughput.plot)
-        self._ranges = {name: FollowRange(chart.plot) for name, chart in self.charts.items()}
-        self._reset_ranges()
+        self.ranges = RunRanges(self.charts, self._levels)
         for chart in self.charts.values():
             legend_below(chart)
             # The four say the same; on screen the form and status line say it already.
@@ -117,11 +114,12 @@ class LivePlots(QWidget):
         self.config: RunConfig | None = None
         self.run_id: str | None = None
         self._dirty = False
-        self._ranged_steps = 0  # measured steps when the y ranges last followed
+        self._ranged_steps = 0  # steps (warm-up and measured) when the y ranges last followed
         self.timer = QTimer(self)
         self.timer.setInterval(1000 // REFRESH_HZ)
         self.timer.timeout.connect(self.refresh)
         self.set_colors(colors)
+        self.fit()
 
     @property
     def cost_in_usd(self) -> bool:
@@ -155,7 +153,7 @@ class LivePlots(QWidget):
             mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
             mark.label.setColor(colors.phase)
             mark.label.fill = pg.mkBrush(behind)
-        self.set_overlays(self._overlay_results)
+        self._draw_overlays()
 
     def _full_strength(self, on: bool) -> None:
         """The per-step rates lighter on screen (under the window's line), in their own
@@ -198,13 +196,9 @@ class LivePlots(QWidget):
             chart.set_caption(caption)
         self.caption = caption
         self.flops.begin(caption)
-        self._reset_ranges()
         self.set_colors(self.colors)
         self.timer.start()
-
-    def _reset_ranges(self) -> None:
-        for follow in self._ranges.values():
-            follow.reset()
+        self.fit()  # from scratch: no past range (an overlay's, a zoom) hides the new run
 
     def on_event(self, event: Event) -> None:
         if self.series is None:
@@ -245,10 +239,11 @@ class LivePlots(QWidget):
             return
         self._dirty = False
         self.flops.refresh(s)
-        if len(s.meas_rate) != self._ranged_steps:  # new steps: the y ranges follow them
-            self._ranged_steps = len(s.meas_rate)
-            self._follow_y()
-        self._ranges["throughput"].follow_x(s.latest_t)
+        steps = len(s.warm_rate) + len(s.meas_rate)
+        if steps != self._ranged_steps:  # new steps, warm-up too: the y ranges follow them
+            self._ranged_steps = steps
+            self.ranges.follow_run(s)
+        self.ranges.follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._window.setData(s.window_t.values, s.window_rate.values)
@@ -261,32 +256,11 @@ class LivePlots(QWidget):
         if s.memory_total_bytes:
             total = f"device total {report.size(s.memory_total_bytes)}"
             set_level(self._total, s.memory_total_bytes / GIB, total)
-            self._ranges["memory"].follow_y(s.memory_total_bytes / GIB)
+            self.ranges.follow_memory(s.memory_total_bytes / GIB)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
         self._separate_labels()
         self.updated.emit()
-
-    def _follow_y(self, final: bool = False) -> None:
-        s = self.series
-        assert s is not None
-        if len(s.meas_rate):
-            # Single steps can be many times the typical rate (timer granularity on tiny
-            # steps): scale to the bulk of the recent ones. The window's line sets the scale:
-            # steps far above it (a busy machine's gaps between them) run off the top.
-            rates = np.concatenate([s.warm_rate.values[-RECENT:], s.meas_rate.values[-RECENT:]])
-            top = float(np.nanpercentile(rates, 98))
-            line = s.window_rate.values[-RECENT:]
-            if np.isfinite(line).any():
-                level = float(np.nanpercentile(line, 98))
-                top = max(level, min(top, PER_STEP_REACH * level))
-            self._ranges["throughput"].follow_y(top, final)
-        if len(s.proj_t):
-            # The first few steps' interval can be huge; it may run off the top.
-            high = min(float(np.max(s.proj_high.values)), 3 * s.proj_mid.values[-1])
-            self._ranges["cost"].follow_y(high, final)
-        if self.flops.top:
-            self._ranges["flops"].follow_y(self.flops.top, final)
 
     def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
         self._peak.setData([t], [peak_bytes / GIB])
@@ -314,24 +288,17 @@ class LivePlots(QWidget):
             chart.labels.request()
 
     def fit(self) -> None:
-        """Every axis back to the whole run and the overlaid results (Reset view)."""
-        for follow in self._ranges.values():
-            follow.following = True
-        if self.series is not None:
-            self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
-            self._follow_y(final=True)
-            if self.series.memory_total_bytes:
-                self._ranges["memory"].follow_y(self.series.memory_total_bytes / GIB, True)
-        self._include_overlays()
+        """Every axis fitted to what is shown: the run (followed while live) and every level
+        (Reset view, a new run, a new selection)."""
+        self.ranges.fit(self.series, live=self.timer.isActive())
         self._separate_labels()
 
-    def _include_overlays(self) -> None:
-        """Each plot's y range grows to hold the overlaid results' levels (and the time axis
-        gets a span when no run is drawn), so that a selected result is in view at once."""
-        for chart, line in self._overlays:
-            self._ranges[chart.name].include_y(float(line.value()))
-        if self.series is None:
-            self._ranges["throughput"].follow_x(0.0)
+    def _levels(self, name: str) -> list[pg.InfiniteLine]:
+        """The level lines of chart `name` that its y range holds: the result's (or the
+        device's total) and the overlaid past runs'."""
+        own = {"throughput": self._final_rate, "memory": self._total, "cost": self._final_cost}
+        fixed = own.get(name, self.flops.final)
+        return [fixed, *(line for chart, line in self._overlays if chart.name == name)]
 
     def end_run(self, result: dict[str, Any] | None) -> None:
         """Stop the timer after a last redraw; with a result, draw its final figures."""
@@ -339,23 +306,20 @@ class LivePlots(QWidget):
         self.refresh()
         self.timer.stop()
         if self.series is not None:  # fit the finished run, for a look and for export
-            self._ranges["throughput"].follow_x(self.series.latest_t, final=True)
-            self._follow_y(final=True)
-        self._include_overlays()
+            self.ranges.follow_x(self.series.latest_t, final=True)
+            self.ranges.follow_run(self.series, final=True)
+        self.ranges.include_levels()
         self._separate_labels()
         if not result or result.get("status") != "ok":
             return
         rate = result["throughput_samples_per_s"]
         set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}")
-        self._ranges["throughput"].include_y(rate)
         self.flops.end(result)
-        if self.flops.final.isVisible():
-            self._ranges["flops"].include_y(float(self.flops.final.value()))
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
             set_level(self._final_cost, final, f"result {text} per epoch")
-            self._ranges["cost"].include_y(final)
+        self.ranges.include_levels()  # the result's levels in view
         s = self.series
         peak = result.get("peak_memory_bytes")
         if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
@@ -363,11 +327,16 @@ class LivePlots(QWidget):
             self._show_peak(s.latest_t, peak, result.get("memory_total_bytes"))
 
     def set_overlays(self, results: list[dict[str, Any]]) -> None:
-        """Reference lines for stored results, to compare with the run on screen."""
+        """Reference lines for stored results, to compare with the run on screen; the axes
+        fit what is shown now (a new selection)."""
+        self._overlay_results = list(results)
+        self._draw_overlays()
+        self.fit()
+
+    def _draw_overlays(self) -> None:
         for chart, line in self._overlays:
             chart.plot.removeItem(line)
         self._overlays.clear()
-        self._overlay_results = list(results)
         shown = [r for r in self._overlay_results if r.get("run_id") != self.run_id]
         for i, r in enumerate(shown):
             label = result_label(r)
@@ -391,5 +360,4 @@ class LivePlots(QWidget):
                 )
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
-        self._include_overlays()
         self._separate_labels()
