@@ -26,6 +26,7 @@ from engine.cli.common import (
     UsageError,
     option_name,
 )
+from engine.core.asks import worded
 from engine.core.errors import ConfigError, StoreError
 from engine.core.text import printable
 
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, UsageError) as exc:
         field = getattr(exc, "field", None)
         where = option_name(field) if field else ""
-        _error(f"{where + ': ' if where else ''}{exc.message}")
+        _error(f"{where + ': ' if where else ''}{worded(exc.message, option_name)}")
         return EXIT_USAGE
     except StoreError as exc:
         _error(str(exc))

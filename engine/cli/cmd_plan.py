@@ -9,9 +9,10 @@ from engine.cli import numbers
 from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.cmd_profile import add_profile_option, plan_profile
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError, option_name, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.plan_text import render_comparison, render_plan
+from engine.core.asks import worded, worded_data
 from engine.core.errors import ConfigError
 from engine.plan import memory as plan_memory
 from engine.plan import planner
@@ -154,9 +155,10 @@ def handle(args: argparse.Namespace) -> int:
     )
     data = plan_report.single(row, target, inputs, cat)
     if args.json:
-        print_json(data)
+        print_json(worded_data(data, option_name))  # "give {usd_per_kwh}": "give --usd-per-kwh"
     else:
-        print(render_plan(row, target, inputs, data.get("published"), data.get("memory")))
+        text = render_plan(row, target, inputs, data.get("published"), data.get("memory"))
+        print(worded(text, option_name))
     return 0
 
 
@@ -292,15 +294,14 @@ def _compare(args: argparse.Namespace, cat: Catalog, inputs: Inputs) -> int:
         cat, inputs.compute, inputs.utilisation, inputs.options, inputs.power, inputs.runs
     )
     if args.json:
-        print_json(
-            {
-                "rows": plan_report.comparison_rows(rows),
-                "left_out": [{"gpu": gpu, "why": why} for gpu, why in left_out],
-                "assumptions": plan_report.assumptions(inputs),
-            }
-        )
+        data = {
+            "rows": plan_report.comparison_rows(rows),
+            "left_out": [{"gpu": gpu, "why": why} for gpu, why in left_out],
+            "assumptions": plan_report.assumptions(inputs),
+        }
+        print_json(worded_data(data, option_name))
         return 0
-    print(render_comparison(rows, left_out, inputs, args.limit))
+    print(worded(render_comparison(rows, left_out, inputs, args.limit), option_name))
     return 0
 
 

@@ -20,9 +20,11 @@ from engine.cli.common import (
     Progress,
     add_run_options,
     config_from_args,
+    option_name,
     print_json,
     worker_spec,
 )
+from engine.core.asks import worded, worded_data
 from engine.core.events import Event, Phase, Step
 from engine.results.store import Store
 from engine.sweep import report as sweep_report
@@ -98,10 +100,11 @@ def handle(args: argparse.Namespace) -> int:
     spec = worker_spec(args, config.framework)
     sweep = Sweep(config, plan, store=store, spec=spec, on_stderr=on_stderr)
     summary = _follow(sweep, _Progress())
+    # The notes ask for values by field ("{max_batch}"): here they name the options.
     if args.json:
-        print_json(summary.to_dict())
+        print_json(worded_data(summary.to_dict(), option_name))
     else:
-        print(sweep_report.text(summary))
+        print(worded(sweep_report.text(summary), option_name))
     if sweep.unstored:
         for problem in sweep.unstored:
             print(f"epochcost: error: {problem}", file=sys.stderr)

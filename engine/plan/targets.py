@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.core.asks import ask
 from engine.core.checks import number_range
 from engine.core.errors import ConfigError
 from engine.measure.utilisation import peak_for_spec
@@ -156,7 +157,7 @@ def grid(
                 pue or 1.0,
             )
     if row is None:
-        return None, "no region given (--grid-region) for CO2", pue or 1.0
+        return None, f"no region given for CO2 (give {ask('grid_region')})", pue or 1.0
     pue_text = ""
     if pue is None and row.pue:
         pue, pue_text = row.pue, f", PUE {row.pue:g}"
@@ -171,14 +172,15 @@ def owned(
     """Buying `count` of `spec`: launch price (or the given one) over its lifetime, plus the
     electricity of its power; None (and why) when no tariff or no purchase price is known."""
     if options.usd_per_kwh is None:
-        return None, "owning not priced (give --usd-per-kwh)"
+        return None, f"owning not priced (give {ask('usd_per_kwh')})"
     purchase = options.purchase_usd if options.purchase_usd is not None else spec.launch_price_usd
     if purchase is None:
         if options.owned:
             raise ConfigError(
                 "purchase_usd", f"no launch price for {spec.name} in the catalog; give it"
             )
-        return None, f"owning not priced: no launch price for {spec.name} (give --purchase-usd)"
+        why = f"no launch price for {spec.name}"
+        return None, f"owning not priced: {why} (give {ask('purchase_usd')})"
     power_w = None if spec.tdp_w is None else spec.tdp_w * power.fraction_of_tdp
     chosen = {
         "lifetime_years": options.lifetime_years,
@@ -220,7 +222,8 @@ def utilisation_from_result(result: dict[str, Any], catalog: Catalog) -> Utilisa
     flops = result.get("flops") or {}
     if result.get("status") != "ok" or flops.get("mfu") is None:
         why = flops.get("peak_source") or "no FLOP count or MFU stored with it"
-        raise ConfigError("from_result", f"{run_id} has no measured MFU ({why}); give --mfu")
+        text = f"{run_id} has no measured MFU ({why}): give {ask('mfu')} instead"
+        raise ConfigError("from_result", text)
     spec = catalog.gpu_for_device(device_label(result))
     gpu = spec.name if spec else device_label(result)
     precision = result["config"]["precision"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.core.asks import ask
 from engine.core.interval import plus_minus
 from engine.results.report import duration, money
 from engine.sweep.events import Trial
@@ -121,7 +122,7 @@ def cheapest_tie(summary: SweepSummary) -> str | None:
     sizes = ", ".join(str(b) for b in close)
     return (
         f"within the 95% interval of batch {sizes}: the measurements cannot tell them apart; "
-        "measure longer (--max-seconds, --repeats) to decide"
+        f"measure longer ({ask('max_seconds')}, {ask('repeats')}) to decide"
     )
 
 

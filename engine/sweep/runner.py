@@ -20,6 +20,7 @@ from typing import Any
 
 import psutil
 
+from engine.core.asks import ask
 from engine.core.events import Failed, Finished
 from engine.core.ids import new_group_id, new_run_id
 from engine.measure import devices
@@ -178,7 +179,8 @@ class Sweep:
         limit = int(psutil.virtual_memory().available * CPU_AUTO_LIMIT_SHARE)
         self._notes.append(
             f"on the CPU every trial ran under a memory limit of {limit / 2**30:.1f} GiB "
-            f"({CPU_AUTO_LIMIT_SHARE:.0%} of the memory available; --memory-limit-mb sets it)"
+            f"({CPU_AUTO_LIMIT_SHARE:.0%} of the memory available; "
+            f"{ask('memory_limit_bytes')} sets it)"
         )
         return self.config.with_changes(memory_limit_bytes=max(limit, 1 << 20))
 
@@ -206,7 +208,7 @@ class Sweep:
         memory, what = device_memory_bytes(config)
         limits: list[tuple[int, str]] = []
         if self.plan.max_batch:
-            limits.append((self.plan.max_batch, "the maximum batch given (--max-batch)"))
+            limits.append((self.plan.max_batch, f"the maximum batch given ({ask('max_batch')})"))
         per_sample = input_bytes_per_sample(config)
         if memory and per_sample:
             by_memory = max(1, memory // per_sample)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import verdict
+from engine.core.asks import ask
 from engine.core.events import json_safe
 from engine.sweep.events import Trial
 
@@ -199,7 +200,8 @@ def summarize(
     if cheapest_batch is not None and close:
         notes.insert(0, no_clear_winner_note(candidates, cheapest_batch, close))
     if basis == "epoch_seconds":
-        notes.append("no price given: cheapest = the fastest epoch (--price-per-hour prices it)")
+        price = ask("usd_per_hour")
+        notes.append(f"no price given: cheapest = the fastest epoch ({price} prices it)")
     if candidates and all(p.role == "probe" for p in candidates):
         notes.append("verdicts come from the search's short probe runs")
     if mode == "max-fit" and len(candidates) == 1:

@@ -86,7 +86,7 @@ class CatalogRowDialog(QDialog):
         self.edits: dict[str, QLineEdit] = {}
         self.labels = {f.column: f.label for f in fields}
         form = QFormLayout()
-        gpu_names = tuple(g.name for g in source.get().gpus)
+        gpu_names = tuple(sorted((g.name for g in source.get().gpus), key=str.casefold))
         for field in fields:
             edit = QLineEdit(values.get(field.column, ""), objectName=field.column)
             edit.setPlaceholderText(field.hint)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -132,17 +133,31 @@ class ConfigPanel(QWidget):
         self.cancel_button = QPushButton("Cancel", objectName="cancel_button")
         self.cancel_button.setEnabled(False)
         buttons = QHBoxLayout()
+        buttons.setContentsMargins(9, 4, 9, 4)
         buttons.addWidget(self.run_button, 1)
         buttons.addWidget(self.cancel_button)
 
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(_group("Measurement window", window))
-        layout.addWidget(_group("Cost", price_form))
+        body = QWidget(objectName="panel_body")
+        fields = QVBoxLayout(body)
+        fields.addLayout(form)
+        fields.addWidget(_group("Measurement window", window))
+        fields.addWidget(_group("Cost", price_form))
         self.other_error = ErrorLabel("other")
-        layout.addWidget(self.other_error)
+        fields.addWidget(self.other_error)
+        fields.addStretch(1)
+        # The fields scroll and Run stays below them: with every option shown (an owned price
+        # has eight more rows) the form is taller than a 860-pixel window.
+        self.fields_area = QScrollArea(objectName="panel_scroll")
+        self.fields_area.setWidget(body)
+        self.fields_area.setWidgetResizable(True)
+        self.fields_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.fields_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        bar = self.fields_area.verticalScrollBar().sizeHint().width()
+        self.fields_area.setMinimumWidth(body.sizeHint().width() + bar)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.fields_area, 1)
         layout.addLayout(buttons)
-        layout.addStretch(1)
 
         self.model.currentIndexChanged.connect(self._model_changed)
         self.picker.files_changed.connect(self._model_changed)

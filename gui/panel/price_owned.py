@@ -122,9 +122,10 @@ class OwnedForm(QWidget):
         current = self.hardware_key()
         self.hardware.blockSignals(True)
         self.hardware.clear()
-        for m in cat.machines:
+        # Yours first, then the catalog's GPUs; each by name (the catalog's order is its file's).
+        for m in sorted(cat.machines, key=lambda m: m.name.casefold()):
             self.hardware.addItem(f"yours: {m.name}", f"machine:{m.name}")
-        for g in cat.gpus:
+        for g in sorted(cat.gpus, key=lambda g: g.name.casefold()):
             self.hardware.addItem(g.name, f"gpu:{g.name}")
             figures = f"launch price {_text(g.launch_price_usd) or 'not in the catalog'}"
             figures += f", TDP {_text(g.tdp_w) or '?'} W"

@@ -91,10 +91,6 @@ class MainWindow(QMainWindow):
         self.status = self.run_page.status
         self.message_bar = self.run_page.message_bar
 
-        scroll = QScrollArea()
-        scroll.setWidget(self.panel)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(self.panel.sizeHint().width() + 24)
         # One tab per question; the configuration on the left and the results table below
         # serve them all (a tab reads the panel's config and follows the table's selection).
         self.tabs = QTabWidget()
@@ -107,7 +103,7 @@ class MainWindow(QMainWindow):
         self.right.setStretchFactor(0, 3)
         self.right.setStretchFactor(1, 1)
         self.split = QSplitter(Qt.Orientation.Horizontal)
-        self.split.addWidget(scroll)
+        self.split.addWidget(self.panel)  # its fields scroll, its Run button stays below
         self.split.addWidget(self.right)
         self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)

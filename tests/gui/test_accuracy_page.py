@@ -93,7 +93,7 @@ def test_a_real_study_draws_curves_fills_the_table_stores_and_exports(qtbot, win
     # instance is shown (a CPU result does not scale to a GPU).
     assert len(_bars(page)) == 2
     assert sum(len(item.data) for item in _scatter_points(page)) == 4
-    assert "a CPU result" in page.costs._note.toPlainText()
+    assert "a CPU result" in page.costs.scatter.caption.text  # under the points, not on them
 
     for name in page.charts:
         for suffix in (".png", ".svg"):

@@ -2,21 +2,27 @@
 labels that would collide where they were put (levels at the same height, phase lines close
 together, a hint and an overlaid run, a peak beside the device's total), its labels' boxes are
 collected in scene coordinates, and no two may intersect. Then the same at an export's size,
-and for the sweep chart's marks at the right edge. Checked by boxes, not by pixels: fonts
-differ between machines, the rule does not."""
+and for the sweep chart's marks at the right edge. Then every tab at the smallest window
+supported (1280x860) with data and every option shown: Sweep's axis titles, Plan's GPU names
+(a line each), Accuracy's charts under a message, Run reachable with an owned price. Checked by
+boxes, not by pixels: fonts differ between machines, the rule does not."""
 
 from __future__ import annotations
 
 import itertools
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFont, QFontMetrics
 
 from engine.core.events import Phase, Started
+from engine.sweep.events import Trial
 from gui.common.chart import Chart
+from gui.common.table_rows import rows_height
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import GIB, LivePlots
-from tests.gui.helpers import tiny_config
+from tests.gui.helpers import show_tab, tiny_config
 from tests.gui.test_plots import RUN, feed_run, step_times, window_rate
 
 TOTAL = 2**34  # the device's memory in the scripted samples (16 GiB)
@@ -145,3 +151,116 @@ def test_sweep_marks_at_the_right_edge_stay_whole_and_apart(qtbot):
     view = chart.plot.vb.sceneBoundingRect()
     for text, box in boxes:
         assert view.contains(box), f"{text!r} runs off the plot"
+
+
+# Every tab at the smallest window size supported, with data, every option shown ----------------
+
+SMALLEST = (1280, 860)
+
+
+def axis_title_boxes(chart: Chart) -> list[tuple[str, QRectF]]:
+    """The shown axis titles ("throughput (samples/s)", "memory (%)") as boxes in the scene."""
+    out = []
+    for item in chart.scene().items():
+        if isinstance(item, pg.AxisItem) and item.isVisible() and item.label.isVisible():
+            text = item.label.toPlainText().strip()
+            if text and item.getViewWidget() is chart:
+                out.append((text, item.label.mapRectToScene(item.label.boundingRect())))
+    return out
+
+
+def assert_all_apart(chart: Chart) -> None:
+    """No label over another, over the legend, and no axis title over another."""
+    labels = assert_apart(chart)
+    titles = axis_title_boxes(chart)
+    for (a, box_a), (b, box_b) in itertools.combinations(titles + labels, 2):
+        assert not box_a.intersects(box_b), f"{chart.name}: {a!r} over {b!r}"
+
+
+def trial(index: int, batch: int, rate: float, usd: float, fill: float) -> Trial:
+    result = {"throughput_samples_per_s": rate, "usd_per_epoch": usd, "memory_fill": fill}
+    return Trial(index, batch, "point", "ok", result=result)
+
+
+@pytest.fixture
+def small_window(window, qtbot):
+    window.resize(*SMALLEST)
+    qtbot.waitUntil(lambda: window.width() == SMALLEST[0])
+    return window
+
+
+def shown(qtbot, window, title: str):
+    page = show_tab(window, title)
+    qtbot.waitExposed(page)
+    return page
+
+
+def test_sweep_axis_titles_and_marks_keep_apart_and_its_table_shows_five_rows(qtbot, small_window):
+    page = shown(qtbot, small_window, "Sweep")
+    points = [trial(i, 2**b, 1000.0 * b, 0.01 / b, 10.0 * b) for i, b in enumerate(range(3, 9))]
+    page.chart.reset([p.batch_size for p in points])
+    page.chart.show_points(points)
+    page.chart.show_verdicts(cheapest=128, knee=64, max_fit=256, recommended=128)
+    assert_all_apart(page.chart)
+    table = page.table
+    assert table.height() >= rows_height(table, 5)
+
+
+def test_the_plan_chart_gives_every_gpu_a_line_of_its_own_and_cuts_no_panel(qtbot, small_window):
+    page = shown(qtbot, small_window, "Plan")
+    form = page.form
+    form.hardware.button(2).setChecked(True)  # owned
+    form.gpu.setCurrentIndex(form.gpu.findData("GeForce GTX 1080 Ti"))
+    form.edits["usd_per_kwh"].setText("0.3")
+    assert page.update_plan() is not None, page.message_bar.text.text()
+    page.views.setCurrentIndex(1)
+    chart = page.chart
+    qtbot.waitExposed(chart)
+    assert len(chart.rows) >= 30
+    line_px = QFontMetrics(QFont()).height()
+    # The chart grows to its rows once laid out; its tab scrolls.
+    qtbot.waitUntil(lambda: chart.plot.vb.height() / len(chart.rows) >= line_px)
+    assert chart.ci.geometry().width() <= chart.viewport().width() + 1, "a panel is cut"
+    names = [form.gpu.itemText(i) for i in range(form.gpu.count())]
+    assert names == sorted(names, key=str.casefold)
+    assert_all_apart(chart)
+
+
+def test_accuracy_charts_keep_their_height_under_a_message_and_no_note_covers_points(
+    qtbot, small_window
+):
+    page = shown(qtbot, small_window, "Accuracy")
+    page.message_bar.show_message("A long message about the study. " * 4, "error")
+    page.chart_tabs.setCurrentIndex(1)
+    costs = page.costs
+    costs.begin((64, 128, 256), True, "tiny-mlp · torch · fp32 · 3 repeat(s)")
+    runs = [
+        {
+            "status": "ok",
+            "config": {"batch_size": b},
+            "accuracy": {"point": {"usd": u, "seconds": s}},
+        }
+        for b, u, s in ((64, 0.02, 30.0), (128, 0.015, 25.0), (256, 0.03, 40.0))
+    ]
+    costs.show_runs(runs, {}, "no cloud instance: a CPU result does not scale to a GPU")
+    for chart in page.charts.values():
+        qtbot.waitUntil(lambda c=chart: c.plot.vb.height() >= 150)
+        assert_all_apart(chart)
+    assert "a CPU result" in costs.scatter.caption.text
+    view = costs.scatter.plot.vb
+    texts = [i for i in view.childGroup.childItems() if isinstance(i, pg.TextItem)]
+    assert not [t for t in texts if t.isVisible() and t.toPlainText().strip()]
+
+
+def test_past_runs_and_the_panel_at_the_smallest_size(qtbot, small_window):
+    panel = small_window.panel
+    panel.price.owned_button.setChecked(True)  # eight more rows in the form
+    panel.price.owned.ensure_loaded()
+    run = panel.run_button
+    qtbot.waitUntil(lambda: run.isVisible())
+    inside = run.mapTo(small_window, run.rect().bottomRight())
+    assert small_window.rect().contains(inside), "Run is below the window"
+    hardware = panel.price.owned.hardware
+    gpus = [hardware.itemText(i) for i in range(hardware.count())]
+    gpus = [g for g in gpus if not g.startswith(("yours:", "other"))]
+    assert gpus == sorted(gpus, key=str.casefold)

@@ -11,6 +11,8 @@ import pytest
 from PySide6.QtGui import QImage
 
 from engine.cli import main
+from engine.cli.common import option_name
+from engine.core.asks import worded_data
 from engine.measure import utilisation
 from engine.plan import planner
 from engine.plan import presets as plan_presets
@@ -64,7 +66,8 @@ def test_bert_base_preset_on_8_v100_gives_the_cli_and_engine_figures(page, capsy
     plan = page.update_plan()
     assert plan is not None
     cli = cli_json(capsys, "--preset", "bert-base", "--gpu", V100, "--count", "8", "--mfu", "0.35")
-    assert json.loads(json.dumps(plan.data)) == cli  # every figure and every assumption
+    # Every figure and every assumption; the values its texts ask for named as options.
+    assert json.loads(json.dumps(worded_data(plan.data, option_name))) == cli
 
     # The engine called directly, as a script would.
     cat = catalog.load()
@@ -146,7 +149,7 @@ def test_measured_mfu_from_the_selected_result_is_refused_for_a_cpu_run(window, 
     text = page.message_bar.text.text()
     assert page.message_bar.isVisible() and page.message_bar.level == "error"
     assert text.startswith(f"Measured MFU: {run_id} has no measured MFU (peak unknown: ")
-    assert text.endswith("choose a stated MFU instead") and "--" not in text
+    assert text.endswith("give a stated MFU instead") and "--" not in text
     assert "no MFU" in page.form.result_label.text()
     assert not page.export_chart_button.isEnabled() and page.plan is None
     assert "No plan" in page.headline.text()

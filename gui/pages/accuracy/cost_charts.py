@@ -44,12 +44,6 @@ class CostCharts:
         self.charts = {c.name: c for c in (self.bars, self.scatter)}
         self._bar_hint = add_hint(self.bars, "bars appear as runs end")
         self._scatter_hint = add_hint(self.scatter, "points appear as runs end")
-        # Why no cloud instance is shown, in the plot's lower right (exported with it).
-        self._note = pg.TextItem("", anchor=(1, 1))
-        self._note.setParentItem(self.scatter.plot.vb)
-        self.scatter.plot.vb.sigResized.connect(
-            lambda vb: self._note.setPos(vb.width() - 4, vb.height() - 4)
-        )
         self.batch_sizes: tuple[int, ...] = ()
         self.priced = True
         self._log = False
@@ -62,7 +56,6 @@ class CostCharts:
             chart.set_colors(colors)
         for hint in (self._bar_hint, self._scatter_hint):
             hint.setColor(colors.foreground)
-        self._note.setColor(colors.limit)
 
     def color(self, batch_size: int) -> str:
         palette = series_colors(self.colors)
@@ -92,7 +85,6 @@ class CostCharts:
         )
         self._bar_hint.show()
         self._scatter_hint.show()
-        self._note.setText("")
 
     # Bars ---------------------------------------------------------------------------------
 
@@ -178,7 +170,9 @@ class CostCharts:
             if rows and self.priced:
                 self._instances(batch, rows)
         self._keys(sorted({p[0] for p in points} | {b for b, v in there.items() if v}))
-        self._note.setText(note)
+        # Why no cloud instance is shown: under the plot, with the caption (and so in an
+        # export), never over the points as a note in the plot's corner was.
+        self.scatter.set_caption(self._caption + (f"<br>{note}" if note else ""))
         if not self.priced:
             self._scatter_hint.setText("no price: set one on the left")
         elif not points:

@@ -50,6 +50,8 @@ from gui.pages.accuracy.inputs import PANEL_FIELDS, panel_base
 from gui.pages.accuracy.table import AccuracyTable
 from gui.pages.base import Page, PageContext
 
+CHARTS_MIN_HEIGHT_PX = 340  # the chart tabs: a plot, its axes, legend and caption legible
+
 
 class AccuracyPage(Page):
     export_size = (900, 560)  # a chart's size in an exported file, as the Run tab's
@@ -109,6 +111,8 @@ class AccuracyPage(Page):
         # beside the form at the window's usual size.
         self.chart_tabs = QTabWidget(objectName="accuracy_charts")
         self.chart_tabs.setDocumentMode(True)
+        # Never squashed (a message above takes its height from the page, which then scrolls).
+        self.chart_tabs.setMinimumHeight(CHARTS_MIN_HEIGHT_PX)
         for title, pair in (("Learning curves", self.curves.charts), ("Cost", self.costs.charts)):
             tab = QWidget()
             row = QHBoxLayout(tab)

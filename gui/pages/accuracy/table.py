@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from engine.accuracy.repeats import BatchSummary
 from engine.core.stats import Spread
 from engine.results import report
+from gui.common.table_rows import show_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -161,10 +162,7 @@ class AccuracyTable(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        # Room for three batch sizes without scrolling; the charts above give way.
-        rows = 3 * self.view.verticalHeader().defaultSectionSize()
-        scrollbar = self.view.horizontalScrollBar().sizeHint().height()
-        self.view.setMinimumHeight(header.sizeHint().height() + rows + scrollbar + 4)
+        show_rows(self.view)  # five batch sizes at least; the page scrolls on a small screen
         self.csv_button = QPushButton("Export CSV…", objectName="export_table")
         title = QLabel(
             "<b>Per batch size</b> (mean ± std over the repeats that got there)", wordWrap=True

@@ -27,6 +27,12 @@ EXPORT_WIDTH = 1000
 EXPORT_ROW_HEIGHT = 26
 EXPORT_MARGIN_HEIGHT = 190  # titles, axis, caption
 CAPTION_CHARS = 90
+# On screen a row is a line of text high at least (forty GPUs in 300 pixels printed their names
+# over each other): the chart grows and its tab scrolls. A long name is cut to SCREEN_CHARS on
+# screen, so that both panels fit beside the form; an export keeps names whole.
+ROW_GAP_PX = 6
+SCREEN_CHARS = 26
+MIN_HEIGHT_PX = 320
 
 
 def cost_scale(top_usd: float) -> tuple[float, str]:
@@ -46,8 +52,9 @@ class PlanChart(Chart):
     """Cost (on-demand, spot) and wall time of one run across hardware; export_item draws
     both panels and the caption."""
 
-    def __init__(self) -> None:
+    def __init__(self, label_chars: int | None = SCREEN_CHARS) -> None:
         super().__init__("plan", "Cost of one run", "")
+        self.label_chars = label_chars  # a GPU name's most characters (None: whole)
         self.time_plot: pg.PlotItem = self.addPlot(row=0, col=1, title="Wall time")
         # Chart's legend and caption sit under its one plot; under two they span both.
         self.place_legend(row=1, colspan=2, columns=2)
@@ -63,7 +70,7 @@ class PlanChart(Chart):
         self.time_plot.getAxis("left").setStyle(showValues=False, tickLength=0)
         self.ci.layout.setColumnStretchFactor(0, 3)  # the cost panel holds the GPU names
         self.ci.layout.setColumnStretchFactor(1, 2)
-        self.setMinimumHeight(320)
+        self.setMinimumHeight(MIN_HEIGHT_PX)
         self.rows: list[tuple[PlanRow, Target]] = []
         self.chosen_gpu = ""
         self._items: list[tuple[pg.PlotItem, pg.GraphicsObject]] = []
@@ -88,7 +95,7 @@ class PlanChart(Chart):
 
     def export_copy(self) -> PlanChart:
         """The same chart laid out at the export size (the caller exports its export_item)."""
-        copy = PlanChart()
+        copy = PlanChart(label_chars=None)
         if self.colors is not None:
             copy.set_colors(self.colors)
         copy.show_rows(self.rows, self.chosen_gpu, self.caption.text)
@@ -109,13 +116,19 @@ class PlanChart(Chart):
             return
         rows = self.rows
         ticks = [
-            (i, (CHOSEN if r.gpu == self.chosen_gpu else "") + bar_label(r, t))
+            (
+                i,
+                (CHOSEN if r.gpu == self.chosen_gpu else "")
+                + cut(bar_label(r, t), self.label_chars),
+            )
             for i, (r, t) in enumerate(rows)
         ]
         for plot in (self.plot, self.time_plot):
             plot.getAxis("left").setTicks([ticks, []])
         # The axis widens to its labels only once painted; an export may come first.
         metrics = QFontMetrics(QFont())
+        row_px = metrics.height() + ROW_GAP_PX
+        self.setMinimumHeight(max(MIN_HEIGHT_PX, EXPORT_MARGIN_HEIGHT + row_px * len(rows)))
         widest = max((metrics.horizontalAdvance(text) for _, text in ticks), default=0)
         self.plot.getAxis("left").setWidth(int(widest * 1.1) + 16)
         if not rows:
@@ -197,6 +210,13 @@ def bar_label(row: PlanRow, target: Target) -> str:
     run uses (an 8-GPU instance for 1 GPU)."""
     billed = target.billed_gpus
     return row.gpu + (f" (billed {billed})" if billed and billed > row.count else "")
+
+
+def cut(text: str, chars: int | None) -> str:
+    """`text` shortened to `chars` characters, ending in "…" where cut (None: whole)."""
+    if chars is None or len(text) <= chars:
+        return text
+    return text[: chars - 1].rstrip() + "…"
 
 
 def caption(what: str, basis: str, prices: str) -> str:

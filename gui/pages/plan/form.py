@@ -197,7 +197,7 @@ class PlanForm(QWidget):
         self.hardware.buttons()[0].setToolTip("A catalog GPU, priced on its cheapest instances")
         self.hardware.buttons()[2].setToolTip("GPUs you buy: purchase + electricity")
         self.gpu = QComboBox(objectName="plan_gpu")
-        for spec in self.sources.catalog.gpus:
+        for spec in sorted(self.sources.catalog.gpus, key=lambda g: g.name.casefold()):
             self.gpu.addItem(spec.name, spec.name)
         self.gpu.setCurrentIndex(max(0, self.gpu.findData(DEFAULT_GPU)))
         self.instance = QComboBox(objectName="plan_instance")

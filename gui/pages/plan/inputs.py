@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.core.asks import worded, worded_data
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan import presets as plan_presets
@@ -57,20 +58,24 @@ FIELD_LABELS = {
 }
 
 GIVEN_RUNS = "given"  # runs_table value: `runs` full-size runs
-# Words of the command line in the engine's texts, and what the form calls the same thing.
-CLI_WORDS = {
-    "no region given (--grid-region) for CO2": "no region chosen for CO2",
-    "(give --usd-per-kwh)": "(give an electricity tariff)",
-    "(give --purchase-usd)": "(give a purchase price)",
-    "; give --mfu": ": choose a stated MFU instead",
+# The values the engine's texts ask for (engine/core/asks.py: "give {usd_per_kwh}"), as this
+# form names them.
+ASKED = {
+    "grid_region": "a region",
+    "usd_per_kwh": "an electricity tariff",
+    "purchase_usd": "a purchase price",
+    "mfu": "a stated MFU",
 }
 
 
 def form_words(text: str) -> str:
-    """An engine text with its command-line options named as the form names them."""
-    for cli, form in CLI_WORDS.items():
-        text = text.replace(cli, form)
-    return text
+    """An engine text with the values it asks for named as the form names them."""
+    return worded(text, ASKED.get)
+
+
+def form_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """engine.plan.report.comparison_rows() with their texts in the form's words."""
+    return [worded_data(row, ASKED.get) for row in rows]
 
 
 def _spec(name: str, **rules: Any) -> NumberSpec:

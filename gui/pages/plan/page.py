@@ -153,7 +153,13 @@ class PlanPage(Page):
         self.views = QTabWidget(objectName="plan_views")
         self.views.setDocumentMode(True)
         self.views.addTab(self._scrolled(self.answer), "Figures and what they rest on")
-        self.views.addTab(self.chart, "Chart across hardware")
+        # Its rows keep a line of text high, so that with many GPUs it scrolls.
+        chart = QScrollArea(objectName="plan_chart_scroll")
+        chart.setWidget(self.chart)
+        chart.setWidgetResizable(True)
+        chart.setFrameShape(QScrollArea.Shape.NoFrame)
+        chart.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.views.addTab(chart, "Chart across hardware")
         self.views.addTab(self.table, "Table across hardware")
         self.export_chart_button = QPushButton("Export chart…")
         self.export_csv_button = QPushButton("Export table CSV…")
@@ -221,10 +227,11 @@ class PlanPage(Page):
             self.message_bar.dismiss()
         from engine.plan.report import comparison_rows
         from gui.pages.plan.answer import headline
+        from gui.pages.plan.inputs import form_rows
 
         self.headline.setText(headline(plan))
         self.answer.show_plan(plan)
-        self.table_model.set_rows(comparison_rows(plan.comparison), plan.row.gpu)
+        self.table_model.set_rows(form_rows(comparison_rows(plan.comparison)), plan.row.gpu)
         self.chart.show_rows(plan.comparison, plan.row.gpu, chart_caption(plan, self.sources))
         self._set_exports(True)
         return plan
@@ -277,10 +284,11 @@ class PlanPage(Page):
         import pandas as pd
 
         from engine.plan.report import assumptions, comparison_rows
+        from gui.pages.plan.inputs import form_rows
 
         assert self.plan is not None
         shared = assumptions(self.plan.inputs)
-        rows = comparison_rows(self.plan.comparison)
+        rows = form_rows(comparison_rows(self.plan.comparison))
         for row in rows:
             row["notes"] = "; ".join(row["notes"])
             for key in ("compute", "precision", "mfu", "power", "runs_table", "scaling"):

@@ -30,7 +30,7 @@ MIN_LOG2, MAX_LOG2 = 0, 20  # batch sizes 1 to 1,048,576 (the batch size's own b
 SYMBOL_SIZE = 9
 COST_AXIS_WIDTH_PX = 70
 LEFT_AXIS_WIDTH_PX = 60
-MIN_HEIGHT_PX = 330  # two panels, their axes, the legend and the caption stay legible
+MIN_HEIGHT_PX = 460  # two panels, their axes (each title shorter than its panel), legend, caption
 HEADROOM = 1.12  # the top of a panel above its highest point: room for the marks' labels
 
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView
 
 from engine.results import report
 from engine.sweep.events import Trial
+from gui.common.table_rows import show_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,3 +112,4 @@ class PointsTable(QTableView):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        show_rows(self)  # five batch sizes at least; the page scrolls on a small screen

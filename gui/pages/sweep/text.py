@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from engine.core.asks import worded
 from engine.measure.config import RunConfig
 from engine.sweep.report import cheapest_reason
 from engine.sweep.summary import SearchOutcome, SweepSummary
@@ -18,18 +19,17 @@ def caption(config: RunConfig, device_label: str) -> str:
     )
 
 
-# The engine's notes name the command line's options; the tab names its own fields.
-OPTION_FIELDS = {
-    "--memory-limit-mb": "the Memory limit field",
-    "--max-batch": "Max. batch",
-    "--price-per-hour": "the price on the left",
+# The values the engine's notes ask for (engine/core/asks.py: "({max_batch})"), as the tab
+# names them.
+ASKED = {
+    "memory_limit_bytes": "the Memory limit field",
+    "max_batch": "Max. batch",
+    "usd_per_hour": "the price on the left",
 }
 
 
 def in_gui_words(note: str) -> str:
-    for option, field in OPTION_FIELDS.items():
-        note = note.replace(option, field)
-    return note
+    return worded(note, ASKED.get)
 
 
 def notes_text(summary: SweepSummary) -> str:
