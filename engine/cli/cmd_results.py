@@ -13,7 +13,7 @@ from engine.cli.cmd_profile import add_profile_option, profile_price
 from engine.cli.common import UsageError, print_json
 from engine.core.text import printable
 from engine.pricing.cost import Price
-from engine.results import report
+from engine.results import data_cost, report
 from engine.results.files import check_out_path, write_json
 from engine.results.repricing import repriced
 from engine.results.store import Store
@@ -109,14 +109,21 @@ def _spread(low: Any, high: Any, center: Any) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    result = Store(readonly=True).get(args.run_id)
+    store = Store(readonly=True)
+    result = store.get(args.run_id)
     price = _price(args)
     if price is not None:
         result = repriced(result, price)
+    twin = data_cost.synthetic_twin(store, result)  # what loading the data costs
+    if twin is not None and price is not None:
+        twin = repriced(twin, price)
+    costs = data_cost.comparison(result, twin) if twin is not None else None
     if args.json:
-        print_json(result)
+        print_json(result if costs is None else {**result, "data_cost": costs})
     else:
         print(report.summary(result))
+        if costs is not None:
+            print(data_cost.text(costs))
     return 0
 
 

@@ -42,3 +42,36 @@ def test_a_loader_workers_sweep_without_data_to_load_is_refused():
     assert done.returncode == 2
     assert done.stderr.startswith("epochcost: error: --loader-workers: ")
     assert "needs data to load" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_results_show_puts_a_loading_run_beside_its_synthetic_twin(tmp_path):
+    folder = image_folder(tmp_path / "set", images=32, classes=2)
+    args = [sys.executable, "-m", "engine.cli"]
+    common = [*SHORT, "--loader-workers", "0", "--json"]
+    runs = [
+        json.loads(
+            subprocess.run(
+                [*args, "run", *common, *extra],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            ).stdout
+        )
+        for extra in (["--data", "synthetic"], ["--data", f"imagefolder:{folder}"])
+    ]
+    shown = subprocess.run(
+        [*args, "results", "show", runs[1]["run_id"], "--json"], capture_output=True, text=True
+    )
+    cost = json.loads(shown.stdout)["data_cost"]
+    assert cost["synthetic_run_id"] == runs[0]["run_id"]
+    assert cost["synthetic_samples_per_s"] == runs[0]["throughput_samples_per_s"]
+    assert cost["data_usd_per_epoch"] is not None
+    text = subprocess.run(
+        [*args, "results", "show", runs[1]["run_id"]], capture_output=True, text=True
+    ).stdout
+    assert "data cost" in text and runs[0]["run_id"] in text
+    synthetic = subprocess.run(
+        [*args, "results", "show", runs[0]["run_id"], "--json"], capture_output=True, text=True
+    ).stdout
+    assert "data_cost" not in json.loads(synthetic)
