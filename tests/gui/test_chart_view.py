@@ -5,6 +5,8 @@ size, each run named and of a kind."""
 
 from __future__ import annotations
 
+import pyqtgraph as pg
+import pyqtgraph.exporters
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QFontMetrics, QWheelEvent
 from PySide6.QtWidgets import QApplication, QScrollArea, QVBoxLayout, QWidget
@@ -125,7 +127,7 @@ def test_a_new_selection_fits_the_axes_to_it(qtbot):
     assert 300.0 < top_of(plots.throughput) < 600.0
 
 
-def test_an_exported_chart_spans_its_data(qtbot, tmp_path):
+def test_an_exported_chart_spans_its_data(qtbot, tmp_path, monkeypatch):
     from gui.common.export import export_chart
 
     plots = live_plots(qtbot)
@@ -135,12 +137,20 @@ def test_an_exported_chart_spans_its_data(qtbot, tmp_path):
     on_screen = plots.cost.plot.vb.viewRange()[0]
     assert on_screen[1] > 1.3 * t
     seen = []
-    plots.cost.export_hooks.append(lambda on: on and seen.append(plots.cost.plot.vb.viewRange()))
+    draw = pg.exporters.ImageExporter.export
+
+    def drawn(exporter, *args, **kwargs):  # the range the file is drawn with
+        seen.append(plots.cost.plot.vb.viewRange())
+        return draw(exporter, *args, **kwargs)
+
+    monkeypatch.setattr(pg.exporters.ImageExporter, "export", drawn)
+    # Laid out wider than on screen: a linked axis would take a range scaled by the widths.
     export_chart(plots.cost.export_item, tmp_path / "cost.png", (900, 560))
     (x0, x1), _ = seen[0]
     end = max(plots.series.proj_t.values)
     assert x0 == 0.0 and end <= x1 <= end * 1.05
     assert plots.cost.plot.vb.viewRange()[0] == on_screen  # the screen's range back
+    assert plots.cost.plot.vb.linkedView(0) is plots.throughput.plot.vb  # and its link
 
 
 def test_the_sweep_batch_axis_stays_readable_at_any_zoom(qtbot):

@@ -51,6 +51,7 @@ class RunRanges:
         self.follow = {name: FollowRange(chart.plot) for name, chart in charts.items()}
         self.levels = levels  # a chart's name -> its level lines (shown or not)
         self._on_screen: dict[str, tuple[float, float]] = {}
+        self._links: dict[str, pg.ViewBox | None] = {}  # a chart's x link, while exported
         for name, chart in charts.items():
             chart.export_hooks.append(functools.partial(self._span_export, name))
 
@@ -106,15 +107,22 @@ class RunRanges:
                 follow.include_y(top)
 
     def _span_export(self, name: str, on: bool) -> None:
-        """An exported chart's time axis ends where its data ends, not where the live axis
-        had grown to (a cost chart's data ended at 16.5 s, its axis at 37 s): unless the user
-        zoomed, the export spans 0 to the data's end. The screen's range comes back after."""
-        plot = self.charts[name].plot
+        """An exported chart's time axis is its own: unlinked from the shared one while the
+        file is drawn (linked, a chart laid out wider than the throughput chart took a range
+        scaled by the widths: a cost chart's data ended at 16.5 s, its axis at 37 s), and,
+        unless the user zoomed, from 0 to where its data ends. The screen's range and link
+        come back after."""
+        vb = self.charts[name].plot.vb
         if on:
-            end = data_end(plot)
+            low, high = vb.viewRange()[0]
+            self._on_screen[name] = (low, high)
+            self._links[name] = vb.linkedView(vb.XAxis)
+            vb.setXLink(None)
+            end = data_end(self.charts[name].plot)
             if end > 0 and self.follow["throughput"].following:
-                low, high = plot.vb.viewRange()[0]
-                self._on_screen[name] = (low, high)
-                plot.setXRange(0.0, end * 1.02, padding=0)
+                vb.setXRange(0.0, end * 1.02, padding=0)
         elif name in self._on_screen:
-            plot.setXRange(*self._on_screen.pop(name), padding=0)
+            vb.setXRange(*self._on_screen.pop(name), padding=0)
+            link = self._links.pop(name, None)
+            if link is not None:
+                vb.setXLink(link)
