@@ -9,8 +9,23 @@ is the wider of:
 - steps: 1.96 standard errors of the mean step time, relative, which holds the noise inside
   the windows (and is all there is with one window).
 
-The interval is centred on the headline figure, so that "76.7 samples/s ± 2.1%" reads true. Cost
-per epoch is inversely proportional to throughput: its interval is the same one, turned over.
+Neither sees what changes between runs (pyperf: the spread between processes, not within one,
+is what moves a result). Two things do, and both are measured:
+
+- contention: on a CPU, the share `f` of the machine other processes took while the windows ran
+  (time stolen by a hypervisor included; engine/measure/busy.py) is time this run lost, and
+  another run may lose none of it or more. A step of `threads` threads runs at full speed only
+  while all of them hold a core, (1 - f) ** threads of the time, so the loss is
+  L = 1 - (1 - f) ** threads (at most MAX_CONTENTION); the interval reaches at least
+  center x (1 - L) below and center / (1 - L) above;
+- windows that disagree more than their steps explain (the t over the windows more than
+  DISAGREE times the steps' interval: a 1% chance for steady windows of independent steps) mean
+  the machine's speed changed during the run; the interval keeps their spread, and the run says
+  it may not repeat (repeat_warning).
+
+The interval is centred on the headline figure where nothing widens one side, so that
+"76.7 samples/s ± 2.1%" reads true. Cost per epoch is inversely proportional to throughput: its
+interval is the same one, turned over.
 """
 
 from __future__ import annotations
@@ -37,14 +52,25 @@ def t975(df: int) -> float:
     return 2.000 if df <= 60 else 1.980 if df <= 120 else 1.960
 
 
+# Windows whose t interval is this many times the steps' disagree more than steps explain: with
+# 3 windows t(0.975, 2) / 1.96 = 2.2, times 2.15 (the 99th percentile of a spread of 3 from
+# chi-square with 2 degrees of freedom) is 4.7; rounded up for steps that are not independent.
+DISAGREE = 5.0
+# The most of a run's speed the interval takes as lost to others: past it (a tenth of the
+# speed) the bound says nothing more, and the busy warning says measure again.
+MAX_CONTENTION = 0.9
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A 95% interval [low, high] around `center`, and how it was found."""
+    """A 95% interval [low, high] around `center`, and how it was found. `disagree`: how many
+    times the steps' interval the windows' spread is (None with fewer than 3 windows)."""
 
     center: float
     low: float
     high: float
     method: str
+    disagree: float | None = None
 
     @property
     def relative(self) -> float:
@@ -56,10 +82,16 @@ class Interval:
 
 
 def throughput_interval(
-    center: float, window_rates: Sequence[float], step_times_s: Sequence[float]
+    center: float,
+    window_rates: Sequence[float],
+    step_times_s: Sequence[float],
+    contention: float | None = None,
+    threads: int = 1,
 ) -> Interval:
     """The 95% interval of a throughput measured as the median of `window_rates` (samples/s),
-    from those windows and the step times inside them (seconds)."""
+    from those windows and the step times inside them (seconds), widened for `contention`: the
+    share of the CPU (0..1) that other processes took while the windows ran (CPU runs only), on
+    a step that needs all its `threads` on a core at once."""
     n, k = len(window_rates), len(step_times_s)
     by_windows = (
         t975(n - 1) * statistics.stdev(window_rates) / math.sqrt(n) / center if n >= 2 else 0.0
@@ -77,7 +109,28 @@ def throughput_interval(
     else:
         method = f"step times ({k} steps, 1.96 SE; one window)"
     half = max(by_windows, by_steps) * center
-    return Interval(center, max(center - half, 0.0), center + half, method)
+    low, high = max(center - half, 0.0), center + half
+    share = min(max(contention or 0.0, 0.0), 1.0)
+    # A step runs at full speed only while all its threads hold a core: (1 - f) ** threads of
+    # the time (a thread preempted stalls the others at their next barrier).
+    f = min(1 - (1 - share) ** max(threads, 1), MAX_CONTENTION)
+    if f > 0 and (center * (1 - f) < low or center / (1 - f) > high):
+        low, high = min(low, center * (1 - f)), max(high, center / (1 - f))
+        method += f"; widened for other processes' {share:.0%} of the CPU ({threads} thread{'s' if threads > 1 else ''})"
+    disagree = by_windows / by_steps if n >= 3 and by_steps > 0 else None
+    return Interval(center, low, high, method, disagree)
+
+
+def repeat_warning(interval: Interval) -> str | None:
+    """Said with the result when its windows disagree more than their steps explain."""
+    if interval.disagree is None or interval.disagree <= DISAGREE:
+        return None
+    return (
+        f"may not repeat: the windows disagree {interval.disagree:.0f} times more than their "
+        "steps explain, so the machine's speed changed during the run (other processes, CPU "
+        "time stolen by a hypervisor, clock changes); the interval holds the windows' spread, "
+        "but another run may land outside it: measure again, on a quiet machine"
+    )
 
 
 def cost_interval(usd: float, throughput: Interval) -> list[float | None]:

@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from engine.core.interval import cost_interval, plus_minus, t975, throughput_interval
+from engine.core.interval import (
+    DISAGREE,
+    cost_interval,
+    plus_minus,
+    repeat_warning,
+    t975,
+    throughput_interval,
+)
 
 
 def test_t_quantiles():
@@ -77,3 +84,48 @@ def test_an_old_result_without_an_interval_still_loads_and_says_so():
     text = report.summary(Store(readonly=True).get(old["run_id"]))
     assert "100.0 samples/s no interval" in text
     assert "no interval: measured before epochcost recorded one" in text
+
+
+# issue 32: intervals that hold between runs ---------------------------------------------------
+
+
+def test_other_processes_share_of_the_cpu_widens_both_sides():
+    """Windows 99, 100, 101 and steady steps: a narrow interval. With other processes taking
+    half the CPU, another run may have lost none of it or twice as much: 50 to 200."""
+    quiet = throughput_interval(100.0, [99.0, 100.0, 101.0], [0.1] * 30, contention=0.0)
+    assert quiet.high - quiet.low < 10 and "widened" not in quiet.method
+    busy = throughput_interval(100.0, [99.0, 100.0, 101.0], [0.1] * 30, contention=0.5)
+    assert (busy.low, busy.high) == pytest.approx((50.0, 200.0))
+    assert "widened for other processes' 50% of the CPU (1 thread)" in busy.method
+    both = throughput_interval(100.0, [99.0, 100.0, 101.0], [0.1] * 30, 0.5, threads=2)
+    assert (both.low, both.high) == pytest.approx((25.0, 400.0))  # both threads on a core: 1/4
+
+
+def test_a_slowed_run_reaches_the_others():
+    """Issue 32's case: one run at half the others' speed (1200 vs 2500 samples/s) with other
+    processes taking 80% of the CPU and two threads: its interval reaches the others' figure."""
+    ci = throughput_interval(1204.0, [1199.0, 1232.0, 1204.0], [0.05] * 300, 0.8, threads=2)
+    assert ci.low <= 1204.0 <= 2585.0 <= ci.high
+
+
+def test_contention_past_the_cap_is_capped():
+    ci = throughput_interval(100.0, [100.0], [0.1, 0.1], contention=1.0)
+    assert ci.low == pytest.approx(10.0) and ci.high == pytest.approx(1000.0)
+
+
+def test_windows_that_disagree_more_than_their_steps_explain_say_so():
+    """Steps all 10 ms give almost no step noise; windows 50, 100, 150 disagree far more."""
+    steps = [0.010, 0.0101] * 50
+    ci = throughput_interval(100.0, [50.0, 100.0, 150.0], steps)
+    assert ci.disagree is not None and ci.disagree > DISAGREE
+    warning = repeat_warning(ci)
+    assert warning is not None and warning.startswith("may not repeat")
+    assert ci.low < 50.0 or ci.high > 150.0  # the interval keeps the windows' spread
+
+
+def test_windows_that_agree_as_their_steps_predict_say_nothing():
+    """Windows drawn from the steps' own noise: no warning."""
+    steps = [0.09, 0.11] * 150
+    ci = throughput_interval(100.0, [99.0, 100.0, 101.5], steps)
+    assert repeat_warning(ci) is None
+    assert repeat_warning(throughput_interval(100.0, [100.0, 120.0], steps)) is None  # 2 windows

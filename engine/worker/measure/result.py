@@ -11,7 +11,7 @@ import statistics
 from typing import Any
 
 from engine.core.events import json_safe
-from engine.core.interval import cost_interval, throughput_interval
+from engine.core.interval import cost_interval, repeat_warning, throughput_interval
 from engine.core.stats import summary
 from engine.measure import busy, utilisation
 from engine.measure.config import RunConfig
@@ -132,7 +132,13 @@ def build_result(
     epoch_s = cost.epoch_seconds(epoch_samples, throughput)
     price = config.price
     usd = cost.usd_per_epoch(epoch_s, price.usd_per_hour) if price else None
-    ci = throughput_interval(throughput, throughputs, step_times)
+    # On a CPU the share other processes took is time this run lost and another may not: the
+    # interval widens for it (engine/core/interval.py); a GPU's figure does not move with it.
+    on_cpu = environment.get("device") == "cpu"
+    contention = monitor.other_cpu_fraction if on_cpu else None
+    threads = environment.get("threads") or 1
+    ci = throughput_interval(throughput, throughputs, step_times, contention, threads)
+    repeat = repeat_warning(ci)
     window_seconds = sum(w.seconds for w in windows)
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
@@ -171,6 +177,7 @@ def build_result(
         **waits,
         "warnings": measurement.warnings
         + ([bound] if bound else [])
+        + ([repeat] if repeat else [])
         + busy.warnings(monitor.other_cpu_fraction, device_state),
     }
     spread = distributed_record(config, measurement)
