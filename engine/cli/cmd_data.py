@@ -7,9 +7,16 @@ import argparse
 import sys
 from dataclasses import asdict
 
+from engine.cli import numbers
 from engine.cli.common import print_json
 from engine.workloads import data
 from engine.workloads.data import download, random_folder
+
+# make-imagefolder's numbers, in the folder maker's own limits.
+IMAGES = numbers.whole(1, random_folder.MAX_IMAGES, "images")
+SIZE = numbers.whole(8, random_folder.MAX_SIZE, "pixels")
+CLASSES = numbers.whole(1, random_folder.MAX_CLASSES, "classes")
+SEED = numbers.whole(0, 2**32 - 1)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,11 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write a folder of random images in class folders (for --data imagefolder:PATH)",
     )
     mk.add_argument("path", metavar="PATH", help="a new or empty folder")
-    mk.add_argument("--images", type=int, default=1000, help="how many (default 1000)")
-    mk.add_argument("--size", type=int, default=64, help="width and height in pixels (default 64)")
-    mk.add_argument("--classes", type=int, default=10, help="class folders (default 10)")
+    mk.add_argument("--images", type=IMAGES, default=1000, help="how many (default 1000)")
+    mk.add_argument("--size", type=SIZE, default=64, help="width and height in pixels (default 64)")
+    mk.add_argument("--classes", type=CLASSES, default=10, help="class folders (default 10)")
     mk.add_argument("--format", choices=random_folder.FORMATS, default="jpeg")
-    mk.add_argument("--seed", type=int, default=0)
+    mk.add_argument("--seed", type=SEED, default=0)
     mk.set_defaults(handler=_make_imagefolder)
 
 

@@ -76,6 +76,11 @@ NUMERIC["compare"] += ["--limit", "--purchase-usd", "--lifetime-years", "--hours
 NUMERIC["compare"] += ["--power-w", "--rest-of-system-w", "--usd-per-kwh", "--psu-efficiency"]
 NUMERIC["compare"] += ["--grid-g-per-kwh"]
 TABLE = [(command, option) for command, options in NUMERIC.items() for option in options]
+# Numeric options of subcommands: the command line before the option.
+SUB_TABLE = [
+    (["data", "make-imagefolder", "FOLDER"], option)
+    for option in ("--images", "--size", "--classes", "--seed")
+]
 
 
 def refused(capsys, argv: list[str]) -> str:
@@ -92,11 +97,19 @@ def test_every_numeric_option_reads_a_range():
     for command in COMMANDS:
         for parser in _parsers(command):
             for action in parser._actions:
-                if action.type is not None:
+                if action.type is not None and action.type is not Path:  # a folder is no number
                     assert isinstance(action.type, numbers.Range), (command, action.dest)
                     seen += 1
-    assert seen == len(TABLE) == 45
+    assert seen == len(TABLE) + len(SUB_TABLE) == 49
     assert sorted(_numeric_options()) == sorted(TABLE)
+
+
+@pytest.mark.parametrize(("argv", "option"), SUB_TABLE)
+@pytest.mark.parametrize("bad", BAD)
+def test_a_subcommands_bad_number_exits_2_naming_the_option(capsys, tmp_path, argv, option, bad):
+    err = refused(capsys, [*argv[:-1], str(tmp_path / "new"), f"{option}={bad}"])
+    assert f"error: argument {option}: " in err and "Traceback" not in err
+    assert not (tmp_path / "new").exists()
 
 
 @pytest.mark.parametrize(("command", "option"), TABLE)
