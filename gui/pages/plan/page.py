@@ -118,7 +118,7 @@ class PlanPage(Page):
         layout.addWidget(self.message_bar)
         self.results.selection_changed.connect(self._selection_changed)
         self.panel = ctx.panel  # its owned price fills the electricity left empty here
-        ctx.panel.price.changed.connect(self._timer.start)
+        ctx.panel.price_changed.connect(self._timer.start)  # only prices that passed
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         self.ensure_built()
@@ -216,7 +216,7 @@ class PlanPage(Page):
         from gui.pages.plan.inputs import make_plan
 
         try:
-            values = with_panel_owned(self.form.values(), self.panel.price.owned_choice())
+            values = with_panel_owned(self.form.values(), self.panel.accepted_owned)
             plan = make_plan(values, self.sources, self.selected)
         except ConfigError as exc:
             self._refuse(exc)
