@@ -179,6 +179,8 @@ _ALWAYS = obj(
         "interval_method": OPT_TEXT,
         "repeats": OPT_WHOLE,
         "other_cpu_fraction": optional(number(minimum=0.0, maximum=1.0)),
+        # The share of the measured time spent waiting for data (None: synthetic batches).
+        "input_wait_fraction": optional(number(minimum=0.0, maximum=1.0)),
         "distributed": optional(_DISTRIBUTED),
         "throughput_repeats": optional(items(POSITIVE)),
         "throughput_samples_per_s": optional(number(positive=True, maximum=MAX_THROUGHPUT)),
