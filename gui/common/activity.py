@@ -1,8 +1,10 @@
 """Activity: the one place that says whether something is measuring, and what.
 
 A measurement needs the machine to itself: a timed run (Run tab), a sweep, an accuracy study,
-and a model file's check (its worker shares the CPU) exclude each other. Each holder says when
-it starts and ends; every page asks here before it starts and for the words to say why not.
+and a model file's check (its worker shares the CPU) exclude each other; a cloud measurement
+(Compare tab) runs elsewhere but holds the panel too: one measurement at a time, one Cancel.
+Each holder says when it starts and ends; every page asks here before it starts and for the
+words to say why not.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ RUN = "run"
 SWEEP = "sweep"
 STUDY = "study"
 CHECK = "check"
+CLOUD = "cloud"
 
 # What the user is told while a holder has the machine.
 WHAT = {
@@ -20,8 +23,9 @@ WHAT = {
     SWEEP: "A sweep is measuring on the Sweep tab",
     STUDY: "A study is training on the Accuracy tab",
     CHECK: "A model file is being checked",
+    CLOUD: "A cloud measurement is running (Compare tab)",
 }
-MEASUREMENTS = (RUN, SWEEP, STUDY)
+MEASUREMENTS = (RUN, SWEEP, STUDY, CLOUD)
 
 
 class Activity(QObject):
@@ -32,7 +36,7 @@ class Activity(QObject):
         self._holders: list[str] = []  # in the order they started
 
     def set(self, holder: str, active: bool) -> None:
-        """`holder` (RUN, SWEEP, STUDY, CHECK) starts or ends."""
+        """`holder` (RUN, SWEEP, STUDY, CHECK, CLOUD) starts or ends."""
         if holder not in WHAT:
             raise ValueError(f"unknown activity {holder!r}")
         if active == (holder in self._holders):
@@ -45,7 +49,8 @@ class Activity(QObject):
 
     @property
     def measuring(self) -> bool:
-        """A run, a sweep or a study is going (the panel's settings are in use)."""
+        """A run, a sweep, a study or a cloud measurement is going (the panel's settings are in
+        use, its Cancel stops it)."""
         return any(h in MEASUREMENTS for h in self._holders)
 
     def busy(self, besides: str | None = None) -> bool:

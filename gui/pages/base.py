@@ -1,10 +1,11 @@
 """What every tab shares: the context it is given, and the Page base.
 
 A page receives a PageContext (the configuration panel, the Past runs table, the settings, the
-store, how to start a worker, the Activity, the theme's colours) instead of the main window, so
-it depends on what it uses and on no other page. The Page base gives each tab its message bar,
-save dialogs that remember the folder, chart and table exports that say where they saved or why
-not, the theme's colours, and a shutdown for the window's close.
+store, how to start a worker, the Activity, the theme's colours, the Run tab's message line)
+instead of the main window, so it depends on what it uses and on no other page. The Page base
+gives each tab its message bar, save dialogs that remember the folder, chart and table exports
+that say where they saved or why not, the theme's colours, and a shutdown for the window's
+close.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class PageContext:
     spec_for: Callable[[str], WorkerSpec]  # how a framework's worker starts (File > Settings)
     colors: PlotColors  # the theme's plot colours now (the window keeps it current)
     show_details: Callable[[str, str, str], None]  # (title, text, details): a details dialog
+    # (text, level): a line on the Run tab's message bar, where a measurement another tab
+    # starts says how it goes (the Compare tab's cloud run); nowhere by default.
+    run_message: Callable[[str, str], None] = lambda text, level: None
 
 
 class Page(QWidget):

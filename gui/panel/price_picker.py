@@ -1,5 +1,6 @@
 """The catalog picker: find a rentable machine by GPU, cloud, instance or price, and take its
-on-demand or spot price. Your own quotes are listed with the shipped prices and added here."""
+on-demand or spot price. Your own quotes are listed with the shipped prices and added here;
+"Update prices" fetches today's (gui/panel/price_update.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from gui.common.catalog_source import CatalogSource
 from gui.common.frame_model import Column, FrameTableModel
 from gui.common.number_field import InputError, NumberField
 from gui.panel.catalog_row_dialog import QUOTE_FIELDS, CatalogRowDialog
+from gui.panel.price_update import PriceUpdate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -127,6 +129,7 @@ class PricePicker(QDialog):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.count = QLabel(objectName="count")
+        self.prices = PriceUpdate(source)
         add = QPushButton("Add my quote…")
         add.setToolTip("A price you were quoted, saved to your own catalog file")
         cancel = QPushButton("Cancel")
@@ -147,6 +150,7 @@ class PricePicker(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.prices)
         layout.addLayout(buttons)
 
         self.search.textChanged.connect(self.refresh)
@@ -159,6 +163,8 @@ class PricePicker(QDialog):
         self.use_spot.clicked.connect(lambda: self.take(spot=True))
         cancel.clicked.connect(self.reject)
         add.clicked.connect(self.add_quote)
+        self.prices.updated.connect(self.refresh)  # the new prices, with their dates
+        self.finished.connect(lambda _: self.prices.shutdown())
         self._fill_clouds()
         self.refresh()
 

@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
             spec_for=lambda framework: self.controller.spec_for(framework),
             colors=theme.apply(app, theme_name),
             show_details=self.reporter.show,
+            run_message=lambda text, level: self.message_bar.show_message(text, level),
         )
         self.run_page = RunPage(self.context, spec)
         # The Run tab's parts the window shows or routes to (its status line, its messages).

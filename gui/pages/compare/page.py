@@ -5,7 +5,8 @@ It follows the results table: the first selected result is compared. Below the i
 table (cheapest epoch first, every price with its source and date) and three charts: $/epoch by
 machine, cost against epoch time, and owning against renting over days for a chosen machine.
 The table exports as CSV, each chart as PNG or SVG. Comparing takes a few milliseconds, so it
-runs on the GUI thread, and only while the page is on screen.
+runs on the GUI thread, and only while the page is on screen. A cloud row offers "Measure on
+this instance…" (its context menu, the button under the table): gui/pages/compare/cloud_action.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -40,6 +41,7 @@ from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
 from gui.pages.compare import text as compare_text
 from gui.pages.compare.charts import CompareChart
+from gui.pages.compare.cloud_action import ACTION, CloudAction
 from gui.pages.compare.model import COLUMNS, CompareModel, frame
 from gui.pages.compare.options import CompareInputs
 
@@ -95,6 +97,7 @@ class ComparePage(Page):
         # price that passed its checks, never a half-typed mistake.
         ctx.panel.price_changed.connect(self._price_changed)
         self._panel = ctx.panel
+        self.cloud = CloudAction(ctx, source, self, self.message_bar.show_message)
 
     def _price_changed(self) -> None:
         if self.result is not None and self.result.get("status") == "ok":
@@ -113,6 +116,14 @@ class ComparePage(Page):
         self.notes = QLabel(wordWrap=True, objectName="compare_notes")
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         csv_button = QPushButton("Export table CSV…")
+        self.measure_button = QPushButton(ACTION, objectName="measure_on_cloud")
+        self.measure_button.setToolTip(
+            "Run the selected result's settings on the selected cloud machine through "
+            "SkyPilot: the estimate first, then a launch you confirm"
+        )
+        measure = QAction(ACTION, self.view)
+        self.view.addAction(measure)  # the rows' context menu
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         chart_button = QPushButton("Export chart…")
         self.bars = CompareChart("compare_bars", CHART_TITLES["compare_bars"], "", "USD per epoch")
         self.scatter = CompareChart(
@@ -150,6 +161,7 @@ class ComparePage(Page):
         table_layout.addWidget(self.view, 1)
         notes_row = QHBoxLayout()
         notes_row.addWidget(self.notes, 1)
+        notes_row.addWidget(self.measure_button, 0, Qt.AlignmentFlag.AlignTop)
         notes_row.addWidget(csv_button, 0, Qt.AlignmentFlag.AlignTop)
         table_layout.addLayout(notes_row)
         body = QSplitter(Qt.Orientation.Vertical)
@@ -161,6 +173,8 @@ class ComparePage(Page):
         self._layout.addWidget(body, 1)
         self.rent.currentIndexChanged.connect(self._draw_break_even)
         csv_button.clicked.connect(self.export_csv_dialog)
+        self.measure_button.clicked.connect(self.measure_selected)
+        measure.triggered.connect(self.measure_selected)
         chart_button.clicked.connect(
             lambda: self.export_chart_dialog(list(self.charts)[self.chart_tabs.currentIndex()])
         )
@@ -257,6 +271,24 @@ class ComparePage(Page):
         self._fill_rent_choices()
         self.draw()
 
+    # measuring on a cloud machine --------------------------------------------------------
+
+    def selected_row(self) -> CompareRow | None:
+        """The comparison's row selected in the table (None: none)."""
+        rows = self.view.selectionModel().selectedRows() if self.body is not None else []
+        if not rows or self.comparison is None:
+            return None
+        r = self.model.record(rows[0].row())
+        key = (r["cloud"], r["instance_type"], r["region"], bool(r["local"]))
+        found = (
+            c for c in self.comparison.rows if (c.cloud, c.instance_type, c.region, c.local) == key
+        )
+        return next(found, None)
+
+    def measure_selected(self) -> bool:
+        """Measure on this instance…: the selected result's settings on the selected row."""
+        return self.cloud.offer(self.result, self.selected_row(), self.options.spot)
+
     # charts --------------------------------------------------------------------------------
 
     def draw(self) -> None:
@@ -318,6 +350,9 @@ class ComparePage(Page):
             return
         super().set_colors(colors)
         self.draw()
+
+    def shutdown(self) -> None:
+        self.cloud.shutdown()  # a launch still going is torn down before the window goes
 
     def nothing_to_export(self) -> str:
         return "Nothing to export: select a result first." if self.comparison is None else ""

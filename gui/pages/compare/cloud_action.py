@@ -1,0 +1,168 @@
+"""Compare's "Measure on this instance…": from a cloud row to a stored cloud result.
+
+The action plans the launch (gui/pages/compare/cloud_job.py), shows the estimate and asks for
+the dollar figure to be accepted (gui/pages/compare/cloud_dialog.py), launches on a background
+job, and says how it goes in the dialog, on the Run tab's message bar (the PageContext's
+run_message) and on the Compare tab's. While it runs the Activity holds CLOUD: no local run,
+sweep or study starts, and the panel's Cancel stops it as the dialog's does. The result lands
+in Past runs, selected, beside the home run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QWidget
+
+from engine.core.errors import ConfigError
+from engine.pricing.comparison import CompareRow
+from gui.common import activity
+from gui.common.catalog_source import CatalogSource
+from gui.pages.base import PageContext
+from gui.pages.compare import cloud_job
+from gui.pages.compare.cloud_dialog import CloudDialog
+from gui.pages.compare.cloud_job import CloudJob, Ended, Plan
+
+ACTION = "Measure on this instance…"
+RUNNING = "A cloud measurement is running"
+RUN_TAB_EVERY_MS = 5000
+STAGE_WORDS = {
+    "provisioning": "provisioning the instance",
+    "setup": "setting up (installing the framework)",
+    "starting": "starting the worker",
+    "warm-up": "warming up",
+    "measuring": "measuring",
+    "bringing home": "bringing the result home, then tearing down",
+}
+
+
+def can_measure(row: CompareRow | None) -> str:
+    """Why `row` cannot be measured on ('' when it can)."""
+    if row is None:
+        return "Select a cloud machine in the table first."
+    if row.local:
+        return "This is the machine the result ran on: choose a cloud machine to measure on."
+    if row.historical:
+        return f"{row.instance_type} is a historical price, not a machine to rent today."
+    return ""
+
+
+class CloudAction(QObject):
+    def __init__(
+        self,
+        ctx: PageContext,
+        source: CatalogSource,
+        page: QWidget,
+        say: Callable[[str, str], None],
+    ) -> None:
+        super().__init__(page)
+        self.ctx = ctx
+        self.source = source
+        self.page = page
+        self.say = say  # the Compare tab's message bar: (text, level)
+        self.job = CloudJob(ctx.store, self)
+        self.dialog: CloudDialog | None = None
+        # The Run tab's line says what is billed so far: renewed every few seconds, not each
+        # second (the bar shows itself again on every message).
+        self._clock = QTimer(self, interval=RUN_TAB_EVERY_MS)
+        self._clock.timeout.connect(lambda: self._tell_run_tab(self._stage_words()))
+        self.job.stage.connect(self._on_stage)
+        self.job.line.connect(self._on_line)
+        self.job.ended.connect(self._on_ended)
+        ctx.panel.cancel_requested.connect(self.cancel)  # the panel's Cancel stops it too
+
+    def offer(self, result: dict[str, Any] | None, row: CompareRow | None, spot: bool) -> bool:
+        """Show the estimate of measuring `result`'s settings on `row`'s machine and ask to
+        launch; False (and a sentence why) when it cannot be offered."""
+        why = can_measure(row) if result is not None else "Select a result first."
+        if not why and self.job.running:
+            why = f"{RUNNING} on {self.job.plan.label if self.job.plan else 'a cloud'}."
+        busy = self.ctx.activity.reason(besides=activity.CLOUD)
+        if not why and busy:
+            why = f"{busy}; measure on the cloud once it has ended."
+        if why:
+            self.say(why, "info")
+            return False
+        assert result is not None and row is not None
+        try:
+            plan = cloud_job.plan(self.source.get(), row, result, spot)
+        except ConfigError as exc:  # no SkyPilot (how to add it), or a run it cannot take
+            self.say(f"Cannot measure on {row.cloud} {row.instance_type}: {exc.message}", "error")
+            return False
+        if self.dialog is not None:
+            self.dialog.deleteLater()
+        self.dialog = CloudDialog(plan, self.page)
+        self.dialog.launch_requested.connect(lambda: self.launch(plan))
+        self.dialog.cancel_requested.connect(self.cancel)
+        self.dialog.open()
+        return True
+
+    def launch(self, plan: Plan) -> bool:
+        """Launch `plan` (the dialog's Launch, once its bill was accepted)."""
+        busy = self.ctx.activity.reason(besides=activity.CLOUD)
+        if self.job.running or busy:
+            self.say(f"{busy or RUNNING}: not launched.", "info")
+            return False
+        self.ctx.activity.set(activity.CLOUD, True)
+        self.job.start(plan)
+        self._clock.start()
+        if self.dialog is not None:
+            self.dialog.show_launched(self.job.billed_so_far)
+        self.say(
+            f"Measuring on {plan.label}: progress on the Run tab and in its dialog; the panel's "
+            "Cancel tears the cluster down.",
+            "info",
+        )
+        return True
+
+    def cancel(self) -> None:
+        """Tear the cluster down now (the panel's Cancel, the dialog's)."""
+        if not self.job.running or self.job.cancel_asked:
+            return
+        self.job.cancel()
+        if self.dialog is not None:
+            self.dialog.show_cancelling()
+        self._tell_run_tab(self._stage_words())
+
+    def _tell_run_tab(self, what: str) -> None:
+        minutes, usd = self.job.billed_so_far()
+        label = self.job.plan.label if self.job.plan else "the cloud"
+        self.ctx.run_message(
+            f"Cloud measurement on {label} (Compare tab): {what} · {minutes:.1f} min, at most "
+            f"${usd:.2f} billed so far · the panel's Cancel tears it down",
+            "info",
+        )
+
+    def _stage_words(self) -> str:
+        if self.job.cancel_asked:
+            return "cancelled: tearing the cluster down"
+        return STAGE_WORDS.get(self.job.current, self.job.current)
+
+    def _on_stage(self, stage: str) -> None:
+        if self.dialog is not None:
+            self.dialog.show_stage(stage)
+        self._tell_run_tab(self._stage_words())
+
+    def _on_line(self, text: str) -> None:
+        if self.dialog is not None:
+            self.dialog.show_line(text)
+
+    def _on_ended(self, ended: Ended) -> None:
+        self._clock.stop()
+        self.ctx.activity.set(activity.CLOUD, False)
+        if self.dialog is not None:
+            self.dialog.show_ended(ended)
+            self.dialog.show()  # it may have been closed while the job went on
+        self.ctx.run_message(ended.text, ended.level)
+        self.say(ended.text, ended.level)
+        if ended.result is not None:
+            self.ctx.results.refresh(select=ended.result["run_id"])
+
+    def shutdown(self) -> None:
+        """The window closes: a running launch is cancelled and torn down first."""
+        if self.dialog is not None:
+            self.dialog.hide()
+            self.dialog = None  # nothing to show the end in: the window goes
+        self.job.shutdown()

@@ -1,0 +1,196 @@
+"""Compare's "Measure on this instance…": the estimate with its price, source and date, no
+launch without the confirmation that names the bill, then a launch whose progress shows in the
+dialog and on the Run tab, whose result lands in Past runs beside the home run, and whose
+cluster is torn down; a cancel tears down and says what was billed; without SkyPilot the action
+says how to add it.
+
+Only engine/cloud/skypilot.py's SkyPilot is replaced: its launch runs nothing, its follow runs
+the task's own run command here (tests/engine/cloud_helpers.py run_here), the instance's GPU
+played by this CPU, and writes the job log SkyPilot would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engine.cloud import commands, skypilot, task
+from engine.core import paths
+from engine.measure.config import RunConfig
+from engine.results.schema import validate
+from engine.results.store import Store
+from tests.engine.cloud_helpers import TINY, run_here, sky_home  # noqa: F401
+from tests.engine.price_results import result as gpu_result
+from tests.gui.helpers import show_tab
+
+HOME_ID = "20250101T000000-home0001"
+RUN_TIMEOUT_MS = 120_000  # the worker imports torch on a busy two-core machine
+
+
+class HereInstead:
+    """SkyPilot's cloud calls, answered by this machine (its CPU stands in for the GPU)."""
+
+    launched: list[str] = []
+    downs: list[str] = []
+
+    def launch(self, sky_task, cluster, idle_minutes, output):
+        self.mapping = task.task_mapping(sky_task)
+        self.launched.append(cluster)
+        output.write(f"(setup pid=7) {commands.CLOCK} setup {time.time():.3f}\n")
+        return 1
+
+    def follow(self, cluster, job_id, output):
+        envs = self.mapping["envs"]
+        config = {**json.loads(envs["EPOCHCOST_CONFIG"]), "device": "cpu"}
+        envs["EPOCHCOST_CONFIG"] = json.dumps(config)
+        self.log = paths.home() / "job-here.log"
+        code = run_here(self.mapping, self.log)
+        output.write(self.log.read_text())
+        return code
+
+    def download_log(self, cluster, job_id, folder):
+        return Path(shutil.copy(self.log, folder / f"{cluster}.log"))
+
+    def down(self, cluster):
+        self.downs.append(cluster)
+
+
+class Stuck(HereInstead):
+    """A provisioning that never ends (until cancelled)."""
+
+    inside = threading.Event()
+
+    def launch(self, sky_task, cluster, idle_minutes, output):
+        self.launched.append(cluster)
+        self.inside.set()
+        while True:  # SkyPilot waits on its API server: a cancel interrupts it
+            threading.Event().wait(0.05)
+
+
+@pytest.fixture
+def fake_sky(monkeypatch):
+    HereInstead.launched.clear()
+    HereInstead.downs.clear()
+    monkeypatch.setattr(skypilot, "SkyPilot", HereInstead)
+    return HereInstead
+
+
+def home_result():
+    """The GTX 1080 Ti run at home, with the short windows the cloud run takes over."""
+    r = gpu_result(run_id=HOME_ID, model="tiny-mlp", batch_size=8, samples_per_s=5000.0)
+    windows = {k: getattr(TINY, k) for k in ("warmup_steps", "min_steps", "max_steps")}
+    windows.update(max_seconds=TINY.max_seconds, repeats=TINY.repeats, threads=1)
+    config = RunConfig.from_dict({**r["config"], **windows})
+    return validate({**r, "config": config.to_dict()})
+
+
+def compare_g5(qtbot, window):
+    """The Compare tab on the home run, its g5.xlarge row selected."""
+    Store().add(home_result())
+    page = show_tab(window, "Compare")
+    window.results.refresh(select=HOME_ID)
+    qtbot.waitUntil(lambda: page.comparison is not None)
+    machines = [page.model.record(r)["instance_type"] for r in range(page.model.rowCount())]
+    page.view.selectRow(machines.index("g5.xlarge"))
+    return page
+
+
+def offer_g5(qtbot, window):
+    """Ask to measure the home run's settings on the g5.xlarge row."""
+    page = compare_g5(qtbot, window)
+    assert page.measure_selected()
+    return page, page.cloud.dialog
+
+
+def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, fake_sky):
+    page, dialog = offer_g5(qtbot, window)
+    estimate = dialog.estimate.text()
+    # 10 min start-up + (1 window x 2 s + 2 min import, build, warm-up) at $1.006/h
+    assert "aws g5.xlarge (us-east-1): $1.006/h" in estimate
+    assert "Price: aws g5.xlarge on-demand, catalog, undated" in estimate
+    assert "start-up ~10 min (provisioning, setup) + run ~2.0 min = 12.0 min" in estimate
+    assert "about $0.20" in estimate and "about $0.20 ($1.006/h)" in dialog.confirm.text()
+    assert "tiny-mlp · torch · batch 8 · fp32 on the instance's GPU" in estimate
+
+    # No launch without the box that names the bill: Launch is disabled, Close launches nothing.
+    assert not dialog.launch.isEnabled()
+    qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible() and not page.cloud.job.running and fake_sky.launched == []
+
+    page.measure_selected()
+    dialog = page.cloud.dialog
+    dialog.confirm.setChecked(True)
+    seen = []  # each stage, and what the Run tab's message bar says then
+    page.cloud.job.stage.connect(lambda s: seen.append((s, window.message_bar.text.text())))
+    with qtbot.waitSignal(page.cloud.job.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+        assert window.activity.reason() == "A cloud measurement is running (Compare tab)"
+        assert not window.panel.run_button.isEnabled() and window.panel.cancel_button.isEnabled()
+    said_then = dict(seen)
+    assert list(said_then) == [
+        "provisioning",
+        "setup",
+        "starting",
+        "warm-up",
+        "measuring",
+        "bringing home",
+    ]
+    run_tab = "Cloud measurement on aws g5.xlarge (Compare tab): "
+    assert said_then["provisioning"].startswith(run_tab + "provisioning the instance · ")
+    assert said_then["measuring"].startswith(run_tab + "measuring · ")
+    assert "billed so far" in said_then["measuring"]
+
+    result = ended.args[0].result
+    assert result["status"] == "ok" and result["cloud"]["instance_type"] == "g5.xlarge"
+    assert result["price"]["usd_per_hour"] == 1.006 and result["cloud"]["startup_minutes"] > 0
+    assert Store().get(result["run_id"])["cloud"]["cluster"] == fake_sky.launched[0]
+    # In Past runs, selected, beside the home run; the cluster torn down once.
+    assert window.results.selected_run_ids() == [result["run_id"]]
+    assert window.results.model.row_of(HOME_ID) is not None
+    assert fake_sky.downs == fake_sky.launched
+    said = window.message_bar.text.text()
+    assert said.startswith("Measured on aws g5.xlarge: ") and "The cluster is torn down." in said
+    assert "at $1.006/h (aws g5.xlarge on-demand, catalog, undated" in said
+    assert "from launch to the first measured step" in said and "Stored in Past runs." in said
+    assert dialog.outcome.text() == said and dialog.close_button.text() == "Close"
+    assert not window.activity.busy() and window.panel.run_button.isEnabled()
+
+
+@pytest.mark.parametrize("which", ["panel", "dialog"])
+def test_a_cancel_tears_down_and_says_what_was_billed(qtbot, window, fake_sky, monkeypatch, which):
+    monkeypatch.setattr(skypilot, "SkyPilot", Stuck)
+    Stuck.inside.clear()
+    page, dialog = offer_g5(qtbot, window)
+    dialog.confirm.setChecked(True)
+    qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(Stuck.inside.is_set)
+    assert "provisioning the instance" in window.message_bar.text.text()
+    button = window.panel.cancel_button if which == "panel" else dialog.close_button
+    with qtbot.waitSignal(page.cloud.job.ended, timeout=30_000) as ended:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    text = ended.args[0].text
+    assert text.startswith("Stopped during provisioning and setup; the cluster is torn down")
+    assert "billed at most" in text and "at the cluster's $/h" in text
+    assert fake_sky.downs == fake_sky.launched and len(fake_sky.downs) == 1
+    kept = Store().get(ended.args[0].result["run_id"])
+    assert kept["status"] == "cancelled" and kept["cloud"]["startup_usd"] is not None
+    assert window.message_bar.text.text() == text and dialog.outcome.text() == text
+    row = window.results.model.row_of(kept["run_id"])
+    assert window.results.model.record(row)["run_kind"] == "cancelled"
+    assert not window.activity.busy()
+
+
+def test_without_skypilot_the_action_says_how_to_add_it(qtbot, window, fake_sky, monkeypatch):
+    monkeypatch.setitem(sys.modules, "sky", None)  # `import sky` fails as if not installed
+    page = compare_g5(qtbot, window)
+    assert not page.measure_selected()
+    assert page.cloud.dialog is None
+    assert "pip install 'epochcost[cloud]'" in page.message_bar.text.text()
