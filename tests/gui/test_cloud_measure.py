@@ -194,3 +194,16 @@ def test_without_skypilot_the_action_says_how_to_add_it(qtbot, window, fake_sky,
     assert not page.measure_selected()
     assert page.cloud.dialog is None
     assert "pip install 'epochcost[cloud]'" in page.message_bar.text.text()
+
+
+def test_closing_the_window_mid_launch_tears_down_first(qtbot, window, fake_sky, monkeypatch):
+    monkeypatch.setattr(skypilot, "SkyPilot", Stuck)
+    Stuck.inside.clear()
+    page, dialog = offer_g5(qtbot, window)
+    dialog.confirm.setChecked(True)
+    qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(Stuck.inside.is_set)
+    window.close()  # waits for the teardown; the fixture fails a test that leaves a thread
+    assert not page.cloud.job.running and fake_sky.downs == fake_sky.launched
+    kept = Store().get(window.results.model.run_id(0))
+    assert kept["status"] == "cancelled" and kept["cloud"]["cluster"] == fake_sky.downs[0]
