@@ -16,7 +16,7 @@ from tests.engine.test_accuracy_run import QUICK
 from tests.engine.test_cli import cli
 
 TF_QUICK = QUICK.with_changes(framework="tensorflow")
-TINY_MLP_PARAMETERS = 3072 * 128 + 128 + 128 * 10 + 10  # as torch's TinyMLP
+TINY_MLP_PARAMETERS = 3072 * 128 + 128 + 128 * 10 + 10  # as torch's tiny_mlp
 
 
 @pytest.mark.timeout(120)

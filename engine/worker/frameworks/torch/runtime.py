@@ -116,8 +116,11 @@ class TorchRuntime:
         """Forward, backward, optimizer step on one batch; queued on the device."""
         opt = self._optimizer
         opt.zero_grad(set_to_none=True)
-        with self._autocast():
+        if self._config.precision == "fp32":  # no context at all: a millisecond step feels one
             loss = self._loss_fn(self._forward(inputs), targets)
+        else:
+            with self._autocast():
+                loss = self._loss_fn(self._forward(inputs), targets)
         if self._scaler is not None:
             self._scaler.scale(loss).backward()
             self._scaler.step(opt)
