@@ -2,8 +2,10 @@
 the harness is measured against on a model whose steps take about a millisecond, where the
 harness's own cost per step (timers, events, the monitor) shows most.
 
-Prints one JSON line: {"throughput_samples_per_s": ...}. The same model as epochcost's tiny-mlp
-(flatten, 3072 -> 128 ReLU -> 10), SGD with momentum and weight decay, one synthetic batch.
+Prints one JSON line: {"throughput_samples_per_s": ...} (TensorFlow: the faster of a hand
+tf.function step and Keras's own compiled train step, benchmarks/keras_reference.py). The same
+model as epochcost's tiny-mlp (flatten, 3072 -> 128 ReLU -> 10), SGD with momentum and weight
+decay, one synthetic batch.
 """
 
 from __future__ import annotations
@@ -41,40 +43,19 @@ def torch_loop(args: argparse.Namespace) -> float:
     return args.steps * args.batch_size / (time.perf_counter() - t0)
 
 
-def tf_loop(args: argparse.Namespace) -> float:
-    import keras
+def tf_loop(args: argparse.Namespace) -> dict:
     import tensorflow as tf
+    from keras_reference import fastest
 
     from engine.worker.frameworks.tensorflow import models as keras_models
     from engine.workloads import registry
 
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)
-    keras.utils.set_random_seed(0)
-    model = keras_models.build(registry.get("tiny-mlp")).model
-    opt = keras.optimizers.SGD(learning_rate=0.01, momentum=0.9, weight_decay=5e-4)
-    opt.build(model.trainable_variables)
-    x = tf.random.normal((args.batch_size, 32, 32, 3))
-    y = tf.random.uniform((args.batch_size,), 0, 10, dtype=tf.int32)
-
-    @tf.function
-    def step(x: tf.Tensor, y: tf.Tensor) -> tf.Tensor:
-        with tf.GradientTape() as tape:
-            logits = model(x, training=True)
-            loss = tf.reduce_mean(
-                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
-            )
-        opt.apply(tape.gradient(loss, model.trainable_variables), model.trainable_variables)
-        return loss
-
-    for _ in range(args.warmup):  # the first call traces the function
-        step(x, y)
-    tf.test.experimental.sync_devices()
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        step(x, y)
-    tf.test.experimental.sync_devices()
-    return args.steps * args.batch_size / (time.perf_counter() - t0)
+    workload = registry.get("tiny-mlp")
+    return fastest(
+        lambda: keras_models.build(workload).model, args.batch_size, args.warmup, args.steps
+    )
 
 
 def main() -> None:
@@ -85,8 +66,10 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--steps", type=int, default=3000)
     args = p.parse_args()
-    rate = torch_loop(args) if args.framework == "torch" else tf_loop(args)
-    print(json.dumps({"throughput_samples_per_s": rate}))
+    if args.framework == "torch":
+        print(json.dumps({"throughput_samples_per_s": torch_loop(args)}))
+    else:
+        print(json.dumps(tf_loop(args)))
 
 
 if __name__ == "__main__":
