@@ -13,7 +13,7 @@ from engine.cli.cmd_profile import add_profile_option, resolve
 from engine.cli.common import UsageError
 from engine.pricing.comparison import CompareOptions, measured_elsewhere
 from engine.pricing.profiles import OWNED
-from engine.results import html_report
+from engine.results import data_cost, html_report
 from engine.results.files import check_out_path, is_stream, write_text
 from engine.results.repricing import repriced
 from engine.results.store import Store
@@ -58,12 +58,15 @@ def handle(args: argparse.Namespace) -> int:
     options = CompareOptions(
         clouds=clouds, gpu=args.gpu, spot=args.spot, max_gpus=args.max_gpus, owned=owned
     )
-    listing = Store(readonly=True).list()
+    store = Store(readonly=True)
+    listing = store.list()
 
     def elsewhere(result: dict[str, Any]) -> Any:
         return measured_elsewhere(listing, result)
 
-    runs = html_report.comparisons(results, cat, options, elsewhere)
+    runs = html_report.comparisons(
+        results, cat, options, elsewhere, lambda r: data_cost.synthetic_twin(store, r)
+    )
     path = write_text(out, html_report.render(runs, options))
     print(f"wrote {path} ({len(runs)} run(s))")
     return 0

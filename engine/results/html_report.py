@@ -2,7 +2,8 @@
 print to PDF. Each run: what was measured and on what, its price with source and date, its
 throughput per measuring window, what an epoch costs on the catalog's machines (the compare
 table and chart, engine/pricing/compare.py), the break-even of owning against the cheapest
-rental when an owned price is given, and the environment. Charts are inline SVG
+rental when an owned price is given, its data (engine/results/data_lines.py), and the
+environment. Charts are inline SVG
 (engine/results/svg_charts.py); nothing is fetched: no script, no stylesheet or font link."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from engine.pricing.compare import break_even_against, compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.cost import BreakEven
 from engine.pricing.device import cpu_at_gpu_price
+from engine.results import data_cost, data_lines
 from engine.results import report as text
 from engine.results.svg_charts import Bar, bar_chart, line_chart
 
@@ -51,11 +53,13 @@ a{color:inherit;text-decoration:none}}
 @dataclass(frozen=True)
 class RunReport:
     """One result with its comparison on the catalog's machines (None: it did not end ok), and
-    what its price means when it is another device's (a CPU priced as an owned GPU)."""
+    what its price means when it is another device's (a CPU priced as an owned GPU), and what
+    loading its data cost beside a synthetic run (engine/results/data_cost.py comparison)."""
 
     result: dict[str, Any]
     comparison: Comparison | None
     caveat: str | None = None
+    data_cost: dict[str, Any] | None = None
 
 
 def comparisons(
@@ -63,15 +67,19 @@ def comparisons(
     catalog: Any,
     options: CompareOptions,
     elsewhere: Any = None,
+    twin: Any = None,
 ) -> list[RunReport]:
     """Each result with its comparison (`elsewhere(result)`: the same workload measured on other
-    GPUs, engine/pricing/comparison.py measured_elsewhere)."""
+    GPUs, engine/pricing/comparison.py measured_elsewhere) and, for a run that loaded its data,
+    the data's cost (`twin(result)`: its synthetic twin, data_cost.synthetic_twin, or None)."""
     out = []
     for result in results:
         found: list[MeasuredRun] = elsewhere(result) if elsewhere else []
         ok = result.get("status") == "ok"
         comparison = compare(result, catalog, options, found) if ok else None
-        out.append(RunReport(result, comparison, cpu_at_gpu_price(result, catalog)))
+        synthetic = twin(result) if twin and ok else None
+        costs = data_cost.comparison(result, synthetic) if synthetic else None
+        out.append(RunReport(result, comparison, cpu_at_gpu_price(result, catalog), costs))
     return out
 
 
@@ -171,6 +179,7 @@ def _run(run: RunReport, options: CompareOptions) -> str:
         ]
         if r.get("flops"):
             facts.append(("FLOPs", text.flops_text(r["flops"], unit)))
+        facts += data_lines.facts(r, run.data_cost)
     out += [f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts]
     out.append("</dl>")
     if run.caveat:

@@ -78,6 +78,9 @@ _FROM_BODY = {
     "kind": ("kind",),  # "accuracy" for a run to an accuracy; None for a timed run
     "sweep_trial": ("sweep", "trial"),  # a sweep's trial number; None outside a sweep
     "world_size": ("distributed", "world_size"),  # processes of a data-parallel run; None: one
+    "data_kind": ("data", "kind"),  # what the run read (None, stored before: synthetic)
+    "data_path": ("data", "source"),
+    "input_wait_fraction": ("input_wait_fraction",),
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
 # The status a listing gives a row whose stored JSON does not pass validate(): its figures are

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from engine.measure.busy import BUSY_CPU_FRACTION
 from engine.results import report
-from gui.common.frame_model import Column, FrameTableModel
+from gui.common.frame_model import Column, FrameTableModel, missing
 
 if TYPE_CHECKING:  # pandas loads with the store, after the window shows (lazy_store.py)
     import pandas as pd
@@ -28,6 +28,26 @@ def _fill(value: Any) -> str:
 
 def _plain(value: Any) -> str:
     return str(value)
+
+
+# What a result's data kind (its `data` field's kind) is called on screen and in exports.
+DATA_NAMES = {
+    "synthetic": "synthetic",
+    "imagefolder": "image folder",
+    "cifar10": "CIFAR-10",
+    "model-file": "model file's data set",
+}
+
+
+def data_text(kind: Any, source: Any = None) -> str:
+    """Where a run's batches came from, as a person reads it ("image folder /data/set");
+    a result stored before data sources (no kind) trained on synthetic batches."""
+    if missing(kind):
+        return "synthetic"
+    name = DATA_NAMES.get(str(kind), str(kind))
+    if missing(source) or kind == "synthetic":
+        return name
+    return name if str(kind) == "model-file" else f"{name} {source}"
 
 
 def short_device(name: Any) -> str:
@@ -72,9 +92,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("device", "Device", _plain),
     Column("batch_size", "Batch", _plain, True),
     Column("precision", "Precision", _plain),
+    Column("data", "Data", _plain),
     Column("throughput_samples_per_s", "Samples/s", _rate, True),
     Column("throughput_pm", "± 95%", _plain, True, display="throughput_pm_text"),
     Column("memory_fill", "Memory fill", _fill, True),
+    Column("input_wait_fraction", "Input wait", _fill, True),
     Column("usd_per_epoch", "$ per epoch", report.money, True),
     Column("price_source", "Price source", _plain),
     Column("status", "Status", _plain, display="status_text"),
@@ -86,10 +108,10 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the columns the table shows that the listing holds only in parts: a readable label
     (model, batch, device, date), the kind of run (run, sweep, accuracy, failed, cancelled,
-    oom), the relative
-    half width of the throughput's 95% interval (and its text: "no interval" for results
-    stored before intervals were recorded) and the status with "busy" where other processes
-    used much of the CPU while it was measured."""
+    oom), where its batches came from (data), the relative half width of the throughput's 95%
+    interval (and its text: "no interval" for results stored before intervals were recorded)
+    and the status with "busy" where other processes used much of the CPU while it was
+    measured."""
     import pandas as pd
 
     frame = frame.copy()
@@ -109,6 +131,10 @@ def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
         for row in zip(
             frame["model"], frame["batch_size"], frame["device"], frame["created_at"], strict=True
         )
+    ]
+    frame["data"] = [
+        data_text(kind, path)
+        for kind, path in zip(frame["data_kind"], frame["data_path"], strict=True)
     ]
     frame["run_kind"] = [
         run_kind(*row)

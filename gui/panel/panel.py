@@ -1,6 +1,7 @@
-"""The configuration panel: model, framework, device, batch, precision, window, price.
+"""The configuration panel: model, framework, device, batch, precision, data, window, price.
 
-The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py).
+The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py);
+the Data box (gui/panel/data_box.py) says where its batches come from.
 
 Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules
 (gui/panel/run_rules.py, which also says which frameworks are offered), and shows each field's
@@ -39,6 +40,7 @@ from engine.workloads import registry
 from gui.common import settings
 from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField
+from gui.panel.data_box import DataBox
 from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import OwnedChoice, PriceWidget
@@ -112,6 +114,9 @@ class ConfigPanel(QWidget):
         self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
         self.price = PriceWidget()
         self.profiles = ProfileBox(self.price)
+        self.data_box = DataBox(prefs)
+        self._error_labels.update(self.data_box.error_labels)
+        self._epoch_hint = ""  # the model's epoch, the epoch field's placeholder
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -140,6 +145,7 @@ class ConfigPanel(QWidget):
         body = QWidget(objectName="panel_body")
         fields = QVBoxLayout(body)
         fields.addLayout(form)
+        fields.addWidget(self.data_box)
         fields.addWidget(_group("Measurement window", window))
         fields.addWidget(_group("Cost", price_form))
         self.other_error = ErrorLabel("other")
@@ -167,6 +173,7 @@ class ConfigPanel(QWidget):
         for edit in self.numbers.values():
             edit.textChanged.connect(self.validate)
         self.price.changed.connect(self.validate)
+        self.data_box.changed.connect(self.validate)
         self.device.currentIndexChanged.connect(self._device_changed)
         self._device_changed()
         self.framework.currentTextChanged.connect(self.gpu_check.check)
@@ -213,7 +220,9 @@ class ConfigPanel(QWidget):
             )
             epoch = workload.epoch_samples
             offered = installed_frameworks(workload, self.interpreters)
-        self.numbers["epoch_samples"].setPlaceholderText(f"{epoch:,}" if epoch else "")
+        self._epoch_hint = f"{epoch:,}" if epoch else ""
+        model = self.model.currentData() or RunConfig().model
+        self.data_box.set_model(model, entry.path if entry else None)
         current = self.framework.currentText()
         self.framework.blockSignals(True)
         self.framework.clear()
@@ -255,6 +264,9 @@ class ConfigPanel(QWidget):
                 values[name] = field.value()
             except InputError as exc:
                 errors[name] = exc.message
+        data, data_errors = self.data_box.values()
+        values.update(data)
+        errors.update(data_errors)
         price, price_error = self.price.fields()
         values.update(price)
         if price_error:
@@ -274,6 +286,10 @@ class ConfigPanel(QWidget):
             label.show_error(self.errors.get(name))
         for name, field in self.numbers.items():
             field.set_error(self.errors.get(name))
+        self.data_box.workers.set_error(self.errors.get("loader_workers"))
+        images = self.data_box.epoch_samples  # a folder's images are the epoch
+        hint = f"{images:,} (the data's images)" if images else self._epoch_hint
+        self.numbers["epoch_samples"].setPlaceholderText(hint)
         self.price.show_error(self.errors.get("usd_per_hour"))
         if "usd_per_hour" not in self.errors:
             self._accept_price(Price.of(values), self.price.owned_choice())
@@ -295,6 +311,7 @@ class ConfigPanel(QWidget):
         return self._running or self.picker.checking
 
     def request_run(self) -> None:
+        self.data_box.recheck()  # the folder may have changed on disk since it was chosen
         if self.validate() and not self.busy:
             self.run_requested.emit(self.config)
 
@@ -307,6 +324,7 @@ class ConfigPanel(QWidget):
             self.precision,
             self.price,
             self.profiles,
+            self.data_box,
         ):
             w.setEnabled(not running)
         for edit in self.numbers.values():
@@ -326,6 +344,7 @@ class ConfigPanel(QWidget):
             "device": self.device.currentData() or "",
             "precision": self.precision.currentText(),
             **{name: edit.text() for name, edit in self.numbers.items()},
+            **self.data_box.state(),
             **self.price.state(),
             **self.profiles.state(),
         }
@@ -345,6 +364,7 @@ class ConfigPanel(QWidget):
         for name, edit in self.numbers.items():
             if isinstance(state.get(name), str):
                 edit.setText(state[name])
+        self.data_box.restore(state)  # after the model: its sources are offered by then
         self.price.restore(state)
         self.profiles.restore(state)
         self.validate()

@@ -1,7 +1,7 @@
 """The configuration panel's rules, without its widgets: which frameworks a model is offered
-with, the panel's number fields, and every wrong field's reason at once (RunConfig's rules,
-the CLI's own). No Qt here; the panel (gui/panel/panel.py) lays out the fields and shows what
-these say.
+with, the panel's number fields, every wrong field's reason at once (RunConfig's rules, the
+CLI's own), and the Data field's choices and folder check. No Qt here; the panel
+(gui/panel/panel.py) lays out the fields and shows what these say.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.workloads import registry
+from engine.workloads.data import source as data_source
 
 # The Python package each framework imports as (looked up, never imported, in the GUI).
 FRAMEWORK_PACKAGES = {"torch": "torch", "tensorflow": "tensorflow"}
@@ -66,3 +67,43 @@ def validate_all(values: dict[str, Any]) -> tuple[RunConfig | None, dict[str, st
             continue
         return (None, errors) if errors else (config, {})
     return None, errors
+
+
+# The Data field's choices (engine/workloads/data/source.py): kind -> what the box says.
+DATA_KINDS = {
+    "synthetic": "Synthetic (the model alone)",
+    "auto": "The model file's own data set",
+    "imagefolder": "Image folder",
+    "cifar10": "CIFAR-10",
+}
+
+
+def data_kinds(model: str, model_file: str | None) -> list[str]:
+    """The data sources offered for a model: synthetic for every model; an image folder and
+    CIFAR-10 for a model that takes images (RunConfig.validated's rule: an image-classification
+    workload, or a model file, which may take anything); auto (the file's make_dataset, else
+    synthetic) for a model file."""
+    if model_file is not None:
+        return ["synthetic", "auto", "imagefolder", "cifar10"]
+    if registry.get(model).task == "image-classification":
+        return ["synthetic", "imagefolder", "cifar10"]
+    return ["synthetic"]
+
+
+def data_spec(kind: str, folder: str) -> str:
+    """RunConfig.data for a kind and the folder typed for it (empty: none; CIFAR-10 then reads
+    the data folder's cifar10), the folder made absolute."""
+    folder = folder.strip()
+    if kind in ("synthetic", "auto") or not folder and kind == "cifar10":
+        return kind
+    return data_source.normalized(f"{kind}:{folder}")
+
+
+def data_files(spec: str) -> tuple[int | None, str | None]:
+    """(images in one epoch, None) for a source whose files can be used (None images: the
+    source has none), else (None, why not): the full check of an image folder or CIFAR-10's
+    files (engine/workloads/data/imagefolder.py scan), naming the folder or file."""
+    try:
+        return data_source.samples(data_source.check(spec)), None
+    except ConfigError as exc:
+        return None, exc.message

@@ -20,6 +20,7 @@ CHART_TITLES = {
     "memory": "Memory fill",
     "cost": "Projected cost",
     "flops": "Achieved FLOP rate",
+    "input_wait": "Input wait",
 }
 
 

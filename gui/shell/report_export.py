@@ -14,9 +14,10 @@ from typing import Any
 
 from engine.core.errors import StoreError
 from engine.pricing.comparison import CompareOptions, measured_elsewhere
-from engine.results import html_report
+from engine.results import data_cost, html_report
 from engine.results.files import write_text
 from gui.common import export
+from gui.common.lazy_store import open_store
 from gui.common.results_panel import ResultsPanel
 from gui.pages.run.page import RunPage
 from gui.panel.panel import ConfigPanel
@@ -52,6 +53,7 @@ class ReportExport:
             self.panel.price.source.get(),
             options,
             (lambda r: measured_elsewhere(listing, r)) if listing is not None else None,
+            lambda r: data_cost.synthetic_twin(open_store(), r),  # what loading the data cost
         )
         return html_report.render(runs, options)
 

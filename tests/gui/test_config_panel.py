@@ -30,7 +30,8 @@ def shown_error(panel, field: str) -> str:
 def test_defaults_are_the_cli_defaults_on_the_first_detected_device(panel):
     assert panel.validate()
     assert panel.run_button.isEnabled()
-    expected = RunConfig(device=list_devices()[0].id, usd_per_hour=0.9)
+    # The form says synthetic where the CLI's default, auto, means it for a built-in model.
+    expected = RunConfig(device=list_devices()[0].id, usd_per_hour=0.9, data="synthetic")
     assert panel.config == expected
     assert "One epoch: 50,000 images" in panel.model_info.text()
 

@@ -16,6 +16,7 @@ from engine.core.events import Event, Failed, Finished
 from engine.measure.config import RunConfig
 from gui.common import activity, export, settings
 from gui.common.log import logger
+from gui.common.results_model import data_text
 from gui.common.theme import PlotColors
 from gui.pages.base import Page, PageContext
 from gui.pages.run.controller import RunController
@@ -156,9 +157,11 @@ class RunPage(Page):
 
 
 def caption(config: RunConfig, device_label: str) -> str:
-    """The line under every chart: what ran where, at which price, when."""
+    """The line under every chart: what ran where, on which data, at which price, when."""
     price = config.price.describe() if config.price else "no price"
+    spec = config.data_spec
+    data = "" if spec.kind in ("synthetic", "auto") else f"{data_text(spec.kind, spec.path)} · "
     return (
         f"{config.model} · {config.framework} · batch {config.batch_size} · {config.precision} · "
-        f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"
+        f"{device_label} · {data}{price} · {_dt.date.today().isoformat()} · epochcost"
     )

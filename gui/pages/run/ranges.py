@@ -1,4 +1,4 @@
-"""The Run tab's axis ranges: the four live plots follow a run in jumps (gui/common/plot_ranges.py
+"""The Run tab's axis ranges: the live plots follow a run in jumps (gui/common/plot_ranges.py
 says why), fit what is shown when something new is shown, and an export spans its data.
 
 What is shown is the run's curves and every level line of a plot (a past run overlaid, the
@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from gui.common.chart import Chart
 from gui.common.plot_ranges import FollowRange, data_end
 from gui.pages.run.flops_chart import FlopsChart
+from gui.pages.run.input_wait_chart import InputWaitChart
 from gui.pages.run.series import RunSeries
 
 GIB = float(2**30)
@@ -42,7 +43,7 @@ def throughput_top(series: RunSeries) -> float:
 
 
 class RunRanges:
-    """The ranges of the four charts (throughput, memory, cost, flops) of one LivePlots."""
+    """The ranges of the charts (throughput, memory, cost, flops, input wait) of one LivePlots."""
 
     def __init__(
         self, charts: dict[str, Chart], levels: Callable[[str], list[pg.InfiniteLine]]
@@ -72,6 +73,9 @@ class RunRanges:
         flops = self.charts["flops"]
         if isinstance(flops, FlopsChart) and flops.top:
             self._y("flops", flops.top, final)
+        waits = self.charts.get("input_wait")
+        if isinstance(waits, InputWaitChart) and waits.top:
+            self._y("input_wait", waits.top, final)
         if series.memory_total_bytes:
             self.follow_memory(series.memory_total_bytes / GIB)
 

@@ -7,6 +7,10 @@ the time between steps, so they run above the window's figure. Step events arriv
 about one per 50 ms: each appends in O(its steps). Times in seconds since warm-up began,
 memory in bytes, money in USD.
 
+With an input pipeline, each step's share spent waiting for its batch (engine Step events'
+input_wait_s over the step's time) and the window's share so far (its waits over its wall
+time, the result's input_wait_fraction per window) are kept too, as fractions 0..1.
+
 The projection's band is the steps' share of the result's 95% interval, found by the engine's
 own function (engine/core/interval.py, throughput_interval) over the window's steps so far.
 """
@@ -135,6 +139,12 @@ class RunSeries:
         self.flops_per_step: float | None = None
         self.peak_tflops: float | None = None
         self.peak_source = ""
+        # The input wait (None in the events: synthetic batches, nothing drawn).
+        self.has_waits = False
+        self.wait_t, self.wait_share = Buffer(), Buffer()  # each step's wait / step time
+        self.wait_window_t, self.wait_window = Buffer(), Buffer()  # waits / wall time so far
+        self._wait_repeat: int | None = None
+        self._window_wait_s = 0.0
 
     def set_flops(self, event: Flops) -> None:
         self.flops_per_step = event.per_step or None
@@ -159,6 +169,7 @@ class RunSeries:
         the window's figure so far."""
         times = np.asarray(event.step_times_s, dtype=float)  # null (non-finite) -> NaN
         n = len(times)
+        t = np.empty(0)
         if n:
             start = min(self._last_event_t, event.elapsed_s)
             t = start + (event.elapsed_s - start) * np.arange(1, n + 1) / n
@@ -173,8 +184,32 @@ class RunSeries:
                 self.warm_rate.extend(rates)
         self._last_event_t = max(self._last_event_t, event.elapsed_s)
         self.latest_t = max(self.latest_t, event.elapsed_s)
+        if event.input_wait_s is not None:
+            self._add_waits(event, t, times)
         if event.measured:
             self._add_window_point(event, times)
+
+    def _add_waits(self, event: Step, t: np.ndarray, times: np.ndarray) -> None:
+        """Each step's share of its time spent waiting for its batch (0..1), and, measured, the
+        window's share so far: its waits over its wall time, as the result counts it."""
+        self.has_waits = True
+        waits = np.asarray(event.input_wait_s, dtype=float)
+        n = min(len(waits), len(times))  # a GPU timer may report its steps a little later
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(times[:n] > 0, np.clip(waits[:n] / times[:n], 0.0, 1.0), np.nan)
+        self.wait_t.extend(t[:n])
+        self.wait_share.extend(share)
+        if not event.measured:
+            return
+        if event.repeat != self._wait_repeat:  # each window counts its own waits
+            if self._wait_repeat is not None:
+                self.wait_window_t.append(event.elapsed_s)
+                self.wait_window.append(math.nan)  # a break in the line between windows
+            self._wait_repeat, self._window_wait_s = event.repeat, 0.0
+        self._window_wait_s += float(np.nansum(waits))
+        if event.window_seconds > 0:
+            self.wait_window_t.append(event.elapsed_s)
+            self.wait_window.append(min(1.0, self._window_wait_s / event.window_seconds))
 
     def _add_window_point(self, event: Step, times: np.ndarray) -> None:
         if event.repeat != self._repeat:  # a new window: its own line and interval

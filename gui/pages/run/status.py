@@ -18,6 +18,7 @@ from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.core.interval import plus_minus
 from engine.results import report
 from gui.common.elided_label import ElidedLabel
+from gui.common.results_model import data_text
 from gui.pages.run.series import RunSeries
 
 PHASES = (
@@ -166,6 +167,10 @@ def finished_text(result: dict[str, Any]) -> str:
     fill = result.get("memory_fill")
     if fill is not None:
         parts.append(f"memory {report.size(result.get('peak_memory_bytes'))} ({fill:.1%})")
+    waited = result.get("input_wait_fraction")
+    if waited is not None:  # a run that loaded its data: how much of it went to waiting
+        kind = (result.get("data") or {}).get("kind")
+        parts.append(f"{data_text(kind)} data, input wait {waited:.1%}")
     warnings = result.get("warnings") or []
     if warnings:
         parts.append("1 warning" if len(warnings) == 1 else f"{len(warnings)} warnings")
