@@ -12,6 +12,7 @@ $/h (an upper bound: billing starts when the instance does).
 from __future__ import annotations
 
 import io
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,14 +51,29 @@ def cluster_name(run_id: str | None = None) -> str:
     return f"epochcost-{(run_id or new_run_id()).lower().replace('_', '-')[-12:].strip('-')}"
 
 
-class _Lines(io.TextIOBase):
-    """A stream SkyPilot writes to, handed on line by line."""
+class Stopped(Exception):
+    """The user's cancel, met between SkyPilot's calls or at a line it writes: handled as
+    Ctrl-C is (the cluster torn down, what was billed said)."""
 
-    def __init__(self, on_line: Callable[[str], None]) -> None:
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Stopped
+
+
+class _Lines(io.TextIOBase):
+    """A stream SkyPilot writes to, handed on line by line; a cancel stops the call that
+    writes (SkyPilot's stream and log tail) at its next line."""
+
+    def __init__(
+        self, on_line: Callable[[str], None], cancel: threading.Event | None = None
+    ) -> None:
         self._on_line = on_line
+        self._cancel = cancel
         self._pending = ""
 
     def write(self, text: str) -> int:
+        _check(self._cancel)
         self._pending += text
         *lines, self._pending = self._pending.split("\n")
         for line in lines:
@@ -92,18 +108,24 @@ def run(
     say: Callable[[str], None],
     on_event: Callable[[Event], None],
     cluster: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Outcome:
     """Launch `task`, follow it, bring its result home, tear the cluster down. `logs` is where
-    the job's log is kept; `say` gets SkyPilot's lines and ours."""
+    the job's log is kept; `say` gets SkyPilot's lines and ours. `cancel` (the app's Cancel)
+    stops it between SkyPilot's calls or at the next line one writes, as Ctrl-C does here;
+    `sky.cancel_launch()` from another thread ends a launch that writes nothing for a while."""
     cluster = cluster or cluster_name()
     stage = "provisioning and setup"
     try:
+        _check(cancel)
         say(f"launching {cluster} ({cloud.instance.label}; SkyPilot provisions it, then setup)")
-        job_id = sky.launch(task, cluster, IDLE_MINUTES, _Lines(say))
+        job_id = sky.launch(task, cluster, IDLE_MINUTES, _Lines(say, cancel))
         stage = "the measurement"
+        _check(cancel)
         say(f"job {job_id} runs on {cluster}: the worker's progress follows")
-        sky.follow(cluster, job_id, _Lines(_events_to(on_event)))
+        sky.follow(cluster, job_id, _Lines(_events_to(on_event), cancel))
         stage = "the log's download"
+        _check(cancel)
         path = sky.download_log(cluster, job_id, logs)
         say(f"job log kept in {path}")
         result = collect.from_log(
@@ -115,13 +137,19 @@ def run(
             cluster,
         )
         return Outcome(result)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped):
         billed = _billed(cloud)
         reason = f"stopped during {stage}; the cluster is torn down"
         return Outcome(
             _failed(cloud, reason, billed, cluster, "cancelled"), _say_billed(reason, billed)
         )
     except Exception as exc:  # noqa: BLE001 - SkyPilot's errors are many: one line each
+        if cancel is not None and cancel.is_set():  # a launch cancelled on SkyPilot's server
+            billed = _billed(cloud)
+            reason = f"stopped during {stage}; the cluster is torn down"
+            return Outcome(
+                _failed(cloud, reason, billed, cluster, "cancelled"), _say_billed(reason, billed)
+            )
         reason, may_bill = launch_failure(exc)
         billed = _billed(cloud)
         if not may_bill:

@@ -64,6 +64,14 @@ class SkyPilot:
         target.write_bytes(run_logs[0].read_bytes())
         return target
 
+    def cancel_launch(self) -> None:
+        """From another thread: cancel a launch still under way on SkyPilot's API server, so
+        that the launch call returns even while SkyPilot writes nothing (provisioning)."""
+        request = self._launch_request
+        if request is not None:
+            sky = require_sky()
+            sky.get(sky.api_cancel(request, silent=True))
+
     def down(self, cluster: str) -> None:
         """Tear the cluster down (terminate: nothing keeps billing). A launch still under way
         on SkyPilot's API server (Ctrl-C stops only this client) is cancelled first."""

@@ -61,17 +61,27 @@ class HereInstead:
     def down(self, cluster):
         self.downs.append(cluster)
 
+    def cancel_launch(self):
+        pass  # nothing under way on a server
+
 
 class Stuck(HereInstead):
-    """A provisioning that never ends (until cancelled)."""
+    """A provisioning that writes nothing and never ends until SkyPilot's server cancels the
+    launch request (as sky.api_cancel does: the waiting call then raises)."""
 
     inside = threading.Event()
+
+    def __init__(self):
+        self.cancelled = threading.Event()
 
     def launch(self, sky_task, cluster, idle_minutes, output):
         self.launched.append(cluster)
         self.inside.set()
-        while True:  # SkyPilot waits on its API server: a cancel interrupts it
-            threading.Event().wait(0.05)
+        self.cancelled.wait()
+        raise RuntimeError("the launch request was cancelled")
+
+    def cancel_launch(self):
+        self.cancelled.set()
 
 
 @pytest.fixture

@@ -5,21 +5,21 @@ settings through SkyPilot (engine/cloud/launch.py) on a background job.
 $/h with source and date, start-up plus run minutes, dollars). `CloudJob` launches it on a
 BackgroundJob, turns SkyPilot's lines and the worker's events into stages (provisioning, setup,
 starting, warm-up, measuring, bringing home), keeps the result like a local run
-(engine/results/saving.py) and ends with one sentence. Its cancel is launch.run's Ctrl-C: a
-KeyboardInterrupt raised in the job's thread while a call that reaches the cloud blocks (or
-before the next one), never during teardown, so the cluster is torn down and what was billed
-is said.
+(engine/results/saving.py) and ends with one sentence. Its cancel is a flag launch.run checks
+between SkyPilot's calls and at each line SkyPilot writes, and SkyPilot's own cancel of a
+launch still under way (which ends a launch that writes nothing for a while); never during
+teardown: the cluster is torn down and what was billed is said.
 """
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -126,52 +126,6 @@ def stage_of_event(event: Event) -> str | None:
     return None
 
 
-class _Interruptible:
-    """The SkyPilot seam (engine/cloud/skypilot.py) with the job's cancel: Ctrl-C's part."""
-
-    def __init__(self, sky: Any) -> None:
-        self._sky = sky
-        self._lock = threading.Lock()
-        self._thread: int | None = None
-        self._inside = False
-        self.cancelled = False
-
-    def _call(self, method: Callable[..., Any], *args: Any) -> Any:
-        with self._lock:
-            if self.cancelled:
-                raise KeyboardInterrupt
-            self._thread, self._inside = threading.get_ident(), True
-        try:
-            return method(*args)
-        finally:
-            with self._lock:
-                self._inside = False
-
-    def launch(self, *args: Any) -> Any:
-        return self._call(self._sky.launch, *args)
-
-    def follow(self, *args: Any) -> Any:
-        return self._call(self._sky.follow, *args)
-
-    def download_log(self, *args: Any) -> Any:
-        return self._call(self._sky.download_log, *args)
-
-    def down(self, cluster: str) -> None:
-        self._sky.down(cluster)  # never interrupted: teardown is what a cancel asks for
-
-    def cancel(self) -> None:
-        with self._lock:
-            if self.cancelled:
-                return
-            self.cancelled = True
-            if self._inside and self._thread is not None:
-                # A blocking call is interrupted the way Ctrl-C interrupts the CLI: Python
-                # raises it in that thread at its next bytecode (a QThread has no signals).
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(self._thread), ctypes.py_object(KeyboardInterrupt)
-                )
-
-
 class CloudJob(QObject):
     """One cloud measurement at a time: `stage` (one of STAGES), `line` (SkyPilot's and the
     launch's words), `ended` (an Ended, once)."""
@@ -184,7 +138,8 @@ class CloudJob(QObject):
         super().__init__(parent)
         self._store = store
         self._job: BackgroundJob | None = None
-        self._sky: _Interruptible | None = None
+        self._sky: SkyPilot | None = None
+        self._cancel = threading.Event()
         self.plan: Plan | None = None
         self.current = ""
         self.launched_at = 0.0  # seconds since the epoch
@@ -203,8 +158,8 @@ class CloudJob(QObject):
         self.plan, self.cancel_asked = plan, False
         self.launched_at = time.time()
         cloud = dataclasses.replace(plan.cloud, launched_at=self.launched_at)
-        self._sky = _Interruptible(skypilot.SkyPilot())
-        job = BackgroundJob(lambda emit: self._work(cloud, emit), cancel=self._sky.cancel)
+        self._sky, self._cancel = skypilot.SkyPilot(), threading.Event()
+        job = BackgroundJob(lambda emit: self._work(cloud, emit), cancel=self._stop)
         job.item.connect(self._on_item)
         job.done.connect(self._on_done)
         self._job = job
@@ -219,12 +174,21 @@ class CloudJob(QObject):
         assert self._sky is not None
         folder = paths.home() / "cloud-logs"
         folder.mkdir(parents=True, exist_ok=True)
-        try:
-            sky = cast("SkyPilot", self._sky)  # the seam, with the cancel: the same calls
-            self._outcome = launch.run(cloud, task.sky_task(cloud), sky, folder, emit, emit)
-        except KeyboardInterrupt:  # a cancel before the launch began: nothing ran
+        if self._cancel.is_set():  # a cancel before the launch began: nothing ran
             self._outcome = None
+            return None
+        self._outcome = launch.run(
+            cloud, task.sky_task(cloud), self._sky, folder, emit, emit, cancel=self._cancel
+        )
         return self._outcome
+
+    def _stop(self) -> None:
+        """The job's cancel (any thread): the flag launch.run checks, and SkyPilot's cancel of
+        a launch still under way on its server."""
+        self._cancel.set()
+        if self._sky is not None:
+            with contextlib.suppress(Exception):  # no launch pending, or the server is gone
+                self._sky.cancel_launch()
 
     def billed_so_far(self) -> tuple[float, float]:
         """Minutes since the launch and their dollars at the cluster's $/h (an upper bound:
