@@ -253,7 +253,8 @@ class ConfigPanel(QWidget):
             frameworks = [entry.framework] if entry else registry.get(values["model"]).frameworks
             errors["framework"] = (
                 f"none of {', '.join(frameworks)} is installed in this environment; "
-                "File > Settings can point a framework at a Python that has it"
+                "File > Settings makes the environment this GPU needs (Make a … environment), "
+                "or points a framework at a Python that has it"
             )
             values.pop("framework")
         gpu = self.gpu_check.verdict(values["device"])
