@@ -20,8 +20,7 @@ CHART_TITLES = {
     "memory": "Memory fill",
     "cost": "Projected cost",
     "flops": "Achieved FLOP rate",
-    "input_wait": "Input wait",
-}
+}  # the throughput chart carries the input wait (right axis) for a run that loads its data
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,20 @@
 """A run that loads its data (issue 28) in the app: the image folder chosen in the panel is what
-the real worker reads, the Run tab draws the input wait over time (only for such a run), the
+the real worker reads, the Run tab draws the input wait over time on the throughput chart's right
+axis (only for such a run), the
 input-bound warning stands in the message bar, and Past runs, its CSV, the caption, the status
 line and the HTML report carry the data source (and the data's cost beside a synthetic run)."""
 
 from __future__ import annotations
 
 import copy
+import xml.etree.ElementTree as ET
 
 import pytest
 
 from engine.core.events import Started, Step
 from engine.results.store import Store
 from engine.workloads.data import random_folder
+from gui.common.export import export_chart
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import LivePlots
 from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, tiny_config
@@ -46,9 +49,11 @@ def test_an_image_folder_run_shows_its_input_wait_and_keeps_its_data(qtbot, wind
     fraction = stored["input_wait_fraction"]
     assert 0.0 <= fraction <= 1.0
 
-    # The fifth chart: each step's wait over its time, the window's share, the result's level.
+    # On the throughput chart's right axis: each step's wait over its time, the window's share,
+    # the result's level; no fifth chart under the four.
     chart = window.plots.input_wait
-    assert chart.isVisible()
+    assert chart.shown and window.plots.throughput.plot.getAxis("right").isVisible()
+    assert "input_wait" not in window.plots.charts
     assert len(chart.per_step.xData) >= 5 and len(chart.line.xData) >= 1
     assert max(chart.per_step.yData) <= 100.0
     assert chart.final.isVisible() and chart.final.value() == pytest.approx(fraction * 100)
@@ -84,6 +89,8 @@ def test_an_image_folder_run_shows_its_input_wait_and_keeps_its_data(qtbot, wind
     )
     twin["config"]["data"] = "synthetic"
     twin["throughput_samples_per_s"] = stored["throughput_samples_per_s"] * 2
+    if stored.get("throughput_ci95"):  # the interval holds its figure (the store checks)
+        twin["throughput_ci95"] = [bound * 2 for bound in stored["throughput_ci95"]]
     Store().add(twin)
     html = window.report.html([stored])
     assert f"image folder {folder}" in html
@@ -103,7 +110,7 @@ def plots_with_waits(qtbot, config) -> LivePlots:
 
 def test_the_input_wait_is_each_steps_share_and_the_windows(qtbot, tmp_path, folder):
     plots = plots_with_waits(qtbot, tiny_config(data=f"imagefolder:{folder}"))
-    assert plots.input_wait.isVisible()  # shown from the start: the run loads its data
+    assert plots.input_wait.shown  # shown from the start: the run loads its data
     times, waits = [0.010, 0.010, 0.020, 0.010], [0.005, 0.0, 0.010, 0.001]
     plots.on_event(
         Step(
@@ -133,5 +140,33 @@ def test_a_synthetic_run_shows_no_input_wait(qtbot):
         Step(run_id=RUN, index=0, step_times_s=[0.01], samples=16, measured=False, elapsed_s=0.01)
     )
     plots.refresh()
-    assert not plots.input_wait.isVisible()
+    assert not plots.input_wait.shown
+    assert not plots.throughput.plot.getAxis("right").isVisible()
+    assert plots.throughput.legend.getLabel(plots.input_wait.line) is None
     assert not plots.series.has_waits
+
+
+def test_the_throughput_export_carries_the_input_wait_on_its_right_axis(qtbot, tmp_path, folder):
+    plots = plots_with_waits(qtbot, tiny_config(data=f"imagefolder:{folder}"))
+    step = Step(
+        run_id=RUN,
+        index=0,
+        step_times_s=[0.010] * 4,
+        samples=16,
+        measured=True,
+        repeat=0,
+        elapsed_s=0.05,
+        window_samples=64,
+        window_seconds=0.04,
+        input_wait_s=[0.002] * 4,
+    )
+    plots.on_event(step)
+    plots.refresh()
+    plots.end_run({"status": "ok", "throughput_samples_per_s": 1000.0, "input_wait_fraction": 0.2})
+    bottom, top = plots.input_wait.view.viewRange()[1]
+    assert bottom == 0.0 and top >= 25.0  # a 20% share reads as such, not as a full axis
+    out = export_chart(plots.throughput.export_item, tmp_path / "throughput.svg", (900, 560))
+    texts = " ".join("".join(t.itertext()) for t in ET.parse(out).getroot().iter())
+    for words in ("samples per second", "input wait (% of step)", "input wait per step"):
+        assert words in texts
+    assert "result 20.0% (input-bound)" in texts

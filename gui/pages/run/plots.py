@@ -1,6 +1,6 @@
 """The four live plots: throughput, memory fill, projected cost per epoch and the achieved
-FLOP rate (gui/pages/run/flops_chart.py), two by two; under them, for a run that loads its
-data, the input wait (gui/pages/run/input_wait_chart.py).
+FLOP rate (gui/pages/run/flops_chart.py), two by two; for a run that loads its data, the input
+wait on the throughput chart's right axis (gui/pages/run/input_wait.py).
 
 The throughput plot's main line is the statistic the result stores: the running window's
 samples over its wall time so far (its last point is the window's own figure, a dot), and the
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine.core.events import Event, Flops, Phase, Sample, Started, Step
 from engine.measure.config import RunConfig
@@ -30,7 +30,7 @@ from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
 from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
-from gui.pages.run.input_wait_chart import InputWaitChart
+from gui.pages.run.input_wait import InputWaitOverlay
 from gui.pages.run.plot_style import (
     MARKED_PHASES,
     backdrop,
@@ -55,35 +55,26 @@ class LivePlots(QWidget):
         self.memory = Chart("memory", "Memory fill", "memory (GiB)")
         self.cost = Chart("cost", "Projected cost per epoch", "USD per epoch")
         self.flops = FlopsChart()
-        self.input_wait = InputWaitChart()
         four = (self.throughput, self.memory, self.cost, self.flops)
-        self.charts: dict[str, Chart] = {c.name: c for c in (*four, self.input_wait)}
-        grid = QGridLayout()
+        self.charts: dict[str, Chart] = {c.name: c for c in four}
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
         for i, chart in enumerate(four):
             grid.addWidget(chart, i // 2, i % 2)
-        # The input wait is a share over time: a low strip across both columns, hidden (taking
-        # no room) unless the run loads its data.
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(grid, 1)
-        layout.addWidget(self.input_wait)
-        self.input_wait.hide()
         # One time axis: zooming or panning one plot moves the others with it. The
         # throughput plot's range leads (gui/pages/run/ranges.py: follow, fit, export).
         for chart in (self.memory, self.cost, self.flops):
             chart.plot.setXLink(self.throughput.plot)
-        # The strip is twice as wide as the throughput plot: linked, it would take a range
-        # scaled by the widths (ranges.py says so of exports); it follows the range instead.
-        self.throughput.plot.vb.sigXRangeChanged.connect(
-            lambda _vb, x: self.input_wait.plot.setXRange(*x, padding=0)
-        )
         self.ranges = RunRanges(self.charts, self._levels)
         for chart in self.charts.values():
             legend_below(chart)
             # The four say the same; on screen the form and status line say it already.
             chart.set_caption_on_screen(False)
+        # The input wait shares the throughput chart's time axis (a run that waits on its data
+        # runs slower: one chart shows both); its legend entries join the chart's own.
+        self.input_wait = InputWaitOverlay(self.throughput)
         self.throughput.export_hooks.append(self._full_strength)
-        self.input_wait.export_hooks.append(self.input_wait.full_strength)
+        self.throughput.export_hooks.append(self.input_wait.export_style)
 
         self._warm = add_line(self.throughput, "warm-up, per step")
         self._measured = add_line(self.throughput, "per step: samples / step time")
@@ -143,6 +134,7 @@ class LivePlots(QWidget):
         self.colors = colors
         for chart in self.charts.values():
             chart.set_colors(colors)
+        self.input_wait.set_colors(colors)
         self._full_strength(False)
         self._window.setPen(pg.mkPen(colors.median, width=2.5))
         self._ends.setBrush(pg.mkBrush(colors.median))
@@ -210,7 +202,7 @@ class LivePlots(QWidget):
             chart.set_caption(caption)
         self.caption = caption
         self.flops.begin(caption)
-        self.input_wait.begin(caption, config.data_spec.reads_files)
+        self.input_wait.begin(config.data_spec.reads_files)
         self.set_colors(self.colors)
         self.timer.start()
         self.fit()  # from scratch: no past range (an overlay's, a zoom) hides the new run
@@ -307,6 +299,7 @@ class LivePlots(QWidget):
         """Every axis fitted to what is shown: the run (followed while live) and every level
         (Reset view, a new run, a new selection)."""
         self.ranges.fit(self.series, live=self.timer.isActive())
+        self.input_wait.fit_y()
         self._separate_labels()
 
     def _levels(self, name: str) -> list[pg.InfiniteLine]:
@@ -316,7 +309,6 @@ class LivePlots(QWidget):
             "throughput": self._final_rate,
             "memory": self._total,
             "cost": self._final_cost,
-            "input_wait": self.input_wait.final,
         }
         fixed = own.get(name, self.flops.final)
         return [fixed, *(line for chart, line in self._overlays if chart.name == name)]

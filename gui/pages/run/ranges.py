@@ -18,7 +18,6 @@ import pyqtgraph as pg
 from gui.common.chart import Chart
 from gui.common.plot_ranges import FollowRange, data_end
 from gui.pages.run.flops_chart import FlopsChart
-from gui.pages.run.input_wait_chart import InputWaitChart
 from gui.pages.run.series import RunSeries
 
 GIB = float(2**30)
@@ -43,7 +42,7 @@ def throughput_top(series: RunSeries) -> float:
 
 
 class RunRanges:
-    """The ranges of the charts (throughput, memory, cost, flops, input wait) of one LivePlots."""
+    """The ranges of the charts (throughput, memory, cost, flops) of one LivePlots."""
 
     def __init__(
         self, charts: dict[str, Chart], levels: Callable[[str], list[pg.InfiniteLine]]
@@ -73,9 +72,6 @@ class RunRanges:
         flops = self.charts["flops"]
         if isinstance(flops, FlopsChart) and flops.top:
             self._y("flops", flops.top, final)
-        waits = self.charts.get("input_wait")
-        if isinstance(waits, InputWaitChart) and waits.top:
-            self._y("input_wait", waits.top, final)
         if series.memory_total_bytes:
             self.follow_memory(series.memory_total_bytes / GIB)
 
