@@ -116,7 +116,10 @@ def throughput_interval(
     f = min(1 - (1 - share) ** max(threads, 1), MAX_CONTENTION)
     if f > 0 and (center * (1 - f) < low or center / (1 - f) > high):
         low, high = min(low, center * (1 - f)), max(high, center / (1 - f))
-        method += f"; widened for other processes' {share:.0%} of the CPU ({threads} thread{'s' if threads > 1 else ''})"
+        plural = "s" if threads > 1 else ""
+        method += (
+            f"; widened for other processes' {share:.0%} of the CPU ({threads} thread{plural})"
+        )
     disagree = by_windows / by_steps if n >= 3 and by_steps > 0 else None
     return Interval(center, low, high, method, disagree)
 
