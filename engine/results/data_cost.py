@@ -7,9 +7,10 @@ is what training pays. Their difference in throughput and $/epoch is the data's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.results.store import Store
+if TYPE_CHECKING:  # the store (and its pandas) is the caller's: the window imports this module
+    from engine.results.store import Store
 
 _SAME = ("model", "framework", "batch_size", "device", "precision")
 
