@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.measure.config import TrainingConfig
+from engine.worker.workloads import model_file
 from engine.worker.workloads.model_file import ModelFileSpec
 from engine.workloads.model_file_source import DEFAULT_EPOCH_SAMPLES
 from engine.workloads.registry import Workload
@@ -71,3 +73,26 @@ class FileWorkload(Workload):
             f"EPOCH_SAMPLES is not set in {Path(self.path).name}: an epoch is taken as "
             f"{self.epoch_samples:,} samples; set it (or --epoch-samples) for your data set"
         ]
+
+
+def own_dataset(
+    workload: Workload, config: TrainingConfig, device: str
+) -> tuple[Any, ModelFileSpec] | None:
+    """A model file's make_dataset(hints), called with the run's hints and batch size, and the
+    file's spec (whose error names the file); None for a workload that defines none. Each
+    framework checks what it returned (engine/worker/frameworks/*/data.py)."""
+    if not isinstance(workload, FileWorkload) or workload.spec is None:
+        return None
+    spec = workload.spec
+    if spec.make_dataset is None:
+        return None
+    hints = model_file.hints(config.framework, device, config.precision, config.seed)
+    dataset = spec.call(
+        "make_dataset", spec.make_dataset, hints | {"batch_size": config.batch_size}
+    )
+    return dataset, spec
+
+
+def own_dataset_record(spec: ModelFileSpec) -> dict[str, Any]:
+    """What a result says of a model file's own data set."""
+    return {"kind": "model-file", "source": f"make_dataset in {spec.path}"}

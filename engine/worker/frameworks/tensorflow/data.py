@@ -22,7 +22,7 @@ import numpy as np
 from engine.core.errors import ConfigError, RunFailed
 from engine.measure.config import RunConfig
 from engine.worker.workloads import model_file
-from engine.worker.workloads.file_workload import FileWorkload
+from engine.worker.workloads.file_workload import FileWorkload, own_dataset, own_dataset_record
 from engine.workloads.data import cifar10, imagefolder
 from engine.workloads.data import source as data_source
 from engine.workloads.registry import Workload
@@ -240,19 +240,14 @@ def _from_model_file(
     tf: Any, config: RunConfig, workload: Workload
 ) -> tuple[Any, dict[str, Any]] | None:
     """A model file's make_dataset(hints): a tf.data.Dataset of unbatched (input, target)."""
-    if not isinstance(workload, FileWorkload) or workload.spec is None:
+    found = own_dataset(workload, config, config.device)
+    if found is None:
         return None
-    spec = workload.spec
-    if spec.make_dataset is None:
-        return None
-    hints = model_file.hints(config.framework, config.device, config.precision, config.seed)
-    dataset = spec.call(
-        "make_dataset", spec.make_dataset, hints | {"batch_size": config.batch_size}
-    )
+    dataset, spec = found
     if not isinstance(dataset, tf.data.Dataset):
         raise spec.error(
             f"make_dataset returned {type(dataset).__name__}, not a tf.data.Dataset of "
             "unbatched (input, target) samples",
             "make_dataset",
         )
-    return dataset, {"kind": "model-file", "source": f"make_dataset in {spec.path}"}
+    return dataset, own_dataset_record(spec)

@@ -23,7 +23,7 @@ import numpy as np
 from engine.core.errors import ConfigError, RunFailed
 from engine.measure.config import RunConfig
 from engine.worker.workloads import model_file
-from engine.worker.workloads.file_workload import FileWorkload
+from engine.worker.workloads.file_workload import FileWorkload, own_dataset, own_dataset_record
 from engine.workloads.data import cifar10, imagefolder
 from engine.workloads.data import source as data_source
 from engine.workloads.registry import Workload
@@ -268,15 +268,10 @@ def _from_model_file(
     config: RunConfig, workload: Workload, device: Any
 ) -> tuple[Any, dict[str, Any]] | None:
     """A model file's make_dataset(hints): a torch Dataset of (input, target) samples."""
-    if not isinstance(workload, FileWorkload) or workload.spec is None:
+    found = own_dataset(workload, config, str(device))
+    if found is None:
         return None
-    spec = workload.spec
-    if spec.make_dataset is None:
-        return None
-    hints = model_file.hints(config.framework, str(device), config.precision, config.seed)
-    dataset = spec.call(
-        "make_dataset", spec.make_dataset, hints | {"batch_size": config.batch_size}
-    )
+    dataset, spec = found
     import torch
 
     if not isinstance(dataset, torch.utils.data.Dataset):
@@ -285,4 +280,4 @@ def _from_model_file(
             "of (input, target) samples",
             "make_dataset",
         )
-    return dataset, {"kind": "model-file", "source": f"make_dataset in {spec.path}"}
+    return dataset, own_dataset_record(spec)
