@@ -12,6 +12,7 @@ Exit 0 when every check passed or was skipped, 1 when one failed. On a machine N
 NVIDIA GPU on, it says "no GPU here", writes a report saying so, and exits 0.
 
     .venv/bin/python benchmarks/gpu_check.py [--out gpu-check.json] [--model resnet18-cifar]
+        [--only fp32 --only "NVML memory, power, energy" ...]
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.cli.common import option_name
+from engine.core.asks import worded
 from engine.core.events import Failed, Finished
 from engine.measure.config import RunConfig
 from engine.measure.probes import nvml_devices
@@ -189,7 +192,7 @@ def checks(model: str, gpus: list[dict[str, Any]]) -> list[tuple[str, Callable[[
             "sweep max-fit",
             "pass" if fit else "fail",
             f"max fit {fit}, recommended {recommended} (search capped at {MAX_FIT_CAP}); "
-            f"{found['search_limit_reason'] or ''}",
+            + worded(found["search_limit_reason"] or "", option_name),
             figures={"max_fit_batch": fit, "recommended_batch": recommended},
         )
 
@@ -229,7 +232,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("gpu-check.json"))
     parser.add_argument("--model", default="resnet18-cifar")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="CHECK",
+        help="run this check only, by its name as printed (again for more); default: all",
+    )
     args = parser.parse_args(argv)
+    only = set(args.only)
     gpus = nvml_devices()
     report: dict[str, Any] = {
         "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -245,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"GPUs: {', '.join(g['name'] for g in gpus)}; model {args.model}", flush=True)
     results = []
     for name, go in checks(args.model, gpus):
+        if only and name not in only:
+            continue
         t0 = time.monotonic()
         try:
             check = go()

@@ -5,7 +5,7 @@ harness's own cost per step (timers, events, the monitor) shows most.
 Prints one JSON line: {"throughput_samples_per_s": ...} (TensorFlow: the faster of a hand
 tf.function step and Keras's own compiled train step, benchmarks/keras_reference.py). The same
 model as epochcost's tiny-mlp (flatten, 3072 -> 128 ReLU -> 10), SGD with momentum and weight
-decay, one synthetic batch.
+decay, one synthetic batch (PyTorch: on the CPU or --device cuda:0).
 """
 
 from __future__ import annotations
@@ -25,10 +25,16 @@ def torch_loop(args: argparse.Namespace) -> float:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    device = torch.device(args.device)
     model = nn.Sequential(nn.Flatten(), nn.Linear(3072, 128), nn.ReLU(), nn.Linear(128, 10))
+    model = model.to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
-    x = torch.randn(args.batch_size, 3, 32, 32)
-    y = torch.randint(0, 10, (args.batch_size,))
+    x = torch.randn(args.batch_size, 3, 32, 32, device=device)
+    y = torch.randint(0, 10, (args.batch_size,), device=device)
+
+    def sync() -> None:  # a GPU's steps are asynchronous: wait for them before reading the clock
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     def step() -> None:
         opt.zero_grad(set_to_none=True)
@@ -37,9 +43,11 @@ def torch_loop(args: argparse.Namespace) -> float:
 
     for _ in range(args.warmup):
         step()
+    sync()
     t0 = time.perf_counter()
     for _ in range(args.steps):
         step()
+    sync()
     return args.steps * args.batch_size / (time.perf_counter() - t0)
 
 
@@ -65,6 +73,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--device", default="cpu", help="PyTorch only: cpu or cuda:N")
     args = p.parse_args()
     if args.framework == "torch":
         print(json.dumps({"throughput_samples_per_s": torch_loop(args)}))

@@ -8,7 +8,7 @@ medians over the rounds (target: at least 0.99 for every workload in both framew
 average before and after: run it on a quiet machine.
 
     .venv/bin/python benchmarks/harness_overhead.py [--rounds 5] [--framework torch|tensorflow|both]
-        [--model resnet18-cifar|tiny-mlp|both]
+        [--model resnet18-cifar|tiny-mlp|both] [--device cpu|cuda:0 (PyTorch only)]
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ class Case:
     warmup: int
     steps: int
 
-    def hand_loop(self, framework: str) -> list[str]:
+    def hand_loop(self, framework: str, device: str) -> list[str]:
         common = ["--batch-size", str(self.batch), "--threads", str(self.threads)]
+        if device != "cpu":
+            common += ["--device", device]
         common += ["--warmup", str(self.warmup), "--steps", str(self.steps)]
         if self.model == "tiny-mlp":
             return [str(HERE / "hand_loop_tiny.py"), "--framework", framework, *common]
@@ -54,14 +56,20 @@ CASES = {
     # One thread: two on a shared two-core machine make a millisecond step wait on the other.
     "tiny-mlp": Case("tiny-mlp", batch=16, threads=1, warmup=50, steps=3000),
 }
+# On a GPU a resnet18-cifar step takes milliseconds: more steps, so a window lasts seconds.
+GPU_CASES = {
+    "resnet18-cifar": Case("resnet18-cifar", batch=64, threads=2, warmup=50, steps=600),
+    "tiny-mlp": Case("tiny-mlp", batch=16, threads=1, warmup=200, steps=5000),
+}
 
 
-def harness(framework: str, case: Case) -> float:
+def harness(framework: str, case: Case, device: str) -> float:
     # One window of a fixed step count (stability threshold 0), like the hand loop, so both
     # time the same work.
     config = RunConfig(
         model=case.model,
         framework=framework,
+        device=device,
         batch_size=case.batch,
         threads=case.threads,
         warmup_steps=case.warmup,
@@ -77,11 +85,11 @@ def harness(framework: str, case: Case) -> float:
     return float(result["throughput_samples_per_s"])
 
 
-def hand_loop(framework: str, case: Case) -> float:
+def hand_loop(framework: str, case: Case, device: str) -> float:
     # The TensorFlow loops borrow epochcost's Keras model builder: engine must be importable.
     env = {**os.environ, "PYTHONPATH": _engine_root()}
     out = subprocess.run(
-        [sys.executable, *case.hand_loop(framework)],
+        [sys.executable, *case.hand_loop(framework, device)],
         capture_output=True,
         text=True,
         check=True,
@@ -90,16 +98,16 @@ def hand_loop(framework: str, case: Case) -> float:
     return float(json.loads(out.stdout.splitlines()[-1])["throughput_samples_per_s"])
 
 
-def compare(framework: str, case: Case, rounds: int) -> dict[str, object]:
+def compare(framework: str, case: Case, rounds: int, device: str) -> dict[str, object]:
     ours: list[float] = []
     theirs: list[float] = []
     for i in range(rounds):
         if i % 2 == 0:
-            ours.append(harness(framework, case))
-            theirs.append(hand_loop(framework, case))
+            ours.append(harness(framework, case, device))
+            theirs.append(hand_loop(framework, case, device))
         else:  # the other order, so that a drift in the machine's speed evens out
-            theirs.append(hand_loop(framework, case))
-            ours.append(harness(framework, case))
+            theirs.append(hand_loop(framework, case, device))
+            ours.append(harness(framework, case, device))
         print(
             f"{framework} {case.model} round {i + 1}: epochcost {ours[-1]:10.2f} samples/s   "
             f"hand loop {theirs[-1]:10.2f} samples/s",
@@ -108,7 +116,7 @@ def compare(framework: str, case: Case, rounds: int) -> dict[str, object]:
     ratio = statistics.median(ours) / statistics.median(theirs)
     verdict = "ok" if ratio >= TARGETS[framework] else "BELOW TARGET"
     print(
-        f"{framework} {case.model} batch {case.batch}, {case.threads} threads, CPU: median "
+        f"{framework} {case.model} batch {case.batch}, {case.threads} threads, {device}: median "
         f"epochcost {statistics.median(ours):.2f}, hand loop {statistics.median(theirs):.2f} "
         f"samples/s, ratio {ratio:.3f} (target >= {TARGETS[framework]}: {verdict})",
         flush=True,
@@ -116,6 +124,7 @@ def compare(framework: str, case: Case, rounds: int) -> dict[str, object]:
     return {
         "framework": framework,
         "model": case.model,
+        "device": device,
         "epochcost": ours,
         "hand_loop": theirs,
         "ratio_of_medians": round(ratio, 4),
@@ -128,12 +137,18 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--framework", choices=("torch", "tensorflow", "both"), default="both")
     p.add_argument("--model", choices=(*CASES, "both"), default="both")
+    p.add_argument("--device", default="cpu", help="cpu, or cuda:0 (PyTorch only)")
     args = p.parse_args()
     frameworks = ["torch", "tensorflow"] if args.framework == "both" else [args.framework]
     models = list(CASES) if args.model == "both" else [args.model]
     load_before = os.getloadavg()
     print(f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f}", flush=True)
-    rows = [compare(f, CASES[m], args.rounds) for m in models for f in frameworks]
+    if args.device != "cpu" and "tensorflow" in frameworks:
+        p.error(
+            "--device other than cpu: the hand loops run it for PyTorch only (--framework torch)"
+        )
+    cases = CASES if args.device == "cpu" else GPU_CASES
+    rows = [compare(f, cases[m], args.rounds, args.device) for m in models for f in frameworks]
     report = {
         "cpu_count": os.cpu_count(),
         "load_average_1min_before": round(load_before[0], 2),

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from engine.pricing import calibration, errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.published import PublishedTable, Ratio
-from engine.pricing.roofline import chip_distance, chip_step, spec_ratios
+from engine.pricing.roofline import chip_distance, chip_step, ran_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
 from engine.workloads import registry
 
@@ -347,19 +347,6 @@ def family_of(result: dict[str, Any]) -> tuple[str, str]:
     return workload.family, workload.published_as
 
 
-def ran_tf32(result: dict[str, Any], family: str) -> bool:
-    """Whether the run's fp32 arithmetic that matters for its family ran as TF32 (on a GPU that
-    has it): as the result records, else the framework's default (PyTorch: convolutions yes,
-    matmuls no; TensorFlow: both)."""
-    env = result.get("environment") or {}
-    framework = env.get("framework") or result["config"].get("framework")
-    if framework == "tensorflow":
-        return bool(env.get("tf32_matmul", True))
-    if family == "convolutional":
-        return bool(env.get("tf32_conv", True))
-    return bool(env.get("tf32_matmul", False))
-
-
 def project_result(
     result: dict[str, Any],
     source: GpuSpec,
@@ -381,7 +368,7 @@ def project_result(
         memory_available_bytes,
         basis=basis,
         family=family,
-        tf32=ran_tf32(result, family),
+        tf32=ran_tf32(result.get("environment") or {}, family, result["config"].get("framework")),
         published_model=published_as,
     )
     if proj.status != "estimated":

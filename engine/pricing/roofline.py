@@ -18,8 +18,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from engine.pricing.rows import GpuSpec
+
+
+def ran_tf32(environment: dict[str, Any], family: str, framework: str | None = None) -> bool:
+    """Whether a run's fp32 arithmetic that matters for its model `family` ran as TF32 (on a
+    GPU that has it): as the run's environment records (tf32_conv, tf32_matmul), else the
+    framework's default (PyTorch: cuDNN convolutions yes, matmuls no; TensorFlow: both).
+    `framework`: where the environment does not say."""
+    framework = environment.get("framework") or framework
+    if framework == "tensorflow":
+        return bool(environment.get("tf32_matmul", True))
+    if family == "convolutional":
+        return bool(environment.get("tf32_conv", True))
+    return bool(environment.get("tf32_matmul", False))
 
 
 def peak_tflops(spec: GpuSpec, precision: str) -> tuple[float | None, str]:

@@ -163,6 +163,33 @@ def test_with_an_energy_counter_the_counter_is_used(fake_nvml):
     assert summary.energy_method == "counter" and summary.energy_j == 0.0
 
 
+def test_a_window_shorter_than_the_sampling_interval_still_has_power(fake_nvml):
+    # Seen on an H200 (2026-11-26): a fast GPU's 0.15 s windows fell between two readings of
+    # the 0.5 s sampler, and the run recorded no mean power. Without a counter (Pascal), one
+    # reading is taken at the window's end and held over it.
+    fake_nvml(energy=False)
+    monitor = Monitor(NvmlProbe(0), "r", interval_s=60.0).start()
+    monitor.begin_window()
+    summary = monitor.summary()
+    monitor.stop()
+    assert summary.mean_power_w == 250.0
+    assert summary.energy_method == "power-reading"
+    assert summary.energy_j == pytest.approx(250.0 * summary.seconds)
+
+
+def test_with_an_energy_counter_mean_power_is_the_counter_over_the_window(fake_nvml, monkeypatch):
+    module = fake_nvml(energy=True)
+    clock = iter(range(0, 10_000_000, 30_000))  # mJ: 30 J more at every reading
+    monkeypatch.setattr(module, "nvmlDeviceGetTotalEnergyConsumption", lambda h: next(clock))
+    monitor = Monitor(NvmlProbe(0), "r", interval_s=60.0).start()
+    monitor.begin_window()
+    time.sleep(0.1)
+    summary = monitor.summary()
+    monitor.stop()
+    assert summary.energy_method == "counter" and summary.energy_j == pytest.approx(30.0)
+    assert summary.mean_power_w == pytest.approx(30.0 / summary.seconds)
+
+
 def test_no_driver_means_no_gpus(monkeypatch):
     class Missing(types.ModuleType):
         class NVMLError(Exception):

@@ -46,7 +46,6 @@ def test_fp32_peak_is_plain_fp32_unless_tf32_matmuls_ran(shipped):
     a100 = "NVIDIA A100-SXM4-40GB"
     torch_default = utilisation.with_mfu(FLOPS, gpu_env(a100, tf32_matmul=False), "fp32", shipped)
     assert torch_default["peak_tflops"] == 19.49
-    assert "convolutions may run in TF32" in torch_default["peak_source"]
     assert torch_default["mfu"] > 1  # 43.75 TFLOP/s cannot be FP32 on an A100: it says so
     assert "MFU above 1" in torch_default["peak_source"]
     tf32 = utilisation.with_mfu(FLOPS, gpu_env(a100, tf32_matmul=True), "fp32", shipped)
@@ -55,6 +54,23 @@ def test_fp32_peak_is_plain_fp32_unless_tf32_matmuls_ran(shipped):
     # TensorFlow enables TF32 by default: a TensorFlow result that does not say is read so.
     tf_default = utilisation.with_mfu(FLOPS, gpu_env(a100, "tensorflow"), "fp32", shipped)
     assert tf_default["peak_tflops"] == 156.0
+
+
+def test_a_conv_net_under_pytorch_is_held_to_the_tf32_peak_where_cudnn_allows_it(shipped):
+    # Seen on an H200 (2026-11-26): resnet18-cifar in fp32 read 102% of the plain FP32 peak,
+    # because cuDNN ran its convolutions in TF32 (PyTorch's default); the rule projection
+    # uses (engine/pricing/roofline.ran_tf32) now picks the peak too.
+    h200 = "NVIDIA H200"
+    env = gpu_env(h200, tf32_matmul=False, tf32_conv=True)
+    conv = utilisation.with_mfu(FLOPS, env, "fp32", shipped, family="convolutional")
+    assert "TF32" in conv["peak_source"]
+    assert conv["mfu"] < 1
+    assert "MFU above 1" not in conv["peak_source"]
+    off = {**env, "tf32_conv": False}
+    plain = utilisation.with_mfu(FLOPS, off, "fp32", shipped, family="convolutional")
+    assert "FP32 (no tensor cores)" in plain["peak_source"]
+    transformer = utilisation.with_mfu(FLOPS, env, "fp32", shipped, family="transformer")
+    assert "FP32 (no tensor cores)" in transformer["peak_source"]
 
 
 @pytest.mark.parametrize(

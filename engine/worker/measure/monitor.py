@@ -7,6 +7,7 @@ the device has no energy counter, and queues Sample events for the runner to emi
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -24,7 +25,7 @@ class MonitorSummary:
     peak_device_used_bytes: int | None
     memory_total_bytes: int | None
     energy_j: float | None
-    energy_method: str | None  # "counter" | "power-integral" | None
+    energy_method: str | None  # "counter" | "power-integral" | "power-reading" | None
     mean_power_w: float | None
     mean_utilization_percent: float | None
     seconds: float
@@ -52,7 +53,6 @@ class Monitor:
         self._cpu_share = CpuShare.begin()
         self._energy0 = self.probe.energy_j()
         self._power_integral_j = 0.0
-        self._power_seen = False
         self._last_power: tuple[float, float] | None = None
         self._power_sum = 0.0
         self._util_sum = 0.0
@@ -94,7 +94,6 @@ class Monitor:
                 self._util_sum += r.utilization_percent
                 self._util_n += 1
             if r.power_w is not None:
-                self._power_seen = True
                 self._power_sum += r.power_w
                 self._power_n += 1
                 if self._last_power is not None:  # trapezoid between two readings
@@ -127,13 +126,26 @@ class Monitor:
             self._peak_process = _max(self._peak_process, value)
 
     def summary(self) -> MonitorSummary:
+        """The window's figures. Mean power: the energy counter over the window where the
+        device has one (exact, however short the window), else the mean of the readings;
+        a window shorter than the sampling interval gets one reading taken now, so a fast
+        GPU's short window still has a power figure (seen on an H200: 0.15 s windows had
+        none)."""
+        if not self._power_n and self._energy0 is None:
+            with contextlib.suppress(Exception):  # a flaky reading must never end a run
+                self._record(self.probe.read())
         with self._lock:
             seconds = time.perf_counter() - self._window_t0
             energy1 = self.probe.energy_j()
+            mean_power = self._power_sum / self._power_n if self._power_n else None
             if self._energy0 is not None and energy1 is not None and energy1 >= self._energy0:
                 energy, method = energy1 - self._energy0, "counter"
-            elif self._power_seen:
+                if seconds > 0:
+                    mean_power = energy / seconds
+            elif self._power_n > 1:
                 energy, method = self._power_integral_j, "power-integral"
+            elif mean_power is not None:  # one reading: its power held over the window
+                energy, method = mean_power * seconds, "power-reading"
             else:
                 energy, method = None, None
             return MonitorSummary(
@@ -142,7 +154,7 @@ class Monitor:
                 memory_total_bytes=self._total,
                 energy_j=energy,
                 energy_method=method,
-                mean_power_w=self._power_sum / self._power_n if self._power_n else None,
+                mean_power_w=mean_power,
                 mean_utilization_percent=self._util_sum / self._util_n if self._util_n else None,
                 seconds=seconds,
                 other_cpu_fraction=self._cpu_share.fraction(),

@@ -56,6 +56,7 @@ def _flops(
     environment: dict[str, Any],
     method: str | None = None,
     devices: int = 1,
+    family: str = "",
 ) -> dict[str, Any] | None:
     """FLOPs per step and per sample, the FLOP rate the measured throughput achieves, and MFU
     against the device's peak for the precision (engine/measure/utilisation.py). A
@@ -71,7 +72,7 @@ def _flops(
         "achieved_tflops": achieved / devices,
         "method": method or "counted forward + backward",
     }
-    flops = utilisation.with_mfu(flops, environment, config.precision) or flops
+    flops = utilisation.with_mfu(flops, environment, config.precision, family=family) or flops
     if devices > 1:
         flops["achieved_tflops_per_device"] = flops["achieved_tflops"]
         flops["achieved_tflops"] = achieved
@@ -171,7 +172,15 @@ def build_result(
         "device_state": device_state,
         "usd_per_epoch": usd,
         "usd_per_epoch_ci95": cost_interval(usd, ci) if usd is not None else None,
-        "flops": _flops(flops_per_step, config, throughput, environment, flops_method, world),
+        "flops": _flops(
+            flops_per_step,
+            config,
+            throughput,
+            environment,
+            flops_method,
+            world,
+            workload.family,
+        ),
         "other_cpu_fraction": monitor.other_cpu_fraction,
         "data": data or {"kind": "synthetic"},
         **waits,

@@ -56,7 +56,8 @@ class TimedRun(Pipeline[RunConfig]):
     ) -> Generator[Event, None, None]:
         yield Phase(run_id=run_id, phase="building", detail="counting FLOPs per step")
         self.flops_per_step = handle.flops_per_step()
-        peak = utilisation.run_peak(env, self.config.precision)
+        family = self.workload.family if self.workload is not None else ""
+        peak = utilisation.run_peak(env, self.config.precision, family=family)
         yield Flops(
             run_id=run_id,
             per_step=self.flops_per_step,

@@ -69,7 +69,9 @@ class TorchSession(TorchRuntime):
             self.step = self._step_fed  # type: ignore[method-assign]
         self.compiles = config.compile
         if device.type == "cuda":
-            self.timer: Any = DeviceEventTimer(lambda: torch.cuda.Event(enable_timing=True))
+            self.timer: Any = DeviceEventTimer(
+                lambda: torch.cuda.Event(enable_timing=True), torch.cuda.current_stream(device)
+            )
         elif device.type == "mps":
             self.timer = DeviceEventTimer(lambda: torch.mps.event.Event(enable_timing=True))
         else:
