@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
-    QScrollArea,
     QSplitter,
     QTabWidget,
 )
@@ -28,16 +27,15 @@ from gui.common import activity, settings, theme
 from gui.common.activity import Activity
 from gui.common.lazy_store import open_store
 from gui.common.results_panel import ResultsPanel
-from gui.pages.accuracy.page import AccuracyPage
 from gui.pages.base import Page, PageContext
 from gui.pages.compare.page import ComparePage
 from gui.pages.plan.page import PlanPage
 from gui.pages.run.page import RunPage
-from gui.pages.sweep.page import SweepPage
 from gui.panel.panel import ConfigPanel
 from gui.shell import about
 from gui.shell.error_path import ErrorReporter
 from gui.shell.menus import CHART_TITLES, Handlers, build_menus
+from gui.shell.page_tabs import PageTabs
 from gui.shell.report_export import ReportExport
 from gui.shell.settings_dialog import SettingsDialog
 
@@ -123,29 +121,19 @@ class MainWindow(QMainWindow):
         self._store_imported.connect(self._load_table)
 
     def _add_pages(self) -> None:
-        """One tab per page, Run first; a page is a Page of its own package."""
+        """One tab per page, Run first; a page is a Page of its own package. Sweep and
+        Accuracy are built when first shown (gui/shell/page_tabs.py)."""
         ctx = self.context
-        self.pages: dict[str, Page] = {}
-        self.tabs.addTab(self.run_page, "Run")
-        self.pages["Run"] = self.run_page
-        self._add_page("Compare", ComparePage(ctx, self.panel.price.source))
-        self._add_page("Sweep", SweepPage(ctx))
-        self._add_page("Accuracy", AccuracyPage(ctx))
-        self._add_page("Plan", PlanPage(ctx))
-
-    def _add_page(self, title: str, page: Page) -> None:
-        # In a scroll area, so that no page's form sets the window's smallest size: a small
-        # screen scrolls the page instead of pushing the window past the screen's edge.
-        area = QScrollArea()
-        area.setWidget(page)
-        area.setWidgetResizable(True)
-        area.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.tabs.addTab(area, title)
-        self.pages[title] = page
+        self.pages = PageTabs(self.tabs)
+        self.pages.add("Run", self.run_page, scrolled=False)
+        self.pages.add("Compare", ComparePage(ctx, self.panel.price.source))
+        self.pages.add_lazy("Sweep", lambda: _sweep_page(ctx))
+        self.pages.add_lazy("Accuracy", lambda: _accuracy_page(ctx))
+        self.pages.add("Plan", PlanPage(ctx))
 
     def show_page(self, title: str) -> Page:
         """Make the tab `title` current and return its page (pages build when first shown)."""
-        self.tabs.setCurrentIndex(list(self.pages).index(title))
+        self.tabs.setCurrentIndex(self.pages.index(title))
         return self.pages[title]
 
     def _handlers(self) -> Handlers:
@@ -209,7 +197,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         self.context.colors = theme.apply(app, name)
-        for page in self.pages.values():
+        for page in self.pages.built():  # one built later takes the colours then
             page.set_colors(self.context.colors)
         self.prefs.set(settings.THEME, name)
 
@@ -309,7 +297,7 @@ class MainWindow(QMainWindow):
             self.results.refresh()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        for page in self.pages.values():  # each stops and reaps its workers and jobs
+        for page in self.pages.built():  # each stops and reaps its workers and jobs
             page.shutdown()
         self.panel.shutdown()  # and a model file check's
         for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
@@ -320,3 +308,15 @@ class MainWindow(QMainWindow):
         self.prefs.set(settings.SPLITTER + "_v", self.right.saveState())
         self.prefs.sync()
         event.accept()
+
+
+def _sweep_page(ctx: PageContext) -> Page:
+    from gui.pages.sweep.page import SweepPage
+
+    return SweepPage(ctx)
+
+
+def _accuracy_page(ctx: PageContext) -> Page:
+    from gui.pages.accuracy.page import AccuracyPage
+
+    return AccuracyPage(ctx)

@@ -276,7 +276,10 @@ def test_the_tab_leaves_pandas_until_the_window_has_painted():
     import subprocess
     import sys
 
-    code = "import sys, gui.shell.main_window; print('pandas' in sys.modules)"
+    code = (
+        "import sys, gui.shell.main_window, gui.pages.accuracy.page, gui.pages.sweep.page\n"
+        "print('pandas' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

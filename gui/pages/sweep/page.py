@@ -96,6 +96,7 @@ class SweepPage(Page):
         self.panel.cancel_requested.connect(self.cancel)  # its Cancel stops a sweep too
         self.form.set_cpu(self._on_cpu())
         self._set_exports_enabled(False)
+        self._update_buttons()  # built while something measures: its Start waits
 
     def _layout(self) -> None:
         buttons = QVBoxLayout()
