@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox
 
 from engine.measure.compatibility import Build, Verdict, capability, verdict
 from engine.measure.devices import Device
@@ -69,6 +70,20 @@ class GpuCheck(QObject):
     @property
     def build(self) -> Build | None:
         return self._builds.get(self._key) if self._key else None
+
+    def mark(self, box: QComboBox, devices: list[Device]) -> None:
+        """Mark in the device box (its items are `devices`, in order) the GPUs the framework's
+        environment cannot train on: "(cannot run PyTorch ...)", the reason and the fix as
+        the item's tooltip."""
+        build = self.build
+        for i, d in enumerate(devices):
+            found = self.verdict(d.id)
+            if found is None or build is None:
+                continue
+            text = d.label if found.ok else f"{d.label} (cannot run {build.label})"
+            tip = d.detail if found.ok else f"{found.reason}. To fix: {found.remedy}"
+            box.setItemText(i, text)
+            box.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
 
     def verdict(self, device_id: str) -> Verdict | None:
         """None while unknown (reading, or not an NVIDIA GPU)."""

@@ -41,11 +41,12 @@ from gui.common import settings
 from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField
 from gui.panel.data_box import DataBox
+from gui.panel.environment_offer import EnvironmentOffer, framework_to_make
 from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import OwnedChoice, PriceWidget
 from gui.panel.profile_box import ProfileBox
-from gui.panel.run_rules import NUMBER_FIELDS, installed_frameworks, usable, validate_all
+from gui.panel.run_rules import NUMBER_FIELDS, usable, validate_all
 
 
 class ConfigPanel(QWidget):
@@ -80,6 +81,7 @@ class ConfigPanel(QWidget):
         self.model = self.picker.combo
         self.model_info = QLabel(wordWrap=True, objectName="model_info")
         self.framework = QComboBox(objectName="framework")
+        self.environment = EnvironmentOffer()  # where the framework or its build is missing
         self.device = QComboBox(objectName="device")
         self.framework.setToolTip("The framework the run trains with (PyTorch or TensorFlow)")
         self.device.setToolTip("Where the model trains: the CPU or one GPU")
@@ -123,6 +125,7 @@ class ConfigPanel(QWidget):
         self._row(form, "Model", self.picker, "model")
         form.addRow("", self.model_info)
         self._row(form, "Framework", self.framework, "framework")
+        form.addRow("", self.environment)
         self._row(form, "Device", self.device, "device")
         self._row(form, "Batch size", self.numbers["batch_size"], "batch_size")
         self._row(form, "Precision", self.precision, "precision")
@@ -195,33 +198,24 @@ class ConfigPanel(QWidget):
 
     def _show_gpu_verdicts(self) -> None:
         """Mark the GPUs the chosen framework's environment cannot train on; revalidate."""
-        for i, d in enumerate(self.devices):
-            found = self.gpu_check.verdict(d.id)
-            build = self.gpu_check.build
-            if found is None or build is None:
-                continue
-            text = d.label if found.ok else f"{d.label} (cannot run {build.label})"
-            tip = d.detail if found.ok else f"{found.reason}. To fix: {found.remedy}"
-            self.device.setItemText(i, text)
-            self.device.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
+        self.gpu_check.mark(self.device, self.devices)
         self.validate()
 
     def _model_changed(self) -> None:
         entry = self.picker.current_file()
+        model = self.model.currentData() or RunConfig().model
         if entry is not None:
             self.model_info.setText(entry.describe())
             epoch = entry.epoch_samples
-            offered = [f for f in [entry.framework] if usable(f, self.interpreters)]
         else:
-            workload = registry.get(self.model.currentData() or RunConfig().model)
+            workload = registry.get(model)
             self.model_info.setText(
                 f"{workload.description}. One epoch: {workload.epoch_samples:,} "
                 f"{workload.epoch_unit}."
             )
             epoch = workload.epoch_samples
-            offered = installed_frameworks(workload, self.interpreters)
+        offered = [f for f in self._supported() if usable(f, self.interpreters)]
         self._epoch_hint = f"{epoch:,}" if epoch else ""
-        model = self.model.currentData() or RunConfig().model
         self.data_box.set_model(model, entry.path if entry else None)
         current = self.framework.currentText()
         self.framework.blockSignals(True)
@@ -250,11 +244,10 @@ class ConfigPanel(QWidget):
             values["model_file"] = entry.path
         errors: dict[str, str] = {}
         if not values["framework"]:
-            frameworks = [entry.framework] if entry else registry.get(values["model"]).frameworks
             errors["framework"] = (
-                f"none of {', '.join(frameworks)} is installed in this environment; "
-                "File > Settings makes the environment this GPU needs (Make a … environment), "
-                "or points a framework at a Python that has it"
+                f"none of {', '.join(self._supported())} is installed in this environment; "
+                "the button below makes the one this GPU needs, or File > Settings points a "
+                "framework at a Python that has it"
             )
             values.pop("framework")
         gpu = self.gpu_check.verdict(values["device"])
@@ -294,11 +287,23 @@ class ConfigPanel(QWidget):
         self.price.show_error(self.errors.get("usd_per_hour"))
         if "usd_per_hour" not in self.errors:
             self._accept_price(Price.of(values), self.price.owned_choice())
+        gpu = self.gpu_check.verdict(self.device.currentData() or "auto")
+        self.environment.offer(
+            framework_to_make(
+                errors, self.framework.currentText(), self._supported(), bool(gpu and not gpu.ok)
+            )
+        )
         other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
         self.other_error.show_error("\n".join(other))
         self._update_buttons()
         self.validity_changed.emit(self.config is not None)
         return self.config is not None
+
+    def _supported(self) -> list[str]:
+        """The frameworks the chosen model (or model file) runs on."""
+        entry = self.picker.current_file()
+        model = self.model.currentData() or RunConfig().model
+        return [entry.framework] if entry else list(registry.get(model).frameworks)
 
     def _accept_price(self, price: Price | None, owned: OwnedChoice | None) -> None:
         if (price, owned) != (self.accepted_price, self.accepted_owned):

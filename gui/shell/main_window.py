@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
         self.results.selection_changed.connect(
             lambda _: self.run_page.show_overlays(self.results.selected_results())
         )
+        self.panel.environment.requested.connect(self.make_environment)
         self.panel.profiles.message.connect(self.message_bar.show_message)
         self.panel.profiles.reload()  # a damaged profiles file is said once it can be
         self.results.message.connect(self.message_bar.show_message)
@@ -242,6 +243,13 @@ class MainWindow(QMainWindow):
         dialog.accepted.connect(lambda: self.set_interpreters(dialog.interpreters()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
+        return dialog
+
+    def make_environment(self, framework: str) -> SettingsDialog:
+        """The panel's "Make a … environment for this GPU…": File > Settings, making it there
+        (its progress under its button; OK keeps the environment for the framework's runs)."""
+        dialog = self.show_settings()
+        dialog.make_environment(framework)
         return dialog
 
     def set_interpreters(self, chosen: dict[str, str]) -> None:

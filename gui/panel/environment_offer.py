@@ -1,0 +1,52 @@
+"""The panel's offer to make the framework environment a run needs, where it is missing.
+
+Shown under the framework box when the model's frameworks are none of them installed here
+(the slim download has no framework), or when the chosen framework's build cannot run on the
+chosen GPU (PyTorch with CUDA 13 on a GTX 1080 Ti). A click asks the window to open File >
+Settings and start making that framework's environment for this GPU there (engine/envs/,
+`epochcost env create`), where its progress shows and a second click cancels it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QPushButton
+
+from engine.measure.compatibility import LABELS
+
+
+def framework_to_make(
+    errors: dict[str, str], chosen: str, supported: Sequence[str], gpu_refused: bool
+) -> str | None:
+    """The framework whose environment would let the run start, or None: the model's first
+    supported framework when none is installed; the chosen one when its build cannot run on
+    the chosen GPU. Only frameworks epochcost can make an environment for."""
+    if "framework" in errors:
+        wanted = next((f for f in supported if f in LABELS), None)
+    else:
+        wanted = chosen if gpu_refused else None
+    return wanted if wanted in LABELS else None
+
+
+class EnvironmentOffer(QPushButton):
+    """ "Make a PyTorch environment for this GPU…": hidden unless a framework is to be made."""
+
+    requested = Signal(str)  # the framework
+
+    def __init__(self) -> None:
+        super().__init__(objectName="make_environment")
+        self.framework: str | None = None
+        self.setToolTip(
+            "Opens File > Settings and makes the environment this framework needs on this "
+            "GPU there (a download of up to a few GB); a second click there cancels it"
+        )
+        self.clicked.connect(lambda: self.framework and self.requested.emit(self.framework))
+        self.hide()
+
+    def offer(self, framework: str | None) -> None:
+        self.framework = framework
+        if framework is not None:
+            self.setText(f"Make a {LABELS[framework]} environment for this GPU…")
+        self.setVisible(framework is not None)
