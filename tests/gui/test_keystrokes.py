@@ -78,8 +78,10 @@ def marked(window, field: QLineEdit) -> bool:
 def no_error_dialog(window, where: str) -> None:
     dialog = window.reporter.dialog
     assert dialog is None, f"{where}: {dialog.informativeText()}"
-    boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
-    assert not [b for b in boxes if b.isVisible()], where
+    # The window's message boxes, and any modal one: not QApplication.topLevelWidgets(), whose
+    # wrappers of Qt's own passing top-level widgets (popups, tooltips) crashed PySide at times.
+    boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
+    assert not boxes and not isinstance(QApplication.activeModalWidget(), QMessageBox), where
 
 
 def retype(window, qtbot, field: QLineEdit, text: str) -> None:
