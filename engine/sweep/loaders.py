@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine.core.asks import ask
+from engine.core.checks import int_range
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished
 from engine.core.ids import new_group_id, new_run_id
@@ -78,14 +80,13 @@ def check_counts(counts: tuple[int, ...], config: RunConfig) -> tuple[int, ...]:
     if not config.data_spec.reads_files and config.data_spec.kind != "auto":
         raise ConfigError(
             "loader_workers",
-            "a loader-workers sweep needs data to load: give --data imagefolder:PATH or "
-            "cifar10[:PATH] (or a model file with make_dataset)",
+            f"a loader-workers sweep needs data to load: give {ask('data')} imagefolder:PATH "
+            "or cifar10[:PATH] (or a model file with make_dataset)",
         )
     if not 1 <= len(counts) <= MAX_COUNTS:
         raise ConfigError("loader_workers", f"give 1 to {MAX_COUNTS} counts, as 0,1,2,4")
     for count in counts:
-        if not 0 <= count <= MAX_LOADER_WORKERS:
-            raise ConfigError("loader_workers", f"{count} is out of range (0 to 256)")
+        int_range("loader_workers", count, 0, MAX_LOADER_WORKERS)  # the run's own rule
     return counts
 
 
