@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from engine.core.asks import ask
 from engine.core.interval import plus_minus
 from engine.results.report import duration, money
 from engine.sweep.events import Trial
@@ -100,30 +99,6 @@ def text(summary: SweepSummary) -> str:
         f"{duration(summary.seconds)} | {summary.status} | group {summary.group_id}"
     )
     return "\n".join([head, *table(summary), *verdicts(summary)])
-
-
-def cheapest_tie(summary: SweepSummary) -> str | None:
-    """Said when another batch's 95% throughput interval overlaps the cheapest's: the data
-    cannot tell them apart (on one machine at one price, cost follows throughput)."""
-    if summary.cheapest_batch is None:
-        return None
-    full = [p for p in summary.points if p.fits and p.value("throughput_ci95")]
-    best = next((p for p in full if p.batch_size == summary.cheapest_batch), None)
-    if best is None:
-        return None
-    low, _ = best.interval("throughput_ci95")
-    close = [
-        p.batch_size
-        for p in full
-        if p is not best and (p.interval("throughput_ci95")[1] or 0.0) >= (low or 0.0)
-    ]
-    if not close:
-        return None
-    sizes = ", ".join(str(b) for b in close)
-    return (
-        f"within the 95% interval of batch {sizes}: the measurements cannot tell them apart; "
-        f"measure longer ({ask('max_seconds')}, {ask('repeats')}) to decide"
-    )
 
 
 def cheapest_reason(summary: SweepSummary) -> str | None:
