@@ -266,7 +266,9 @@ def _make(
     if uv:
         # --allow-existing: the folder holds the marker already.
         venv = [uv, "venv", "--allow-existing", "--seed", str(target)]
-        venv += ["--python", base] if base else ["--python", _version(MIN_PYTHON)]
+        # No Python found: uv takes one of the machine's that is new enough, else downloads
+        # its own (a managed Python) where the network allows.
+        venv += ["--python", base] if base else ["--python", f">={_version(MIN_PYTHON)}"]
         install = [uv, "pip", "install", "--python", python]
         steps = [venv, [*install, *index, *choice.packages], [*install, *worker]]
     else:
