@@ -6,6 +6,8 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
 - `alpha[(precision, family)]`: the weight of the compute ratio against the bandwidth ratio
   (roofline.SpecRatios.weighted) that fits the table best (least median log error), for
   estimates that rest on spec ratios alone;
+- `family_weights[model]`: how much each published model counts in its family's mean
+  (engine/pricing/family_mean.py);
 - `ranges[(kind, family, model)]`: the 80% range of each kind of estimate, from its errors checked
   against the table (engine/pricing/errors.py: leave one GPU out, leave one model out, one
   benchmark version against the other, the fitted spec form against every pair).
@@ -23,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.pricing import errors
+from engine.pricing import errors, family_mean
 from engine.pricing.errors import ErrorRange, Residuals
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import SpecRatios, spec_ratios
@@ -39,6 +41,8 @@ class Calibration:
     alpha: dict[tuple[str, str], float] = field(default_factory=dict)
     ranges: dict[errors.Key, ErrorRange] = field(default_factory=dict)
     pairs: int = 0
+    # {published model: its weight in its family's mean} (engine/pricing/family_mean.py)
+    family_weights: dict[str, float] = field(default_factory=dict)
 
     def alpha_for(self, precision: str, family: str) -> float:
         return self.alpha.get((precision, family), self.alpha.get((precision, ""), DEFAULT_ALPHA))
@@ -111,14 +115,15 @@ def calibrate(table: PublishedTable, gpus: Iterable[GpuSpec]) -> Calibration:
     def alpha_for(precision: str, family: str) -> float:
         return alpha.get((precision, family), alpha.get((precision, ""), DEFAULT_ALPHA))
 
+    weights = family_mean.family_weights(table)
     for found in (
-        errors.model_out(table),
+        errors.model_out(table, weights),
         errors.version_to_version(table),
-        errors.gpu_out(table, specs, alpha_for),
+        errors.gpu_out(table, specs, alpha_for, weights),
     ):
         for key, values in found.items():
             residuals[key] += values
-    return Calibration(alpha, errors.ranges(residuals), len(pairs))
+    return Calibration(alpha, errors.ranges(residuals), len(pairs), weights.get("", {}))
 
 
 @lru_cache(maxsize=8)

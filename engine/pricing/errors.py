@@ -8,12 +8,14 @@ estimate rests on, engine/pricing/projection.py):
 - `same model`: both GPUs in the table and the run's model is a published one: its own ratio.
   Checked by the same model's ratio in one benchmark version against the other (another
   set-up, as a run of yours is).
-- `family`: both GPUs in the table, the model is not published: the mean ratio of the
-  published models of its family. Checked by leaving each model out of its family's mean.
+- `family`: both GPUs in the table, the model is not published: the weighted mean ratio of
+  the published models of its family (engine/pricing/family_mean.py). Checked by leaving each
+  model out of its family's mean, the weights computed without it.
 - `stand-in, same model`, `stand-in, family`: a GPU the table lacks is stood in for by the
   table's GPU of the same chip, and the step between them is their spec ratio. Checked by
   leaving each GPU of the table out in turn (leave-one-GPU-out) and projecting it from every
-  other, through its stand-in, with the model's own ratio or its family's mean less the model.
+  other, through its stand-in, with the model's own ratio or its family's weighted mean less
+  the model.
 - `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
   published pair.
 
@@ -29,13 +31,13 @@ it, else over every family of the kind, else it is the default +-40% and says so
 from __future__ import annotations
 
 import math
-import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.pricing import coverage
 from engine.pricing.coverage import Check
+from engine.pricing.family_mean import Weights, weighted_log_mean
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import chip_distance, chip_step
 from engine.pricing.rows import GpuSpec
@@ -117,9 +119,10 @@ def range_for(found: dict[Key, ErrorRange], kind: str, family: str, model: str =
     )
 
 
-def model_out(table: PublishedTable) -> Residuals:
-    """`family`: each model's ratio against the mean log ratio of the others of its family,
-    same GPU pair and version (both ways round); the group is the model left out."""
+def model_out(table: PublishedTable, weights: Weights | None = None) -> Residuals:
+    """`family`: each model's ratio against the weighted mean log ratio of the others of its
+    family (`weights[model]`: computed without the model; plain mean without weights), same GPU
+    pair and version (both ways round); the group is the model left out."""
     out: Residuals = defaultdict(list)
     for _, _, _, _, fa, fb in table.pairs():
         logs: dict[str, list[tuple[float, str]]] = defaultdict(list)
@@ -127,9 +130,9 @@ def model_out(table: PublishedTable) -> Residuals:
             logs[table.family_of(model) or ""].append((math.log(fb[model] / fa[model]), model))
         for family, values in logs.items():
             for i, (value, model) in enumerate(values):
-                others = [v for v, _ in values[:i] + values[i + 1 :]]
+                others = [(m, v) for v, m in values[:i] + values[i + 1 :]]
                 if others:
-                    miss = value - statistics.fmean(others)
+                    miss = value - weighted_log_mean(others, (weights or {}).get(model, {}))
                     out[("family", family, "")] += [(miss, model), (-miss, model)]
     return out
 
@@ -151,25 +154,32 @@ def version_to_version(table: PublishedTable) -> Residuals:
     return out
 
 
-def gpu_out(table: PublishedTable, specs: dict[str, GpuSpec], alpha_for: AlphaFor) -> Residuals:
+def gpu_out(
+    table: PublishedTable,
+    specs: dict[str, GpuSpec],
+    alpha_for: AlphaFor,
+    weights: Weights | None = None,
+) -> Residuals:
     """`stand-in, ...`: each GPU of the table left out and projected from every other GPU of
-    the same version and precision, through its nearest same-chip stand-in; the group is the
-    GPU left out."""
+    the same version and precision, through its nearest same-chip stand-in (family estimates
+    weighed as model_out's); the group is the GPU left out."""
     out: Residuals = defaultdict(list)
     for target in sorted(g for g in table.gpus if g in specs):
         for version in table.versions:
             for precision in ("fp32", "fp16"):
-                _gpu_out_one(table, specs, alpha_for, (target, version, precision), out)
+                where = (target, version, precision)
+                _gpu_out_one(table, specs, (alpha_for, weights or {}), where, out)
     return out
 
 
 def _gpu_out_one(
     table: PublishedTable,
     specs: dict[str, GpuSpec],
-    alpha_for: AlphaFor,
+    how: tuple[AlphaFor, Weights],
     where: tuple[str, str, str],
     out: Residuals,
 ) -> None:
+    alpha_for, weights = how
     target, version, precision = where
     fb = table.figures_of(version, precision, target)
     stand = _stand_in(table, specs, target, version, precision) if fb else None
@@ -190,12 +200,12 @@ def _gpu_out_one(
                 own = math.log(fs[model] / fa[model])
                 out[("stand-in, same model", family, model)].append((truth - own, target))
             others = [
-                math.log(fs[m] / fa[m])
+                (m, math.log(fs[m] / fa[m]))
                 for m in sorted(fa.keys() & fs.keys())
                 if m != model and table.family_of(m) == family
             ]
             if others:
-                miss = truth - statistics.fmean(others)
+                miss = truth - weighted_log_mean(others, weights.get(model, {}))
                 out[("stand-in, family", family, "")].append((miss, target))
 
 

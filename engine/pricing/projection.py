@@ -4,12 +4,14 @@ In order, an estimate rests on:
 
 1. **Published measurements** (engine/pricing/published.py): where the table holds both GPUs
    for models of the measured model's family (convolutional, transformer, recurrent; every
-   family for a model of none), the throughput is scaled by the geometric mean of those models'
-   measured ratios (the model's own ratio when it is a published one); the range is the 80%
-   range of such estimates' checked errors (engine/pricing/errors.py).
+   family for a model of none), the throughput is scaled by the mean of those models' measured
+   log ratios, each weighed by how closely it has followed the rest of its family
+   (engine/pricing/family_mean.py; the model's own ratio when it is a published one); the
+   range is the 80% range of such estimates' checked errors (engine/pricing/errors.py).
 2. **A stand-in of the same chip**: a GPU not in the table is stood in for by the table's GPU
    of the same compute capability (the same chip class: a GA102 for a GA102, a GV100 for a
-   GV100) nearest in spec, and the step between the two is the spec ratio (below).
+   GV100) nearest in spec (one measured in the same benchmark version as the other GPU
+   first), and the step between the two is the spec ratio (below).
 3. **Spec ratios** (engine/pricing/roofline.py): the peak rate for the run's arithmetic (TF32
    where it ran as TF32) and memory bandwidth, weighed as the table says they weigh, with the
    80% range of such estimates' checked errors.
@@ -26,6 +28,7 @@ and a CPU's speed says nothing of a GPU's. Measure there and import the result.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from dataclasses import asdict, dataclass, replace
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.pricing import calibration, errors, published
 from engine.pricing.calibration import Calibration
+from engine.pricing.family_mean import family_ratio
 from engine.pricing.published import PublishedTable, Ratio
 from engine.pricing.roofline import chip_distance, chip_step, ran_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
@@ -242,28 +246,31 @@ def _from_table(
     same-chip stand-ins where the table lacks a GPU; None when the table cannot say. `model`:
     (family, the published name of the model itself or "")."""
     family, same_model = model
-    for a in basis.stand_ins(source):
-        for b in basis.stand_ins(target):
-            if a.name == b.name and a.name != source.name:
-                continue
-            ratios = basis.table.ratios(a.name, b.name, precision, family or None)
-            if not ratios and family:
-                ratios = basis.table.ratios(a.name, b.name, precision, None)
-            steps = [_step(source, a, precision, family, basis)]
-            steps.append(_step(b, target, precision, family, basis))
-            if not ratios or None in steps:
-                continue
-            scale = math.prod(s for s in steps if s is not None)
-            own = [r for r in ratios if r.model == same_model]
-            mean = published.summary(own or ratios)[0]
-            text = _table_text(ratios, family)
-            if own:
-                text = f"measured ratio of the same published model ({same_model})"
-            stood = [f"{g.name} for {s.name}" for s, g in ((source, a), (target, b)) if s != g]
-            if stood:
-                text += f"; same chip: {', '.join(stood)} (spec ratio)"
-            kind = "same model" if own else "family"
-            return mean * scale, f"stand-in, {kind}" if stood else kind, text
+    # Stand-ins measured in one benchmark version first (their ratio is one set-up's, as the
+    # stand-in checks are: errors.gpu_out), then any, bridged across versions.
+    candidates = [(a, b) for a in basis.stand_ins(source) for b in basis.stand_ins(target)]
+    for bridge, (a, b) in itertools.product((False, True), candidates):
+        if a.name == b.name and a.name != source.name:
+            continue
+        ratios = basis.table.ratios(a.name, b.name, precision, family or None, bridge)
+        if not ratios and family:
+            ratios = basis.table.ratios(a.name, b.name, precision, None, bridge)
+        steps = [_step(source, a, precision, family, basis)]
+        steps.append(_step(b, target, precision, family, basis))
+        if not ratios or None in steps:
+            continue
+        scale = math.prod(s for s in steps if s is not None)
+        own = [r for r in ratios if r.model == same_model]
+        weights = basis.calibration.family_weights
+        mean = published.summary(own)[0] if own else family_ratio(ratios, weights)
+        text = _table_text(ratios, family, weights)
+        if own:
+            text = f"measured ratio of the same published model ({same_model})"
+        stood = [f"{g.name} for {s.name}" for s, g in ((source, a), (target, b)) if s != g]
+        if stood:
+            text += f"; same chip: {', '.join(stood)} (spec ratio)"
+        kind = "same model" if own else "family"
+        return mean * scale, f"stand-in, {kind}" if stood else kind, text
     return None
 
 
@@ -279,14 +286,20 @@ def _step(frm: GpuSpec, to: GpuSpec, precision: str, family: str, basis: Basis) 
     )
 
 
-def _table_text(ratios: list[Ratio], family: str) -> str:
+def _table_text(ratios: list[Ratio], family: str, weights: dict[str, float]) -> str:
     models = sorted({r.model for r in ratios})
     what = f"{family} " if family else ""
     versions = sorted({r.version for r in ratios})
-    return (
+    text = (
         f"measured ratio of {len(models)} published {what}model{'s' * (len(models) > 1)} "
         f"({', '.join(models)}; Lambda PyTorch benchmark {', '.join(versions)})"
     )
+    if len(models) > 1 and all(m in weights for m in models):
+        count = {m: sum(r.model == m for r in ratios) for m in models}
+        total = sum(weights[m] * count[m] for m in models)
+        shares = "/".join(f"{weights[m] * count[m] / total:.0%}" for m in models)
+        text += f", weighed {shares} by how closely each has followed its family"
+    return text
 
 
 def _without(status: str, why: str, memory: tuple[int | None, int | None]) -> Projection:

@@ -114,10 +114,12 @@ class PublishedTable:
         """{model: median samples/s} of one GPU in one version and precision."""
         return self._medians.get((version, precision, gpu), {})
 
-    def ratios(self, source: str, target: str, precision: str, family: str | None) -> list[Ratio]:
+    def ratios(
+        self, source: str, target: str, precision: str, family: str | None, bridge: bool = True
+    ) -> list[Ratio]:
         """target/source throughput ratios on the published models of `family` (None: every
         family) at the table precision for `precision`; bridged across versions when no version
-        measured both GPUs. Empty when the table cannot say."""
+        measured both GPUs (and `bridge`). Empty when the table cannot say."""
         table_precision = TABLE_PRECISION.get(precision)
         if table_precision is None:
             return []
@@ -128,7 +130,9 @@ class PublishedTable:
             for model in sorted(a.keys() & b.keys()):
                 if family is None or self.family_of(model) == family:
                     found.append(Ratio(model, b[model] / a[model], version))
-        return found or self._bridged(source, target, table_precision, family)
+        if found or not bridge:
+            return found
+        return self._bridged(source, target, table_precision, family)
 
     def _bridged(self, source: str, target: str, precision: str, family: str | None) -> list[Ratio]:
         found = []

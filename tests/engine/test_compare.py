@@ -25,21 +25,21 @@ def _row(comparison, instance_type):
 
 
 def test_an_estimated_row_is_priced_from_its_projected_epoch():
-    # 1000 samples/s on a GTX 1080 Ti -> V100 SXM2 estimate 1891.75 samples/s, the geometric
+    # 1000 samples/s on a GTX 1080 Ti -> V100 SXM2 estimate 1738.00 samples/s, the weighted
     # mean of the published conv-model ratios (tests/engine/test_projection.py works it out).
-    # resnet50-cifar epoch 50,000 images: 50,000 / 1891.75 = 26.4305 s.
-    # p3.2xlarge $3.06/h: 26.4305 / 3600 x 3.06 = $0.0224659; spot $0.3707: $0.00272159;
+    # resnet50-cifar epoch 50,000 images: 50,000 / 1738.00 = 28.7687 s.
+    # p3.2xlarge $3.06/h: 28.7687 / 3600 x 3.06 = $0.0244534; spot $0.3707: $0.00296238;
     # with 10% re-run: x1.1. 90 epochs + 5 start-up minutes on demand:
-    # (90 x 26.4305 + 300) s / 3600 x 3.06 = $2.27694
+    # (90 x 28.7687 + 300) s / 3600 x 3.06 = $2.45580
     options = CompareOptions(epochs=90, startup_minutes=5, rerun_fraction=0.1)
     c = compare(result(samples_per_s=1000.0), CAT, options)
     p3 = _row(c, "p3.2xlarge")
     assert p3.status == "estimated" and p3.estimated
-    assert p3.throughput_samples_per_s == pytest.approx(1891.75, rel=1e-5)
-    assert p3.epoch_seconds == pytest.approx(26.4305, rel=1e-5)
-    assert p3.usd_per_epoch == pytest.approx(0.0224659, rel=1e-5)
-    assert p3.usd_per_epoch_spot == pytest.approx(0.00272159 * 1.1, rel=1e-5)
-    assert p3.usd_per_run == pytest.approx(2.27694, rel=1e-5)
+    assert p3.throughput_samples_per_s == pytest.approx(1738.00, rel=1e-5)
+    assert p3.epoch_seconds == pytest.approx(28.7687, rel=1e-5)
+    assert p3.usd_per_epoch == pytest.approx(0.0244534, rel=1e-5)
+    assert p3.usd_per_epoch_spot == pytest.approx(0.00296238 * 1.1, rel=1e-5)
+    assert p3.usd_per_run == pytest.approx(2.45580, rel=1e-5)
     assert "published convolutional models" in p3.basis
     # the $ range follows the throughput range: cheapest at the fastest end
     assert p3.usd_per_epoch_low == pytest.approx(
@@ -48,10 +48,10 @@ def test_an_estimated_row_is_priced_from_its_projected_epoch():
     assert p3.usd_per_epoch_high == pytest.approx(
         50_000 / p3.throughput_low / 3600 * 3.06, rel=1e-9
     )
-    assert p3.throughput_low < 1891.75 < p3.throughput_high
-    # energy: V100 TDP 300 W x 26.4305 s = 0.00220254 kWh; us-east-1 367.8 g/kWh
-    assert p3.kwh_per_epoch == pytest.approx(0.00220254, rel=1e-5)
-    assert p3.co2_kg_per_epoch == pytest.approx(0.00220254 * 0.3678, rel=1e-5)
+    assert p3.throughput_low < 1738.00 < p3.throughput_high
+    # energy: V100 TDP 300 W x 28.7687 s = 0.00239739 kWh; us-east-1 367.8 g/kWh
+    assert p3.kwh_per_epoch == pytest.approx(0.00239739, rel=1e-5)
+    assert p3.co2_kg_per_epoch == pytest.approx(0.00239739 * 0.3678, rel=1e-5)
     assert "skypilot" in p3.price_source and p3.price_date.startswith("undated; inferred")
 
 
@@ -74,16 +74,16 @@ def test_rows_are_sorted_by_cost_per_epoch_with_the_local_machine_among_them():
 
 
 def test_break_even_days_against_each_instance_count_electricity():
-    # owned wall power (250 + 100) / 0.9 = 388.889 W; p3.2xlarge estimated 1.89175x faster, so
-    # speedup = 1000 / 1891.75 = 0.528611; rented per day 24 x 0.528611 x 3.06 = $38.8214;
-    # electricity per day 24 x 0.388889 x 0.15 = $1.4; days = 699 / 37.4214 = 18.6791
+    # owned wall power (250 + 100) / 0.9 = 388.889 W; p3.2xlarge estimated 1.73800x faster, so
+    # speedup = 1000 / 1738.00 = 0.575374; rented per day 24 x 0.575374 x 3.06 = $42.2554;
+    # electricity per day 24 x 0.388889 x 0.15 = $1.4; days = 699 / 40.8554 = 17.1091
     owned = cost.OwnedHardware(699, usd_per_kwh=0.15, power_w=250, rest_of_system_w=100)
     c = compare(result(), CAT, CompareOptions(owned=owned))
-    assert _row(c, "p3.2xlarge").break_even_days == pytest.approx(18.6791, rel=1e-4)
+    assert _row(c, "p3.2xlarge").break_even_days == pytest.approx(17.1091, rel=1e-4)
     # the chart's series is the same break-even: owning and renting cost the same on that day
     p3 = _row(c, "p3.2xlarge")
     be = break_even_against(CompareOptions(owned=owned), 1000.0, p3.throughput_samples_per_s, 3.06)
-    owned_usd, rented_usd = be.cumulative(18.6791)
+    owned_usd, rented_usd = be.cumulative(17.1091)
     assert owned_usd == pytest.approx(rented_usd, rel=1e-4)
 
 

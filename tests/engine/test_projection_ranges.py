@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from engine.pricing import catalog, coverage, errors
+from engine.pricing import catalog, coverage, errors, family_mean
 from engine.pricing.calibration import Calibration
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
@@ -130,3 +130,36 @@ def test_the_shipped_table_gives_every_kind_a_range_and_leave_one_gpu_out_is_nar
     # a published model's own range where it has one: resnet50's ratios follow the specs
     resnet50 = ranges[("stand-in, same model", "convolutional", "resnet50")]
     assert resnet50.high / resnet50.low < stand_in.high / stand_in.low
+
+
+def test_family_weights_by_hand():
+    # One pair of GPUs, log ratios 0, l, 2l, 4l. Whole table: each model's miss against the
+    # mean of the other three (as above) m1 -7l/3, m2 -l, m3 l/3, m4 3l; weights 1 / miss^2:
+    # 9/49, 1, 9, 1/9 (x 1/l^2). With m4 left out (the checks of m4): 0, l, 2l against the
+    # others' mean: m1 -1.5l, m2 0 (the floor: 1 / 1e-4), m3 1.5l.
+    weights = family_mean.family_weights(_small_table())
+    for model, want in (("m1", 9 / 49), ("m2", 1), ("m3", 9), ("m4", 1 / 9)):
+        assert weights[""][model] == pytest.approx(want / LN2**2)
+    assert set(weights["m4"]) == {"m1", "m2", "m3"}
+    assert weights["m4"]["m1"] == pytest.approx(1 / (1.5 * LN2) ** 2)
+    assert weights["m4"]["m2"] == pytest.approx(1 / family_mean.FLOOR)
+
+
+def test_a_model_that_strays_counts_less_in_its_familys_ratio():
+    # The whole table's weights (above) on the ratios 1, 2, 4, 16: log2 of the ratio is
+    # (0 x 9/49 + 1 x 1 + 2 x 9 + 4 x 1/9) / (9/49 + 1 + 9 + 1/9) = 19.44444 / 10.29478 =
+    # 1.888767: x3.70318, where the plain geometric mean is 2^(7/4) = x3.36359. Leaving m4
+    # out of the family's mean, m1..m3 weigh 1/(1.5l)^2, 1e4, 1/(1.5l)^2: m4's check misses
+    # by 4l - (l x 1e4 + 2l / (1.5l)^2) / (1e4 + 2 / (1.5l)^2).
+    table = _small_table()
+    weights = family_mean.family_weights(table)
+    basis = Basis(table, Calibration(family_weights=weights[""]), CAT.gpus)
+    p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
+    assert p.samples_per_s == pytest.approx(1000 * 2**1.888767, rel=1e-6)
+    found = errors.model_out(table, weights)[("family", "convolutional", "")]
+    w = 1 / (1.5 * LN2) ** 2
+    mean = (LN2 * 1e4 + 2 * LN2 * w) / (1e4 + 2 * w)
+    assert sorted(abs(v) for v, g in found if g == "m4") == [
+        pytest.approx(4 * LN2 - mean),
+        pytest.approx(4 * LN2 - mean),
+    ]
