@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,19 +29,18 @@ from gui.common.activity import Activity
 from gui.common.lazy_store import open_store
 from gui.common.results_panel import ResultsPanel
 from gui.pages.base import Page, PageContext
-from gui.pages.compare.page import ComparePage
 from gui.pages.plan.page import PlanPage
 from gui.pages.run.page import RunPage
 from gui.panel.panel import ConfigPanel
-from gui.shell import about
 from gui.shell.error_path import ErrorReporter
 from gui.shell.menus import CHART_TITLES, Handlers, build_menus
 from gui.shell.page_tabs import PageTabs
-from gui.shell.report_export import ReportExport
-from gui.shell.settings_dialog import SettingsDialog
 
 if TYPE_CHECKING:
     from engine.results.store import Store
+    from gui.common.catalog_source import CatalogSource
+    from gui.shell.report_export import ReportExport
+    from gui.shell.settings_dialog import SettingsDialog
 
 
 USER_GUIDE = "desktop-app.md"  # in engine.core.paths.docs()
@@ -107,7 +107,6 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)
         self.statusBar().addWidget(self.status, 1)
-        self.report = ReportExport(self.results, self.run_page, self.panel)
         self.menu_actions = build_menus(self.menuBar(), self._handlers())
         self.menu_actions.themes.get(theme_name, self.menu_actions.themes["system"]).setChecked(
             True
@@ -121,12 +120,12 @@ class MainWindow(QMainWindow):
         self._store_imported.connect(self._load_table)
 
     def _add_pages(self) -> None:
-        """One tab per page, Run first; a page is a Page of its own package. Sweep and
-        Accuracy are built when first shown (gui/shell/page_tabs.py)."""
+        """One tab per page, Run first; a page is a Page of its own package. Compare, Sweep
+        and Accuracy are built when first shown (gui/shell/page_tabs.py)."""
         ctx = self.context
         self.pages = PageTabs(self.tabs)
         self.pages.add("Run", self.run_page, scrolled=False)
-        self.pages.add("Compare", ComparePage(ctx, self.panel.price.source))
+        self.pages.add_lazy("Compare", lambda: _compare_page(ctx, self.panel.price.source))
         self.pages.add_lazy("Sweep", lambda: _sweep_page(ctx))
         self.pages.add_lazy("Accuracy", lambda: _accuracy_page(ctx))
         self.pages.add("Plan", PlanPage(ctx))
@@ -237,8 +236,17 @@ class MainWindow(QMainWindow):
         """Past runs as CSV; the Run tab's message bar says how it went."""
         return self.run_page.report_saved(lambda: self.results.export_csv(path))
 
+    @functools.cached_property
+    def report(self) -> ReportExport:
+        """File > Export report's exporter, made when first asked for (not at the start)."""
+        from gui.shell.report_export import ReportExport
+
+        return ReportExport(self.results, self.run_page, self.panel)
+
     def show_settings(self) -> SettingsDialog:
         """File > Settings (window-modal; it applies on OK)."""
+        from gui.shell.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.prefs.interpreters(), self)
         dialog.accepted.connect(lambda: self.set_interpreters(dialog.interpreters()))
         dialog.finished.connect(dialog.deleteLater)
@@ -271,6 +279,8 @@ class MainWindow(QMainWindow):
         return QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
 
     def show_about(self) -> None:
+        from gui.shell import about
+
         QMessageBox.about(self, "About epochcost", about.about_html())
 
     # Window ------------------------------------------------------------------------------
@@ -308,6 +318,8 @@ class MainWindow(QMainWindow):
         for page in self.pages.built():  # each stops and reaps its workers and jobs
             page.shutdown()
         self.panel.shutdown()  # and a model file check's
+        from gui.shell.settings_dialog import SettingsDialog
+
         for dialog in self.findChildren(SettingsDialog):  # its interpreter checks, likewise
             dialog.shutdown()
         self.prefs.set(settings.FORM, self.panel.state())
@@ -328,3 +340,9 @@ def _accuracy_page(ctx: PageContext) -> Page:
     from gui.pages.accuracy.page import AccuracyPage
 
     return AccuracyPage(ctx)
+
+
+def _compare_page(ctx: PageContext, source: CatalogSource) -> Page:
+    from gui.pages.compare.page import ComparePage
+
+    return ComparePage(ctx, source)

@@ -37,3 +37,21 @@ def test_about_lists_the_versions_without_importing_a_framework():
     assert found.get("torch")  # from package metadata
     html = about.about_html()
     assert f"<td>torch</td><td>{found['torch']}</td>" in html
+
+
+def test_help_about_shows_the_versions(window, qtbot):
+    # The About box's module loads only when it is asked for (the window starts without it).
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    seen: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        seen.append(box.text() if box is not None else "")
+        if box is not None:
+            box.close()
+
+    QTimer.singleShot(300, read_and_close)
+    window.show_about()
+    assert seen and seen[0].startswith("<h3>epochcost</h3>") and "<table" in seen[0]

@@ -1,4 +1,5 @@
-"""The window's tabs: Sweep and Accuracy are built when first shown (gui/shell/page_tabs.py)."""
+"""The window's tabs: Compare, Sweep and Accuracy are built when first shown
+(gui/shell/page_tabs.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from gui.pages.accuracy.page import AccuracyPage
 from gui.pages.sweep.page import SweepPage
 from tests.gui.helpers import show_tab
 
-LATER = ("gui.pages.sweep.page", "gui.pages.accuracy.page")
+LATER = ("gui.pages.compare.page", "gui.pages.sweep.page", "gui.pages.accuracy.page")
 
 
 def test_the_window_shows_without_loading_the_later_pages():
@@ -29,7 +30,7 @@ def test_the_window_shows_without_loading_the_later_pages():
 
 def test_a_later_page_is_built_when_its_tab_is_first_shown(window):
     built = [type(p).__name__ for p in window.pages.built()]
-    assert "SweepPage" not in built and "AccuracyPage" not in built
+    assert built == ["RunPage", "PlanPage"]
     assert list(window.pages) == ["Run", "Compare", "Sweep", "Accuracy", "Plan"]
     window.tabs.setCurrentIndex(window.pages.index("Accuracy"))  # a click on the tab
     page = window.pages.built()[-2]
@@ -50,9 +51,4 @@ def test_a_page_built_while_a_run_measures_waits_for_it(window):
 def test_closing_the_window_stops_only_the_pages_it_built(window):
     show_tab(window, "Sweep")
     window.close()
-    assert [type(p).__name__ for p in window.pages.built()] == [
-        "RunPage",
-        "ComparePage",
-        "SweepPage",
-        "PlanPage",
-    ]
+    assert [type(p).__name__ for p in window.pages.built()] == ["RunPage", "SweepPage", "PlanPage"]
