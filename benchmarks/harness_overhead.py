@@ -85,7 +85,7 @@ def harness(framework: str, case: Case, device: str) -> float:
     return float(result["throughput_samples_per_s"])
 
 
-def hand_loop(framework: str, case: Case, device: str) -> float:
+def hand_loop(framework: str, case: Case, device: str) -> dict[str, float]:
     # The TensorFlow loops borrow epochcost's Keras model builder: engine must be importable.
     env = {**os.environ, "PYTHONPATH": _engine_root()}
     out = subprocess.run(
@@ -95,19 +95,24 @@ def hand_loop(framework: str, case: Case, device: str) -> float:
         check=True,
         env=env,
     )
-    return float(json.loads(out.stdout.splitlines()[-1])["throughput_samples_per_s"])
+    # TensorFlow's line also holds each of its two references (keras_reference.py).
+    return {k: float(v) for k, v in json.loads(out.stdout.splitlines()[-1]).items()}
 
 
 def compare(framework: str, case: Case, rounds: int, device: str) -> dict[str, object]:
     ours: list[float] = []
     theirs: list[float] = []
+    each: dict[str, list[float]] = {}  # TensorFlow: each reference's own figures
     for i in range(rounds):
         if i % 2 == 0:
             ours.append(harness(framework, case, device))
-            theirs.append(hand_loop(framework, case, device))
+            hand = hand_loop(framework, case, device)
         else:  # the other order, so that a drift in the machine's speed evens out
-            theirs.append(hand_loop(framework, case, device))
+            hand = hand_loop(framework, case, device)
             ours.append(harness(framework, case, device))
+        theirs.append(hand.pop("throughput_samples_per_s"))
+        for name, value in hand.items():
+            each.setdefault(name, []).append(value)
         print(
             f"{framework} {case.model} round {i + 1}: epochcost {ours[-1]:10.2f} samples/s   "
             f"hand loop {theirs[-1]:10.2f} samples/s",
@@ -121,8 +126,18 @@ def compare(framework: str, case: Case, rounds: int, device: str) -> dict[str, o
         f"samples/s, ratio {ratio:.3f} (target >= {TARGETS[framework]}: {verdict})",
         flush=True,
     )
+    # The faster of two references in each round is biased up (the larger of two noisy
+    # figures): the ratio against each reference alone, over the same rounds, says by how much.
+    against = {
+        name: round(statistics.median(ours) / statistics.median(values), 4)
+        for name, values in each.items()
+    }
+    for name, value in against.items():
+        print(f"{framework} {case.model}: ratio against {name} alone {value:.3f}", flush=True)
     return {
         "framework": framework,
+        "references": each,
+        "ratio_against_each": against,
         "model": case.model,
         "device": device,
         "epochcost": ours,
