@@ -44,8 +44,8 @@ def family_weights(table: PublishedTable) -> Weights:
                     if rest:
                         misses[(out, model)].append(value - statistics.fmean(rest))
     weights: Weights = defaultdict(dict)
-    for (out, model), values in sorted(misses.items()):
-        weights[out][model] = 1 / max(statistics.fmean(v * v for v in values), FLOOR)
+    for (out, model), missed in sorted(misses.items()):
+        weights[out][model] = 1 / max(statistics.fmean(v * v for v in missed), FLOOR)
     return dict(weights)
 
 
