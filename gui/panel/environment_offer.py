@@ -3,7 +3,7 @@
 Shown under the framework box when the model's frameworks are none of them installed here
 (the slim download has no framework), or when the chosen framework's build cannot run on the
 chosen GPU (PyTorch with CUDA 13 on a GTX 1080 Ti). A click asks the window to open File >
-Settings and start making that framework's environment for this GPU there (engine/envs/,
+Settings and start making that framework's environment for this machine there (engine/envs/,
 `epochcost env create`), where its progress shows and a second click cancels it.
 """
 
@@ -30,8 +30,14 @@ def framework_to_make(
     return wanted if wanted in LABELS else None
 
 
+def make_text(framework: str) -> str:
+    """The button's words, here and in File > Settings: the build fits the machine's GPU and
+    driver, or its CPU where there is none."""
+    return f"Make a {LABELS[framework]} environment for this machine…"
+
+
 class EnvironmentOffer(QPushButton):
-    """ "Make a PyTorch environment for this GPU…": hidden unless a framework is to be made."""
+    """ "Make a PyTorch environment for this machine…": hidden unless one is to be made."""
 
     requested = Signal(str)  # the framework
 
@@ -48,5 +54,5 @@ class EnvironmentOffer(QPushButton):
     def offer(self, framework: str | None) -> None:
         self.framework = framework
         if framework is not None:
-            self.setText(f"Make a {LABELS[framework]} environment for this GPU…")
+            self.setText(make_text(framework))
         self.setVisible(framework is not None)

@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def make_environment(self, framework: str) -> SettingsDialog:
-        """The panel's "Make a … environment for this GPU…": File > Settings, making it there
+        """The panel's "Make a … environment for this machine…": File > Settings, making it there
         (its progress under its button; OK keeps the environment for the framework's runs)."""
         dialog = self.show_settings()
         dialog.make_environment(framework)

@@ -35,12 +35,13 @@ from PySide6.QtWidgets import (
 from engine.envs.choice import choose
 from engine.envs.create import Created, Progress, create
 from engine.envs.machine import read_machine
+from engine.measure.compatibility import LABELS
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
 from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.field_error import ERROR_STYLE
+from gui.panel.environment_offer import make_text
 
-LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
-MAKE_TEXT = {f: f"Make a {label} environment for this GPU…" for f, label in LABELS.items()}
+MAKE_TEXT = {f: make_text(f) for f in LABELS}
 OK_STYLE = "color: #3a8f3a;"
 
 

@@ -42,7 +42,7 @@ def test_a_model_with_no_framework_here_offers_to_make_one(qtbot, window, no_fra
     assert not panel.run_button.isEnabled()
     offer = panel.environment
     assert offer.isVisible()
-    assert offer.text() == "Make a PyTorch environment for this GPU…"
+    assert offer.text() == "Make a PyTorch environment for this machine…"
     started: list[str] = []
     window.show_settings = _settings_recording(window, started)
     offer.click()

@@ -167,7 +167,7 @@ def test_the_button_makes_an_environment_and_a_failed_check_leaves_nothing(qtbot
     dialog.make_env["torch"].clicked.emit()
     assert dialog.make_env["torch"].text() == "Cancel making the environment"
     qtbot.waitUntil(lambda: "torch" not in dialog._env_jobs, timeout=240_000)
-    assert dialog.make_env["torch"].text() == "Make a PyTorch environment for this GPU…"
+    assert dialog.make_env["torch"].text() == "Make a PyTorch environment for this machine…"
     # six is no PyTorch: the new environment does not pass its check, and is gone.
     status = dialog.make_env_status["torch"].text()
     assert status.startswith("It failed; nothing was left behind:"), status
