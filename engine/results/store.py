@@ -81,6 +81,7 @@ _FROM_BODY = {
     "data_kind": ("data", "kind"),  # what the run read (None, stored before: synthetic)
     "data_path": ("data", "source"),
     "input_wait_fraction": ("input_wait_fraction",),
+    "cloud_instance": ("cloud", "instance_type"),  # a run on a rented instance; None: here
 }
 LISTING = (*LIST_COLUMNS, *_FROM_BODY)
 # The status a listing gives a row whose stored JSON does not pass validate(): its figures are

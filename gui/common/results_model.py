@@ -107,11 +107,11 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the columns the table shows that the listing holds only in parts: a readable label
-    (model, batch, device, date), the kind of run (run, sweep, accuracy, failed, cancelled,
-    oom), where its batches came from (data), the relative half width of the throughput's 95%
-    interval (and its text: "no interval" for results stored before intervals were recorded)
-    and the status with "busy" where other processes used much of the CPU while it was
-    measured."""
+    (model, batch, device, date), the device with a cloud run's instance ("NVIDIA A10G on
+    g5.xlarge"), the kind of run (run, sweep, accuracy, failed, cancelled, oom), where its
+    batches came from (data), the relative half width of the throughput's 95% interval (and
+    its text: "no interval" for results stored before intervals were recorded) and the status
+    with "busy" where other processes used much of the CPU while it was measured."""
     import pandas as pd
 
     frame = frame.copy()
@@ -126,6 +126,10 @@ def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     other = pd.to_numeric(frame["other_cpu_fraction"], errors="coerce")
     busy = other > BUSY_CPU_FRACTION
     frame["status_text"] = frame["status"].where(~busy, frame["status"] + " (busy machine)")
+    frame["device"] = [  # a cloud run names its instance: two runs on one GPU model differ
+        f"{device} on {instance}" if isinstance(instance, str) and instance else device
+        for device, instance in zip(frame["device"], frame["cloud_instance"], strict=True)
+    ]
     frame["label"] = [
         readable_label(*row)
         for row in zip(

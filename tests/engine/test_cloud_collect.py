@@ -34,6 +34,9 @@ def test_the_run_commands_log_is_collected_with_price_and_startup(tmp_path, caps
     assert cloud["startup_usd"] == pytest.approx(cloud["startup_minutes"] / 60 * G5)
     assert main(["results", "show", result["run_id"], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cloud"]["price"]["usd_per_hour"] == G5
+    assert main(["results", "list"]) == 0  # the listing names the instance it ran on
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if result["run_id"] in line]
+    assert row.endswith(" on g5.xlarge"), row
 
 
 def test_a_log_without_a_result_is_one_line(tmp_path, capsys):

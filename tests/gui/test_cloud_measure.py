@@ -165,6 +165,10 @@ def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, 
     # In Past runs, selected, beside the home run; the cluster torn down once.
     assert window.results.selected_run_ids() == [result["run_id"]]
     assert window.results.model.row_of(HOME_ID) is not None
+    frame = window.results.model.frame
+    shown = frame.loc[frame["run_id"] == result["run_id"], "device"].item()
+    assert shown.endswith(" on g5.xlarge"), shown  # not the bare GPU name of a home run
+    assert "g5.xlarge" in frame.loc[frame["run_id"] == result["run_id"], "label"].item()
     assert fake_sky.downs == fake_sky.launched
     said = window.message_bar.text.text()
     assert said.startswith("Measured on aws g5.xlarge: ") and "The cluster is torn down." in said
