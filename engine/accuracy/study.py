@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.accuracy.repeats import BatchSummary, study_total, summarise
 from engine.accuracy.result import failed_result, is_accuracy_result
+from engine.core.checks import int_range
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started
 from engine.core.ids import new_group_id
@@ -48,15 +49,11 @@ class StudyPlan:
     def validated(self) -> StudyPlan:
         if not self.batch_sizes:
             raise ConfigError("batch_sizes", "give at least one batch size, e.g. 64,128")
-        for b in self.batch_sizes:
-            if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_BATCH_SIZE:
-                raise ConfigError(
-                    "batch_sizes", f"{b!r} is not a batch size (1 to {MAX_BATCH_SIZE})"
-                )
+        for b in self.batch_sizes:  # the run's own rule, as a sweep's batch sizes
+            int_range("batch_sizes", b, 1, MAX_BATCH_SIZE)
         if len(set(self.batch_sizes)) != len(self.batch_sizes):
             raise ConfigError("batch_sizes", "a batch size is given twice")
-        if isinstance(self.repeats, bool) or not 1 <= self.repeats <= MAX_REPEATS:
-            raise ConfigError("repeats", f"{self.repeats!r} is out of range (1 to {MAX_REPEATS})")
+        int_range("repeats", self.repeats, 1, MAX_REPEATS)
         for config in self.configs():
             config.validated()
         return self

@@ -31,7 +31,7 @@ QUICK = [
         (["--target", "0.9", "--batch-sizes", "64,64"], "--batch-sizes: a batch size is given"),
         (["--until-stable", "--dataset", "/no/such"], "--dataset: '/no/such' is neither a built"),
         (["--until-stable", "--model", "bert-base"], "--model: bert-base does not take 32x32x3"),
-        (["--until-stable", "--repeats", "0"], "--repeats: 0 is out of range (1 to 100)"),
+        (["--until-stable", "--repeats", "0"], "--repeats: 0 is out of range (allowed 1 to 100)"),
         (["--until-stable", "--band", "-1"], "--band: -1 is out of range"),
         (["--until-stable", "--eval-every", "0"], "--eval-every: 0 is out of range"),
         (["--until-stable", "--price-per-hour", "-3"], "--price-per-hour: -3 is out of range"),
