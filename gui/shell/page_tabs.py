@@ -1,11 +1,11 @@
 """The window's tabs and their pages, each page built when its tab is first shown.
 
-A page that is not on the first screen (Sweep, Accuracy) is made by a factory the first time
-its tab becomes current, or the first time something asks for it by title; until then its tab
-holds an empty scroll area, and neither its module nor its charts are loaded, so the window
-shows sooner (benchmarks/gui_latency.py --startup-only). Every page sits in a scroll area, so
-that no page's form sets the window's smallest size: a small screen scrolls the page instead
-of pushing the window past the screen's edge.
+A page that is not on the first screen (Compare, Sweep, Accuracy) is made by a factory the
+first time its tab becomes current, or the first time something asks for it by title; until
+then its tab holds an empty scroll area, and neither its module nor its charts are loaded, so
+the window shows sooner (benchmarks/gui_latency.py --startup-only). Every page sits in a
+scroll area, so that no page's form sets the window's smallest size: a small screen scrolls
+the page instead of pushing the window past the screen's edge.
 """
 
 from __future__ import annotations
