@@ -26,6 +26,9 @@ class CatalogSource(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._catalog: Catalog | None = None
+        # The last load's message (text, level, details), None when it found nothing wrong:
+        # a reader made after it (the Compare tab, built when first shown) says it too.
+        self.last_message: tuple[str, str, str] | None = None
 
     def get(self) -> Catalog:
         """The catalog (loaded the first time; about 10 ms)."""
@@ -37,16 +40,18 @@ class CatalogSource(QObject):
     def reload(self) -> Catalog:
         self._catalog = catalog.load()
         problems = self._catalog.problems
+        self.last_message = None
         if problems:
             rows = "row" if len(problems) == 1 else "rows"
             first = str(problems[0])
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            self.message.emit(
+            self.last_message = (
                 f"Your catalog files: {len(problems)} {rows} skipped, the rest loaded. "
                 f"{first}{more}",
                 "error",
                 "\n".join(str(p) for p in problems),
             )
+            self.message.emit(*self.last_message)
         self.reloaded.emit(self._catalog)
         return self._catalog
 

@@ -21,7 +21,7 @@ from engine.process.launcher import WorkerProcess, WorkerSpec, _engine_root
 from engine.process.model_check import ModelFileCheck, check_model_file
 from engine.results.schema import validate
 from engine.results.store import Store
-from tests.engine.helpers import TINY
+from tests.engine.helpers import TINY, besides_noise
 from tests.engine.model_files import (
     BAD,
     EXAMPLES,
@@ -238,7 +238,7 @@ def test_an_example_is_measured_end_to_end_and_its_code_is_recorded(
     }
     assert workload["epoch_unit"] == unit and result["epoch_samples"] == epoch_samples
     assert result["config"]["model_file"] == str(path)
-    assert [w for w in result["warnings"] if "busy" not in w] == []  # a shared machine may be busy
+    assert besides_noise(result["warnings"]) == []  # a shared machine may be busy
     assert validate(result) is result
     Store().add(result)
     assert Store().get(result["run_id"]) == result

@@ -92,6 +92,8 @@ class ComparePage(Page):
         self.results.selection_changed.connect(self._selection_changed)
         self.inputs.changed.connect(self.update_comparison)
         self.source.message.connect(self.message_bar.show_message)
+        if source.last_message is not None:  # said before this page was built
+            self.message_bar.show_message(*source.last_message)
         self.source.reloaded.connect(lambda _: self.update_comparison())
         # The panel's price (a profile, typed, owned) prices the selected run here too: each
         # price that passed its checks, never a half-typed mistake.
