@@ -63,8 +63,9 @@ class PageTabs(Mapping[str, Page]):
     def __getitem__(self, title: str) -> Page:
         page = self._built.get(title)
         if page is None:
-            factory = self._factories.pop(title)  # KeyError for a title that is no tab's
-            page = self._built[title] = factory()
+            page = self._factories[title]()  # KeyError for a title that is no tab's
+            del self._factories[title]  # only once made: a page that failed is tried again
+            self._built[title] = page
             self._areas[title].setWidget(page)
         return page
 

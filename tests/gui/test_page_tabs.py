@@ -52,3 +52,29 @@ def test_closing_the_window_stops_only_the_pages_it_built(window):
     show_tab(window, "Sweep")
     window.close()
     assert [type(p).__name__ for p in window.pages.built()] == ["RunPage", "SweepPage", "PlanPage"]
+
+
+def test_a_page_that_failed_to_build_is_tried_again(qtbot):
+    import pytest
+    from PySide6.QtWidgets import QTabWidget, QWidget
+
+    from gui.shell.page_tabs import PageTabs
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    pages = PageTabs(tabs)
+    pages.add("A", QWidget())  # type: ignore[arg-type]  # any widget serves here
+    tries: list[int] = []
+
+    def factory() -> QWidget:
+        tries.append(1)
+        if len(tries) == 1:
+            raise RuntimeError("the first try fails")
+        return QWidget()
+
+    pages.add_lazy("B", factory)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError):
+        pages["B"]
+    page = pages["B"]
+    assert pages["B"] is page and len(tries) == 2
+    assert tabs.widget(1).widget() is page
