@@ -246,7 +246,7 @@ class ConfigPanel(QWidget):
         if not values["framework"]:
             errors["framework"] = (
                 f"none of {', '.join(self._supported())} is installed in this environment; "
-                "the button below makes the one this GPU needs, or File > Settings points a "
+                "the button below makes the one this machine needs, or File > Settings points a "
                 "framework at a Python that has it"
             )
             values.pop("framework")
