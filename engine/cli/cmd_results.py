@@ -82,8 +82,7 @@ def _list(args: argparse.Namespace) -> int:
         usd = _cell(r.usd_per_epoch, report.money)
         batch = _cell(r.batch_size, lambda v: f"{v:.0f}")
         status, model, fw = (_text(v) for v in (r.status, r.model, r.framework))
-        instance = _text(r.cloud_instance)  # a cloud run names its instance, as Past runs
-        device = _text(r.device) + (f" on {instance}" if instance else "")
+        device = report.listed_device(_text(r.device), r.cloud_instance)
         print(
             f"{r.run_id:26s} {status:9s} {model:15s} {fw:10s} {batch:>5s} "
             f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {device}"

@@ -46,6 +46,14 @@ def money(usd: float | None) -> str:
     return f"${usd:,.2f}"
 
 
+def listed_device(device: str, cloud_instance: Any) -> str:
+    """A listing's device (Past runs, `results list`): a cloud run's names its instance beside
+    the GPU ("NVIDIA A10G on g5.xlarge"), so that a run at home and a rented one differ."""
+    if isinstance(cloud_instance, str) and cloud_instance:
+        return f"{device} on {cloud_instance}"
+    return device
+
+
 def mean_std(s: Spread, fmt: str, scale: float = 1.0) -> str:
     """ "275 ± 66" (the std left out with fewer than two values), "n/a" without a mean."""
     if s.mean is None:

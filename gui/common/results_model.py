@@ -126,8 +126,8 @@ def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     other = pd.to_numeric(frame["other_cpu_fraction"], errors="coerce")
     busy = other > BUSY_CPU_FRACTION
     frame["status_text"] = frame["status"].where(~busy, frame["status"] + " (busy machine)")
-    frame["device"] = [  # a cloud run names its instance: two runs on one GPU model differ
-        f"{device} on {instance}" if isinstance(instance, str) and instance else device
+    frame["device"] = [
+        report.listed_device(device, instance)
         for device, instance in zip(frame["device"], frame["cloud_instance"], strict=True)
     ]
     frame["label"] = [
