@@ -17,16 +17,16 @@ from PySide6.QtWidgets import QPushButton
 from engine.measure.compatibility import LABELS
 
 
-def framework_to_make(
-    errors: dict[str, str], chosen: str, supported: Sequence[str], gpu_refused: bool
-) -> str | None:
-    """The framework whose environment would let the run start, or None: the model's first
-    supported framework when none is installed; the chosen one when its build cannot run on
-    the chosen GPU. Only frameworks epochcost can make an environment for."""
+def framework_to_make(errors: dict[str, str], chosen: str, supported: Sequence[str]) -> str | None:
+    """The framework whose environment would let the run start, or None. `errors`: the
+    panel's own (ConfigPanel.values), where "framework" says none is installed and "device"
+    that the chosen framework's build cannot run on the chosen GPU. The model's first
+    supported framework in the first case, the chosen one in the second; only frameworks
+    epochcost can make an environment for."""
     if "framework" in errors:
         wanted = next((f for f in supported if f in LABELS), None)
     else:
-        wanted = chosen if gpu_refused else None
+        wanted = chosen if "device" in errors else None
     return wanted if wanted in LABELS else None
 
 

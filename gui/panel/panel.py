@@ -287,11 +287,8 @@ class ConfigPanel(QWidget):
         self.price.show_error(self.errors.get("usd_per_hour"))
         if "usd_per_hour" not in self.errors:
             self._accept_price(Price.of(values), self.price.owned_choice())
-        gpu = self.gpu_check.verdict(self.device.currentData() or "auto")
         self.environment.offer(
-            framework_to_make(
-                errors, self.framework.currentText(), self._supported(), bool(gpu and not gpu.ok)
-            )
+            framework_to_make(errors, self.framework.currentText(), self._supported())
         )
         other = [f"{k}: {v}" for k, v in self.errors.items() if k not in self._error_labels]
         self.other_error.show_error("\n".join(other))

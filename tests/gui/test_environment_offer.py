@@ -10,18 +10,19 @@ from gui.panel.environment_offer import framework_to_make
 
 
 @pytest.mark.parametrize(
-    ("errors", "chosen", "supported", "refused", "offered"),
+    ("errors", "chosen", "supported", "offered"),
     [
-        ({"framework": "none installed"}, "", ["torch", "tensorflow"], False, "torch"),
-        ({"framework": "none installed"}, "", ["tensorflow"], False, "tensorflow"),
-        ({"framework": "none installed"}, "", ["jax"], False, None),  # epochcost makes no jax
-        ({"device": "cannot run"}, "torch", ["torch", "tensorflow"], True, "torch"),
-        ({}, "tensorflow", ["torch", "tensorflow"], True, "tensorflow"),
-        ({}, "torch", ["torch"], False, None),  # it can run: nothing to make
+        ({"framework": "none installed"}, "", ["torch", "tensorflow"], "torch"),
+        ({"framework": "none installed"}, "", ["tensorflow"], "tensorflow"),
+        ({"framework": "none installed"}, "", ["jax"], None),  # epochcost makes no jax
+        ({"device": "cannot run"}, "torch", ["torch", "tensorflow"], "torch"),
+        ({"device": "cannot run"}, "tensorflow", ["torch", "tensorflow"], "tensorflow"),
+        ({}, "torch", ["torch"], None),  # it can run: nothing to make
+        ({"batch_size": "0 is out of range"}, "torch", ["torch"], None),  # not for this
     ],
 )
-def test_which_framework_is_offered(errors, chosen, supported, refused, offered):
-    assert framework_to_make(errors, chosen, supported, refused) == offered
+def test_which_framework_is_offered(errors, chosen, supported, offered):
+    assert framework_to_make(errors, chosen, supported) == offered
 
 
 @pytest.fixture
