@@ -21,6 +21,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.cli.common import run_worker
 from engine.measure.config import RunConfig
@@ -63,21 +64,31 @@ GPU_CASES = {
 }
 
 
-def harness(framework: str, case: Case, device: str) -> float:
-    # One window of a fixed step count (stability threshold 0), like the hand loop, so both
-    # time the same work.
-    config = RunConfig(
-        model=case.model,
-        framework=framework,
-        device=device,
-        batch_size=case.batch,
-        threads=case.threads,
-        warmup_steps=case.warmup,
-        min_steps=case.steps,
-        max_steps=case.steps,
+def fixed_window(model: str, batch: int, warmup: int, steps: int, **changes: Any) -> RunConfig:
+    """One window of a fixed step count (stability threshold 0), like a hand loop's, so both
+    time the same work (benchmarks/loop_cost.py times the loop the same way)."""
+    return RunConfig(
+        model=model,
+        batch_size=batch,
+        warmup_steps=warmup,
+        min_steps=steps,
+        max_steps=steps,
         max_seconds=600.0,
         stability_threshold=0.0,
         repeats=1,
+        **changes,
+    )
+
+
+def harness(framework: str, case: Case, device: str) -> float:
+    config = fixed_window(
+        case.model,
+        case.batch,
+        case.warmup,
+        case.steps,
+        framework=framework,
+        device=device,
+        threads=case.threads,
     )
     result, failure, _ = run_worker(config.validated())
     if result is None:

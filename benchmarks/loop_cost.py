@@ -15,7 +15,8 @@ import statistics
 import threading
 import time
 
-from engine.measure.config import RunConfig
+from harness_overhead import fixed_window
+
 from engine.measure.probes import CpuProbe
 from engine.worker.frameworks.timers import WallTimer
 from engine.worker.measure.loop import Measurement, measure
@@ -57,16 +58,7 @@ class NoopSession:
 
 def harness_us(steps: int) -> float:
     """Microseconds a step through measure(), warm-up and one window of `steps`."""
-    config = RunConfig(
-        model="tiny-mlp",
-        batch_size=16,
-        warmup_steps=10,
-        min_steps=steps,
-        max_steps=steps,
-        max_seconds=600.0,
-        stability_threshold=0.0,
-        repeats=1,
-    ).validated()
+    config = fixed_window("tiny-mlp", 16, 10, steps).validated()
     monitor = Monitor(CpuProbe(), "loop-cost").start()
     t0 = time.perf_counter()
     for _ in measure(NoopSession(), config, "loop-cost", threading.Event(), monitor, Measurement()):
