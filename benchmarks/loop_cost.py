@@ -4,7 +4,7 @@ monitor's samples) over a session whose step does nothing, against a bare loop o
 no-op steps, alternating in one process. On a millisecond step, the loop's cost over the step's
 time is the least the harness can cost it (benchmarks/harness_overhead.py measures the whole).
 
-    .venv/bin/python benchmarks/loop_cost.py [--steps 200000] [--rounds 5]
+    .venv/bin/python benchmarks/loop_cost.py [--steps 3000] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def bare_us(steps: int) -> float:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=200_000)
+    p.add_argument("--steps", type=int, default=3000)  # tiny-mlp's window in harness_overhead
     p.add_argument("--rounds", type=int, default=5)
     args = p.parse_args()
     ours, bare = [], []
