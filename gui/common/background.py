@@ -4,9 +4,16 @@ The engine's long calls (a sweep's events(), an accuracy study, a model-file che
 are cancelled from another thread. A tab wraps one in a BackgroundJob:
 
     job = BackgroundJob(lambda emit: [emit(e) for e in sweep.events()], cancel=sweep.cancel)
-    job.item.connect(self.on_event)      # each emitted object, queued to the GUI thread
+    job.item.connect(self.on_event)      # each emitted object, emitted on the GUI thread
     job.done.connect(self.on_done)       # once, after the work returned or raised
     job.start()
+
+`item` and `done` are emitted on the GUI thread, not the job's: the work's thread emits private
+signals that one @Slot of the job (which lives on the GUI thread) re-emits there. So any
+receiver (a lambda, a plain method, pytest-qt's waitSignal) is called on the GUI thread with no
+cross-thread dispatch of its own: PySide6 6.8+ can crash when a signal carrying a Python
+object crosses threads into a callable that is not a Slot and that disconnects itself
+(PYSIDE-3124; a stress test here crashed within a minute, and never with the relay).
 
 `done` carries the work's return value, or an `JobError` when it raised (the message for the
 user and the traceback for the details), so an engine bug ends in a message, never a crash.
@@ -22,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 Emit = Callable[[Any], None]
 
@@ -47,7 +54,9 @@ def dispose(thread: QThread | None) -> None:
 
 class BackgroundJob(QThread):
     item = Signal(object)  # whatever the work emits, in order, on the GUI thread
-    done = Signal(object)  # the work's return value, or a JobError
+    done = Signal(object)  # the work's return value, or a JobError, on the GUI thread
+    _item_from_work = Signal(object)  # emitted on the job's thread, relayed as `item`
+    _done_from_work = Signal(object)  # likewise, relayed as `done`
 
     def __init__(
         self,
@@ -59,12 +68,23 @@ class BackgroundJob(QThread):
         self._work = work
         self._cancel = cancel
         self.cancelled = False
+        # The job object lives on the GUI thread, so these are queued when run() emits.
+        self._item_from_work.connect(self._relay_item)
+        self._done_from_work.connect(self._relay_done)
 
     def run(self) -> None:
         try:
-            outcome = self._work(self.item.emit)
+            outcome = self._work(self._item_from_work.emit)
         except Exception as exc:  # an engine error ends the job with a message, not a crash
             outcome = JobError(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        self._done_from_work.emit(outcome)
+
+    @Slot(object)
+    def _relay_item(self, item: object) -> None:
+        self.item.emit(item)
+
+    @Slot(object)
+    def _relay_done(self, outcome: object) -> None:
         self.done.emit(outcome)
 
     def cancel(self) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -310,6 +310,7 @@ class MainWindow(QMainWindow):
         with contextlib.suppress(RuntimeError):  # the window may be gone by now
             self._store_imported.emit()  # queued to the GUI thread
 
+    @Slot()  # emitted on the import thread: a real slot receives it safely
     def _load_table(self) -> None:
         if self.results.model.frame is None:  # unless something loaded it already
             self.results.refresh()

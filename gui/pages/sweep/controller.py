@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.core.events import Phase, Step
 from engine.measure.config import RunConfig
@@ -143,6 +143,7 @@ class SweepController(QObject):
     def _on_done(self, outcome: Any) -> None:
         self._outcome = outcome
 
+    @Slot()  # QThread.finished comes from the job's thread: a real slot receives it safely
     def _on_job_finished(self, job: BackgroundJob | None = None) -> None:
         sender = job if isinstance(job, BackgroundJob) else self.sender()
         if sender is not self.job or not isinstance(sender, BackgroundJob):
