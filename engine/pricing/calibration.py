@@ -8,9 +8,10 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
   estimates that rest on spec ratios alone;
 - `family_weights[model]`: how much each published model counts in its family's mean
   (engine/pricing/family_mean.py);
-- `ranges[(kind, family, model)]`: the 80% range of each kind of estimate, from its errors checked
-  against the table (engine/pricing/errors.py: leave one GPU out, leave one model out, one
-  benchmark version against the other, the fitted spec form against every pair).
+- `ranges[(kind, family, model, precision)]`: the 80% range of each kind of estimate, from its
+  errors checked against the table (engine/pricing/errors.py: leave one GPU out, leave one
+  model out, one benchmark version against the other, the fitted spec form against every
+  pair).
 
 The Lambda table ran in NVIDIA's PyTorch containers, which run fp32 arithmetic as TF32 on
 Ampere and newer; its spec ratios are formed that way.
@@ -47,10 +48,11 @@ class Calibration:
     def alpha_for(self, precision: str, family: str) -> float:
         return self.alpha.get((precision, family), self.alpha.get((precision, ""), DEFAULT_ALPHA))
 
-    def range_for(self, kind: str, family: str, model: str = "") -> ErrorRange:
-        """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family`;
-        `model`: the published model whose own ratio it rests on."""
-        return errors.range_for(self.ranges, kind, family, model)
+    def range_for(self, kind: str, family: str, model: str = "", precision: str = "") -> ErrorRange:
+        """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family` in
+        the table's `precision` (fp32, fp16); `model`: the published model whose own ratio it
+        rests on."""
+        return errors.range_for(self.ranges, kind, family, model, precision)
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ def _fit_alpha(pairs: list[_Pair]) -> tuple[dict[tuple[str, str], float], Residu
             alpha[(precision, family)] = best
             for p in of_family:
                 miss = _log_error(p, best)
-                residuals[("spec", family, "")] += [(miss, p.gpus[1]), (-miss, p.gpus[0])]
+                key = ("spec", family, "", precision)
+                residuals[key] += [(miss, p.gpus[1]), (-miss, p.gpus[0])]
     return alpha, residuals
 
 

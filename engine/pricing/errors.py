@@ -19,13 +19,18 @@ estimate rests on, engine/pricing/projection.py):
 - `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
   published pair.
 
+Every check also keeps the table's precision it was made in (fp32, fp16: a run's bf16 is the
+table's fp16): one model's errors differ between them (leaving one GPU out, gnmt's stand-in
+estimates miss by a median 4% in fp16 and 11% in fp32, bert base's by 10% and 6%).
+
 Each check keeps what it left out (the GPU, or the model), and the range's quantile spread
 is chosen so that, computed without each of those in turn, it held 80% of the checks of the one
 left out (engine/pricing/coverage.py): the 10th-90th percentile where errors do not cluster,
-wider where they do. A range is taken per model for the `same model` kinds (the model is a
-published one, and published models differ in how far they stray: resnet50's ratios follow
-the specs, waveglow's do not), else per family, where there are MIN_RESIDUALS residuals of
-it, else over every family of the kind, else it is the default +-40% and says so.
+wider where they do. A range is taken, where there are MIN_RESIDUALS checks of it, per model
+and precision for the `same model` kinds (the model is a published one, and published models
+differ in how far they stray: resnet50's ratios follow the specs, waveglow's do not), else per
+model, else per family and precision, else per family, else over every family of the kind,
+else it is the default +-40% and says so.
 """
 
 from __future__ import annotations
@@ -47,9 +52,10 @@ MIN_RESIDUALS = 20
 DEFAULT = (0.6, 1.4)  # factors, with no table or too few residuals
 KINDS = ("same model", "family", "stand-in, same model", "stand-in, family", "spec")
 
-# (kind, family, published model or "") -> (log(published / estimated), what the check left
-# out) of each check. The model is "" for the kinds that do not rest on the model's own ratio.
-Key = tuple[str, str, str]
+# (kind, family, published model or "", precision or "") -> (log(published / estimated), what
+# the check left out) of each check. The model is "" for the kinds that do not rest on the
+# model's own ratio; "" for the precision: over both.
+Key = tuple[str, str, str, str]
 Residuals = dict[Key, list[Check]]
 AlphaFor = Callable[[str, str], float]  # (table precision, family) -> weight of compute
 
@@ -63,13 +69,15 @@ class ErrorRange:
     kind: str
     family: str = ""  # "" over every family
     model: str = ""  # the published model it is of; "" over the family's
+    precision: str = ""  # the table's precision it is of (fp32, fp16); "" over both
     count: int = 0  # residuals it comes from; 0: the default
     spread: float = LEVEL  # the central share of the residuals it spans (coverage.SPREADS)
 
     def text(self) -> str:
         if not self.count:
             return "80% range: a default x0.6 to x1.4 (too few published checks of such estimates)"
-        of = f"{self.model or self.family} " if self.model or self.family else ""
+        of = " ".join(w for w in (self.model or self.family, self.precision) if w)
+        of = f"{of} " if of else ""
         tail = (1 - self.spread) / 2 * 100
         return (
             f"80% range from {self.count:,} checks of {of}'{self.kind}' estimates against "
@@ -85,7 +93,7 @@ def quantile_range(residuals: list[float], spread: float = LEVEL) -> tuple[float
 
 
 def error_range(checks: list[Check], key: Key) -> ErrorRange:
-    """The range of one (kind, family, model)'s checks, its spread chosen by
+    """The range of one (kind, family, model, precision)'s checks, its spread chosen by
     coverage.held_out_spread."""
     spread = coverage.held_out_spread(checks)
     low, high = quantile_range([v for v, _ in checks], spread)
@@ -93,13 +101,16 @@ def error_range(checks: list[Check], key: Key) -> ErrorRange:
 
 
 def ranges(residuals: Residuals) -> dict[Key, ErrorRange]:
-    """The range of every (kind, family, model) with enough residuals, of every (kind, family)
-    over its models (model "") and of every kind over all its families (family "")."""
+    """The range of every (kind, family, model, precision) with enough residuals, of each
+    model over both precisions, of every (kind, family, precision) over its models (model
+    ""), of each family over both, and of every kind over all (family "")."""
     pooled: dict[Key, list[Check]] = defaultdict(list)
-    for (kind, family, model), checks in sorted(residuals.items()):
-        pooled[(kind, "", "")] += checks
+    for (kind, family, model, precision), checks in sorted(residuals.items()):
+        pooled[(kind, "", "", "")] += checks
+        pooled[(kind, family, "", "")] += checks
         if model:
-            pooled[(kind, family, "")] += checks
+            pooled[(kind, family, model, "")] += checks
+            pooled[(kind, family, "", precision)] += checks
     groups = {**pooled, **residuals}
     return {
         key: error_range(checks, key)
@@ -108,15 +119,16 @@ def ranges(residuals: Residuals) -> dict[Key, ErrorRange]:
     }
 
 
-def range_for(found: dict[Key, ErrorRange], kind: str, family: str, model: str = "") -> ErrorRange:
-    """The model's range (a published model, for the `same model` kinds), else the family's,
-    else the kind's over every family, else the default."""
-    return (
-        (found.get((kind, family, model)) if model else None)
-        or found.get((kind, family, ""))
-        or found.get((kind, "", ""))
-        or ErrorRange(*DEFAULT, kind)
-    )
+def range_for(
+    found: dict[Key, ErrorRange], kind: str, family: str, model: str = "", precision: str = ""
+) -> ErrorRange:
+    """The range of the model (a published model, for the `same model` kinds) in `precision`
+    (the table's: fp32, fp16), else of the model, else of the family in `precision`, else of
+    the family, else the kind's over every family, else the default."""
+    keys = [(kind, family, model, precision), (kind, family, model, "")] if model else []
+    keys += [(kind, family, "", precision), (kind, family, "", ""), (kind, "", "", "")]
+    found_range = next((found[k] for k in keys if k in found), None)
+    return found_range or ErrorRange(*DEFAULT, kind)
 
 
 def model_out(table: PublishedTable, weights: Weights | None = None) -> Residuals:
@@ -124,7 +136,7 @@ def model_out(table: PublishedTable, weights: Weights | None = None) -> Residual
     family (`weights[model]`: computed without the model; plain mean without weights), same GPU
     pair and version (both ways round); the group is the model left out."""
     out: Residuals = defaultdict(list)
-    for _, _, _, _, fa, fb in table.pairs():
+    for _, precision, _, _, fa, fb in table.pairs():
         logs: dict[str, list[tuple[float, str]]] = defaultdict(list)
         for model in sorted(fa.keys() & fb.keys()):
             logs[table.family_of(model) or ""].append((math.log(fb[model] / fa[model]), model))
@@ -133,7 +145,7 @@ def model_out(table: PublishedTable, weights: Weights | None = None) -> Residual
                 others = [(m, v) for v, m in values[:i] + values[i + 1 :]]
                 if others:
                     miss = value - weighted_log_mean(others, (weights or {}).get(model, {}))
-                    out[("family", family, "")] += [(miss, model), (-miss, model)]
+                    out[("family", family, "", precision)] += [(miss, model), (-miss, model)]
     return out
 
 
@@ -149,7 +161,7 @@ def version_to_version(table: PublishedTable) -> Residuals:
             ga, gb = table.figures_of(w, precision, a), table.figures_of(w, precision, b)
             for model in sorted(fa.keys() & fb.keys() & ga.keys() & gb.keys()):
                 miss = math.log(fb[model] / fa[model]) - math.log(gb[model] / ga[model])
-                key = ("same model", table.family_of(model) or "", model)
+                key = ("same model", table.family_of(model) or "", model, precision)
                 out[key] += [(miss, model), (-miss, model)]
     return out
 
@@ -198,7 +210,8 @@ def _gpu_out_one(
             truth = math.log(fb[model] / fa[model]) - step_log
             if model in fs:
                 own = math.log(fs[model] / fa[model])
-                out[("stand-in, same model", family, model)].append((truth - own, target))
+                key = ("stand-in, same model", family, model, precision)
+                out[key].append((truth - own, target))
             others = [
                 (m, math.log(fs[m] / fa[m]))
                 for m in sorted(fa.keys() & fs.keys())
@@ -206,7 +219,7 @@ def _gpu_out_one(
             ]
             if others:
                 miss = truth - weighted_log_mean(others, weights.get(model, {}))
-                out[("stand-in, family", family, "")].append((miss, target))
+                out[("stand-in, family", family, "", precision)].append((miss, target))
 
 
 def _stand_in(

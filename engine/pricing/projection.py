@@ -219,7 +219,8 @@ def project(
             f"x{spec.bandwidth:.2f}, weighed as published measurements say"
         )
     own = published_model if kind.endswith("same model") else ""
-    error = basis.calibration.range_for(kind, family, own)
+    table_precision = published.TABLE_PRECISION[precision]
+    error = basis.calibration.range_for(kind, family, own, table_precision)
     return Projection(
         "estimated",
         samples_per_s * factor,

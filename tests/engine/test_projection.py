@@ -42,12 +42,13 @@ def test_a_1080_ti_result_projected_to_a_v100_rests_on_published_conv_models():
     p = project(1000.0, GTX_1080_TI, V100, "fp32", basis=BASIS, family="convolutional", tf32=True)
     assert p.status == "estimated" and p.method == "published"
     assert p.samples_per_s == pytest.approx(1738.00, rel=1e-4)
-    error = BASIS.calibration.range_for("family", "convolutional")
-    assert error.count >= 1000 and error.family == "convolutional"
+    error = BASIS.calibration.range_for("family", "convolutional", precision="fp32")
+    assert error.count >= 1000 and (error.family, error.precision) == ("convolutional", "fp32")
     assert p.low == pytest.approx(1738.00 * error.low, rel=1e-4)
     assert p.high == pytest.approx(1738.00 * error.high, rel=1e-4)
-    # hand-checked bounds: a V100 trains a convnet 1.2x to 2.9x as fast as a 1080 Ti here
-    assert 1200 < p.low < 1500 and 2400 < p.high < 2900
+    # hand-checked bounds: a V100 trains a convnet 1.15x to 2.9x as fast as a 1080 Ti here
+    # (fp32 family estimates miss more than fp16 ones: their range is the wider)
+    assert 1150 < p.low < 1500 and 2400 < p.high < 2900
     assert p.range_label == "80% range" and "80% range from" in p.basis
     assert "measured ratio of 3 published convolutional models" in p.basis
     assert "resnet50, ssd, waveglow" in p.basis and "Lambda PyTorch benchmark v1" in p.basis

@@ -18,14 +18,27 @@ A, B = CAT.gpu("GeForce GTX 1080 Ti"), CAT.gpu("Tesla V100 SXM2 16GB")
 LN2 = math.log(2)
 
 
-def _small_table() -> PublishedTable:
-    """Two GPUs, four convolutional models; B trains them 1, 2, 4 and 16 times as fast as A."""
+def _small_table(fp16: tuple[float, ...] = ()) -> PublishedTable:
+    """Two GPUs, four convolutional models; B trains them 1, 2, 4 and 16 times as fast as A in
+    fp32, and `fp16` times as fast in fp16 (none without)."""
     figures = []
-    for model, ratio in (("m1", 1), ("m2", 2), ("m3", 4), ("m4", 16)):
-        for gpu, value in ((A.name, 100.0), (B.name, 100.0 * ratio)):
-            figures.append(
-                Figure(gpu, model, "convolutional", "fp32", value, "v1", gpu, "test", "0" * 40, "")
-            )
+    for precision, ratios in (("fp32", (1, 2, 4, 16)), ("fp16", fp16)):
+        for model, ratio in zip(("m1", "m2", "m3", "m4"), ratios, strict=False):
+            for gpu, value in ((A.name, 100.0), (B.name, 100.0 * ratio)):
+                figures.append(
+                    Figure(
+                        gpu,
+                        model,
+                        "convolutional",
+                        precision,
+                        value,
+                        "v1",
+                        gpu,
+                        "test",
+                        "0" * 40,
+                        "",
+                    )
+                )
     return PublishedTable(tuple(figures))
 
 
@@ -33,7 +46,7 @@ def test_leave_one_model_out_residuals_by_hand():
     # log ratios 0, l, 2l, 4l (l = ln 2). Each against the mean of the other three:
     # m1 0 - 7l/3, m2 l - 2l, m3 2l - 5l/3, m4 4l - l; each both ways round, in the group of
     # the model left out.
-    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
     expected = {"m1": 7 / 3, "m2": 1, "m3": 1 / 3, "m4": 3}
     assert sorted(g for _, g in found) == ["m1", "m1", "m2", "m2", "m3", "m3", "m4", "m4"]
     for value, group in found:
@@ -45,7 +58,7 @@ def test_the_80_percent_range_is_the_10th_to_90th_percentile_by_hand():
     # Sorted residuals (x l): -3, -7/3, -1, -1/3, 1/3, 1, 7/3, 3 (n = 8). The 10th percentile
     # sits at (n-1) x 0.1 = 0.7: -3 + 0.7 x (-7/3 + 3) = -2.5333; the 90th at 6.3:
     # 7/3 + 0.3 x (3 - 7/3) = 2.5333. Factors 2^-2.5333 = 0.17274, 2^2.5333 = 5.7891.
-    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
     low, high = errors.quantile_range([v for v, _ in found])
     assert (low, high) == (pytest.approx(0.17274, rel=1e-4), pytest.approx(5.7891, rel=1e-4))
 
@@ -61,7 +74,7 @@ def test_the_spread_is_the_narrowest_that_holds_80_percent_of_each_group_left_ou
     assert coverage.held_out_spread(checks) == 0.86
     # The range: of all ten sorted, the 7th percentile at 9 x 0.07 = 0.63, between -2 and
     # -1.5: -2 + 0.63 x 0.5 = -1.685; the 93rd at +1.685.
-    r = errors.error_range(checks, ("stand-in, same model", "convolutional", "m"))
+    r = errors.error_range(checks, ("stand-in, same model", "convolutional", "m", ""))
     assert (r.low, r.high) == (pytest.approx(math.exp(-1.685)), pytest.approx(math.exp(1.685)))
     assert r.spread == 0.86 and r.count == 10
     assert "(their percentiles 7 to 93)" in r.text()
@@ -70,7 +83,7 @@ def test_the_spread_is_the_narrowest_that_holds_80_percent_of_each_group_left_ou
 def test_a_spread_no_group_allows_is_the_widest_and_one_group_is_the_10th_to_90th():
     # The small table's checks: m4 (+-3 l) lies beyond every other group's, so at most 6 of
     # 8 can fall inside: the widest spread, 0.98. One group alone: nothing to leave out.
-    found = errors.model_out(_small_table())[("family", "convolutional", "")]
+    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
     assert coverage.held_out_spread(found) == 0.98
     assert coverage.held_out_spread([(v, "one") for v, _ in found]) == 0.8
 
@@ -89,8 +102,37 @@ def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
     assert p.low == pytest.approx(3363.59 * 2**-2.953333, rel=1e-5)
     assert p.high == pytest.approx(3363.59 * 2**2.953333, rel=1e-5)
     assert p.range_label == "80% range"
-    assert "80% range from 8 checks of convolutional 'family' estimates" in p.basis
+    assert "80% range from 8 checks of convolutional fp32 'family' estimates" in p.basis
     assert "(their percentiles 1 to 99)" in p.basis
+
+
+def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch):
+    # fp16 ratios 1, 2, 2, 4: log ratios (x l) 0, 1, 1, 2, each against the mean of the
+    # other three: m1 -4/3, m2 0, m3 0, m4 +4/3, both ways round. No other group reaches m1's
+    # or m4's +-4/3 (without m1 the low end is -4/3 + 5 x tail x 4/3 > -4/3), so at most 4 of
+    # 8 fall inside: spread 0.98, whose 1st percentile of -4/3, -4/3, 0, ... (at 7 x 0.01,
+    # between the two -4/3) is -4/3: factors 2^-+4/3. The estimate: (1 x 2 x 2 x 4)^(1/4) = 2.
+    monkeypatch.setattr(errors, "MIN_RESIDUALS", 8)
+    table = _small_table(fp16=(1, 2, 2, 4))
+    ranges = errors.ranges(errors.model_out(table))
+    basis = Basis(table, Calibration(ranges=ranges), CAT.gpus)
+    p = project(1000.0, A, B, "fp16", basis=basis, family="convolutional")
+    assert p.samples_per_s == pytest.approx(2000.0)
+    assert (p.low, p.high) == (
+        pytest.approx(2000 * 2 ** (-4 / 3)),
+        pytest.approx(2000 * 2 ** (4 / 3)),
+    )
+    assert "80% range from 8 checks of convolutional fp16 'family' estimates" in p.basis
+    # fp32 keeps its own (the small table's, above: 2^-+2.95333)
+    p32 = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
+    assert p32.low == pytest.approx(p32.samples_per_s * 2**-2.953333, rel=1e-5)
+    # Too few of one precision's checks: both precisions' together (16), said without one
+    monkeypatch.setattr(errors, "MIN_RESIDUALS", 9)
+    ranges = errors.ranges(errors.model_out(table))
+    assert set(ranges) == {("family", "convolutional", "", ""), ("family", "", "", "")}
+    pooled = Calibration(ranges=ranges).range_for("family", "convolutional", "", "fp16")
+    assert pooled.count == 16 and pooled.precision == ""
+    assert "16 checks of convolutional 'family' estimates" in pooled.text()
 
 
 def test_too_few_checks_give_the_default_range_and_say_so():
@@ -124,11 +166,11 @@ def test_the_measurements_interval_widens_the_range_in_quadrature():
 
 def test_the_shipped_table_gives_every_kind_a_range_and_leave_one_gpu_out_is_narrow():
     ranges = Basis.of(CAT).calibration.ranges
-    assert {kind for kind, _, _ in ranges} == set(errors.KINDS)
-    stand_in = ranges[("stand-in, same model", "", "")]
+    assert {kind for kind, _, _, _ in ranges} == set(errors.KINDS)
+    stand_in = ranges[("stand-in, same model", "", "", "")]
     assert stand_in.count > 5000 and stand_in.high / stand_in.low <= 1.8
     # a published model's own range where it has one: resnet50's ratios follow the specs
-    resnet50 = ranges[("stand-in, same model", "convolutional", "resnet50")]
+    resnet50 = ranges[("stand-in, same model", "convolutional", "resnet50", "")]
     assert resnet50.high / resnet50.low < stand_in.high / stand_in.low
 
 
@@ -156,7 +198,7 @@ def test_a_model_that_strays_counts_less_in_its_familys_ratio():
     basis = Basis(table, Calibration(family_weights=weights[""]), CAT.gpus)
     p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p.samples_per_s == pytest.approx(1000 * 2**1.888767, rel=1e-6)
-    found = errors.model_out(table, weights)[("family", "convolutional", "")]
+    found = errors.model_out(table, weights)[("family", "convolutional", "", "fp32")]
     w = 1 / (1.5 * LN2) ** 2
     mean = (LN2 * 1e4 + 2 * LN2 * w) / (1e4 + 2 * w)
     assert sorted(abs(v) for v, g in found if g == "m4") == [
