@@ -67,17 +67,17 @@ GPU_CASES = {
 def fixed_window(model: str, batch: int, warmup: int, steps: int, **changes: Any) -> RunConfig:
     """One window of a fixed step count (stability threshold 0), like a hand loop's, so both
     time the same work (benchmarks/loop_cost.py times the loop the same way)."""
-    return RunConfig(
-        model=model,
-        batch_size=batch,
-        warmup_steps=warmup,
-        min_steps=steps,
-        max_steps=steps,
-        max_seconds=600.0,
-        stability_threshold=0.0,
-        repeats=1,
-        **changes,
-    )
+    fields: dict[str, Any] = {
+        "model": model,
+        "batch_size": batch,
+        "warmup_steps": warmup,
+        "min_steps": steps,
+        "max_steps": steps,
+        "max_seconds": 600.0,
+        "stability_threshold": 0.0,
+        "repeats": 1,
+    }
+    return RunConfig(**{**fields, **changes})
 
 
 def harness(framework: str, case: Case, device: str) -> float:

@@ -4,7 +4,11 @@ monitor's samples) over a session whose step does nothing, against a bare loop o
 no-op steps, alternating in one process. On a millisecond step, the loop's cost over the step's
 time is the least the harness can cost it (benchmarks/harness_overhead.py measures the whole).
 
-    .venv/bin/python benchmarks/loop_cost.py [--steps 3000] [--rounds 5]
+    .venv/bin/python benchmarks/loop_cost.py [--steps 3000] [--rounds 5] [--stability 1e-9]
+
+--stability: the stop rule's threshold (default 0, a fixed step count, as harness_overhead.py).
+A threshold no window meets (1e-9) keeps the rule checking stability over the whole window from
+its 10th step on, as a default run's rule does until its times settle.
 """
 
 from __future__ import annotations
@@ -56,9 +60,11 @@ class NoopSession:
         return []
 
 
-def harness_us(steps: int) -> float:
+def harness_us(steps: int, stability: float = 0.0) -> float:
     """Microseconds a step through measure(), warm-up and one window of `steps`."""
-    config = fixed_window("tiny-mlp", 16, 10, steps).validated()
+    # With a threshold, the rule is checked from the 10th step on (a default run's min steps).
+    rule = {"stability_threshold": stability, "min_steps": 10} if stability else {}
+    config = fixed_window("tiny-mlp", 16, 10, steps, **rule).validated()
     monitor = Monitor(CpuProbe(), "loop-cost").start()
     t0 = time.perf_counter()
     for _ in measure(NoopSession(), config, "loop-cost", threading.Event(), monitor, Measurement()):
@@ -81,10 +87,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=3000)  # tiny-mlp's window in harness_overhead
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--stability", type=float, default=0.0)
     args = p.parse_args()
     ours, bare = [], []
     for _ in range(args.rounds):
-        ours.append(harness_us(args.steps))
+        ours.append(harness_us(args.steps, args.stability))
         bare.append(bare_us(args.steps))
     print(
         f"measuring loop {statistics.median(ours):.2f} us a step "
