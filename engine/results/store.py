@@ -11,7 +11,6 @@ and the rest of the store stays usable.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -26,6 +25,7 @@ import pandas as pd
 from engine.core import paths
 from engine.core.errors import ConfigError, StoreError
 from engine.results.files import read_result_file
+from engine.results.listing import LIST_COLUMNS, LISTING, checked, listed
 from engine.results.schema import validate
 
 SCHEMA_VERSION = 1
@@ -50,44 +50,6 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE INDEX IF NOT EXISTS results_created ON results(created_at);
 CREATE INDEX IF NOT EXISTS results_group ON results(group_id);
 """
-
-LIST_COLUMNS = (
-    "run_id",
-    "created_at",
-    "status",
-    "model",
-    "framework",
-    "device",
-    "batch_size",
-    "precision",
-    "throughput_samples_per_s",
-    "memory_fill",
-    "usd_per_epoch",
-    "price_source",
-    "group_id",
-)
-# Read out of each stored result's JSON for the listing: the 95% intervals (None for results
-# stored before they were recorded), the share of the CPU other processes used, and what kind
-# of run it was (the app's Past runs says run, sweep, accuracy, or how it failed).
-_FROM_BODY = {
-    "throughput_low": ("throughput_ci95", 0),
-    "throughput_high": ("throughput_ci95", 1),
-    "usd_per_epoch_low": ("usd_per_epoch_ci95", 0),
-    "usd_per_epoch_high": ("usd_per_epoch_ci95", 1),
-    "other_cpu_fraction": ("other_cpu_fraction",),
-    "kind": ("kind",),  # "accuracy" for a run to an accuracy; None for a timed run
-    "sweep_trial": ("sweep", "trial"),  # a sweep's trial number; None outside a sweep
-    "world_size": ("distributed", "world_size"),  # processes of a data-parallel run; None: one
-    "data_kind": ("data", "kind"),  # what the run read (None, stored before: synthetic)
-    "data_path": ("data", "source"),
-    "input_wait_fraction": ("input_wait_fraction",),
-    "cloud_instance": ("cloud", "instance_type"),  # a run on a rented instance; None: here
-}
-LISTING = (*LIST_COLUMNS, *_FROM_BODY)
-# The status a listing gives a row whose stored JSON does not pass validate(): its figures are
-# left out (no comparison or projection reads them) and Store.damaged() says why.
-DAMAGED = "damaged"
-_FIGURES = ("throughput_samples_per_s", "memory_fill", "usd_per_epoch")
 
 
 @dataclass(frozen=True)
@@ -287,7 +249,7 @@ class Store:
         """One row per result, newest first, with the listing columns (LISTING). Every row's
         stored JSON passes validate() first, as get() reads it: a row that does not is listed
         with status DAMAGED and no figures (damaged() says why), and the rest stay usable."""
-        rows = [_listed(row) for row in self._rows(group_id)]
+        rows = [listed(row) for row in self._rows(group_id)]
         return pd.DataFrame(rows, columns=list(LISTING))
 
     def damaged(self) -> dict[str, str]:
@@ -295,7 +257,7 @@ class Store:
         the same; `results delete ID` removes it)."""
         out = {}
         for row in self._rows(None):
-            problem = _checked(row[-1])[0]
+            problem = checked(row[-1])[0]
             if problem is not None:
                 out[str(row[0])] = problem
         return dict(sorted(out.items()))
@@ -316,54 +278,6 @@ class Store:
     def _body(db: sqlite3.Connection, run_id: str) -> str | None:
         row = db.execute("SELECT body FROM results WHERE run_id = ?", (run_id,)).fetchone()
         return row[0] if row else None
-
-
-def _listed(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A listing row from (the columns..., body): the body's fields where it passes validate(),
-    else the row as DAMAGED with its figures left out."""
-    *columns, body = row
-    problem, extracted = _checked(body)
-    if problem is None:
-        return (*columns, *extracted)
-    listed = dict(zip(LIST_COLUMNS, columns, strict=True))
-    listed.update(dict.fromkeys(_FIGURES), status=DAMAGED)
-    return (*listed.values(), *(None for _ in _FROM_BODY))
-
-
-def _checked(body: Any) -> tuple[str | None, tuple[Any, ...]]:
-    """(None, the listing's fields from the body) for a stored JSON that passes validate(), else
-    (why not, ()). Cached by a digest of the body (a stored result never changes), so that
-    listing a store again does not validate every result again."""
-    raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
-    key = hashlib.blake2b(raw, digest_size=16).digest()
-    if key not in _CHECKED:
-        if len(_CHECKED) >= 4096:
-            _CHECKED.clear()
-        _CHECKED[key] = _check(body)
-    return _CHECKED[key]
-
-
-_CHECKED: dict[bytes, tuple[str | None, tuple[Any, ...]]] = {}
-
-
-def _check(body: Any) -> tuple[str | None, tuple[Any, ...]]:
-    try:
-        data = validate(json.loads(body))
-    except ConfigError as exc:
-        return exc.message, ()
-    except (ValueError, TypeError, RecursionError):
-        return "its stored JSON is damaged (not valid JSON)", ()
-    return None, tuple(_pick(data, path) for path in _FROM_BODY.values())
-
-
-def _pick(data: Any, path: tuple[str | int, ...]) -> Any:
-    """data[path[0]][path[1]]...; None where a step is missing."""
-    for step in path:
-        if isinstance(step, int):
-            data = data[step] if isinstance(data, list) and len(data) > step else None
-        else:
-            data = data.get(step) if isinstance(data, dict) else None
-    return data
 
 
 def _row(result: dict[str, Any], group_id: str | None) -> tuple[Any, ...]:

@@ -13,7 +13,8 @@ import pytest
 from engine.cli import main
 from engine.pricing.comparison import measured_elsewhere
 from engine.results.files import MAX_RESULT_BYTES
-from engine.results.store import DAMAGED, Store, _row
+from engine.results.listing import DAMAGED
+from engine.results.store import Store, _row
 from tests.engine.test_store import _result
 
 GOOD = "20261122T030000-00000001"
