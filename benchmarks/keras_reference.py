@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+WEIGHT_DECAY = 5e-4  # torch.optim.SGD's, added to the gradient (engine's TrainingStep does so)
+
 
 def _timed(step: Callable[[], Any], warmup: int, steps: int, batch_size: int) -> float:
     import tensorflow as tf
@@ -38,6 +40,14 @@ def fastest(build: Callable[[], Any], batch_size: int, warmup: int, steps: int) 
         # the harness's step does it (Keras's own weight_decay is decoupled and costs more).
         return keras.optimizers.SGD(learning_rate=0.01, momentum=0.9)
 
+    class CoupledDecaySGD(keras.optimizers.SGD):  # type: ignore[misc]
+        """Keras's SGD with the weight decay added to each gradient before momentum, as
+        torch.optim.SGD and the harness do: Keras's own train step then does the same maths."""
+
+        def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
+            decayed = keras.ops.add(gradient, keras.ops.multiply(variable, WEIGHT_DECAY))
+            super().update_step(decayed, variable, learning_rate)
+
     keras.utils.set_random_seed(0)
     model, opt = build(), optimizer()
     opt.build(model.trainable_variables)
@@ -51,7 +61,7 @@ def fastest(build: Callable[[], Any], batch_size: int, warmup: int, steps: int) 
                 tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
             )
         grads = tape.gradient(loss, variables)
-        opt.apply([g + 5e-4 * v for g, v in zip(grads, variables, strict=True)], variables)
+        opt.apply([g + WEIGHT_DECAY * v for g, v in zip(grads, variables, strict=True)], variables)
         return loss
 
     hand = _timed(hand_step, warmup, steps, batch_size)
@@ -59,11 +69,11 @@ def fastest(build: Callable[[], Any], batch_size: int, warmup: int, steps: int) 
     keras.utils.set_random_seed(0)
     compiled = build()
     compiled.compile(
-        optimizer=optimizer(),
+        optimizer=CoupledDecaySGD(learning_rate=0.01, momentum=0.9),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
     )
-    # Keras's own train function, as fit() calls it: one step per call from an iterator
-    # (without the weight decay, which it cannot add to the gradient: it does less, if anything).
+    # Keras's own train function, as fit() calls it: one step per call from an iterator, with
+    # the weight decay in its optimizer's update (until 2026-11-26 it had none, and did less).
     compiled.make_train_function()
     train = compiled.train_function
     batches = iter(tf.data.Dataset.from_tensors((x, y)).repeat())
