@@ -1,7 +1,8 @@
 """What every tab shares: the context it is given, and the Page base.
 
 A page receives a PageContext (the configuration panel, the Past runs table, the settings, the
-store, how to start a worker, the Activity, the theme's colours, the Run tab's message line)
+store, how to start a worker, the Activity, the theme's colours, the Run tab's message line and
+plots for a measurement another tab starts)
 instead of the main window, so it depends on what it uses and on no other page. The Page base
 gives each tab its message bar, save dialogs that remember the folder, chart and table exports
 that say where they saved or why not, the theme's colours, and a shutdown for the window's
@@ -27,6 +28,8 @@ from gui.common.theme import PlotColors
 from gui.panel.panel import ConfigPanel
 
 if TYPE_CHECKING:
+    from engine.core.events import Event
+    from engine.measure.config import RunConfig
     from engine.process.launcher import WorkerSpec
     from engine.results.store import Store
 
@@ -44,6 +47,10 @@ class PageContext:
     # (text, level): a line on the Run tab's message bar, where a measurement another tab
     # starts says how it goes (the Compare tab's cloud run); nowhere by default.
     run_message: Callable[[str, str], None] = lambda text, level: None
+    # (config, where): the Run tab's plots follow a run measured elsewhere (a cloud run), whose
+    # engine events then go to run_event; nowhere by default.
+    follow_run: Callable[[RunConfig, str], None] = lambda config, where: None
+    run_event: Callable[[Event], None] = lambda event: None
 
 
 class Page(QWidget):

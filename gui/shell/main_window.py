@@ -82,6 +82,8 @@ class MainWindow(QMainWindow):
             colors=theme.apply(app, theme_name),
             show_details=self.reporter.show,
             run_message=lambda text, level: self.message_bar.show_message(text, level),
+            follow_run=lambda config, where: self.run_page.follow(config, where),
+            run_event=lambda event: self.run_page.show_event(event),
         )
         self.run_page = RunPage(self.context, spec)
         # The Run tab's parts the window shows or routes to (its status line, its messages).

@@ -176,6 +176,13 @@ def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, 
     assert "from launch to the first measured step" in said and "Stored in Past runs." in said
     assert dialog.outcome.text() == said and dialog.close_button.text() == "Close"
     assert not window.activity.busy() and window.panel.run_button.isEnabled()
+    # The Run tab drew the instance's run as it went: its steps, its figure, and a caption that
+    # names the instance and its price; the panel's price does not reprice it.
+    plots = window.plots
+    assert len(plots._measured.xData) >= 1 and plots._final_rate.isVisible()
+    assert "A10G on aws g5.xlarge" in plots.caption and "$1.006/h" in plots.caption
+    window.panel.price.edit.setText("3.50")
+    assert "$1.006/h" in plots.caption and "$3.50/h" not in plots.caption
 
 
 @pytest.mark.parametrize("which", ["panel", "dialog"])

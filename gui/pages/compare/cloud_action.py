@@ -3,7 +3,8 @@
 The action plans the launch (gui/pages/compare/cloud_job.py), shows the estimate and asks for
 the dollar figure to be accepted (gui/pages/compare/cloud_dialog.py), launches on a background
 job, and says how it goes in the dialog, on the Run tab's message bar (the PageContext's
-run_message) and on the Compare tab's. While it runs the Activity holds CLOUD: no local run,
+run_message) and on the Compare tab's; the Run tab's plots follow the instance's worker
+(follow_run, run_event). While it runs the Activity holds CLOUD: no local run,
 sweep or study starts, and the panel's Cancel stops it as the dialog's does. The result lands
 in Past runs, selected, beside the home run.
 """
@@ -70,6 +71,7 @@ class CloudAction(QObject):
         self._clock.timeout.connect(lambda: self._tell_run_tab(self._stage_words()))
         self.job.stage.connect(self._on_stage)
         self.job.line.connect(self._on_line)
+        self.job.engine_event.connect(lambda event: self.ctx.run_event(event))  # Run tab plots
         self.job.ended.connect(self._on_ended)
         ctx.panel.cancel_requested.connect(self.cancel)  # the panel's Cancel stops it too
 
@@ -107,6 +109,9 @@ class CloudAction(QObject):
             return False
         self.ctx.activity.set(activity.CLOUD, True)
         self.job.start(plan)
+        instance = plan.cloud.instance
+        gpu = f"{instance.gpu_model} on " if instance.gpu_model else ""
+        self.ctx.follow_run(plan.cloud.config, f"{gpu}{plan.label}")
         self._clock.start()
         if self.dialog is not None:
             self.dialog.show_launched(self.job.billed_so_far)

@@ -128,10 +128,12 @@ def stage_of_event(event: Event) -> str | None:
 
 class CloudJob(QObject):
     """One cloud measurement at a time: `stage` (one of STAGES), `line` (SkyPilot's and the
-    launch's words), `ended` (an Ended, once)."""
+    launch's words), `engine_event` (the worker's events on the instance, for the Run tab's plots),
+    `ended` (an Ended, once)."""
 
     stage = Signal(str)
     line = Signal(str)
+    engine_event = Signal(object)  # engine.core.events.Event (not `event`: QObject.event())
     ended = Signal(object)
 
     def __init__(self, store: Callable[[], Store], parent: QObject | None = None) -> None:
@@ -224,6 +226,7 @@ class CloudJob(QObject):
             self.line.emit(item)
             stage = stage_of_line(item)
         else:
+            self.engine_event.emit(item)
             stage = stage_of_event(item)
         if stage is not None:
             self._set_stage(stage)

@@ -1,4 +1,5 @@
-"""The Run tab: one timed run of the panel's settings, its live plots and its status line.
+"""The Run tab: one timed run of the panel's settings, its live plots and its status line; a
+run measured elsewhere (Compare's cloud run) is drawn the same way.
 
 RunPage owns the RunController (the worker of the run in progress); the window puts the
 status line in its status bar and routes the panel's Run button here.
@@ -54,6 +55,9 @@ class RunPage(Page):
         self.plots.updated.connect(self.status.show_figures)
         self._overlays: list[dict[str, Any]] = []
         self._device_label = ""  # the device the run on screen ran on, for its caption
+        # The run on screen was measured elsewhere (a cloud run): priced at its instance's $/h,
+        # so the panel's price does not reprice it.
+        self._elsewhere = False
         ctx.panel.price_changed.connect(self.reprice)  # a price that passed, never a mistake
 
     def start_run(self, config: RunConfig) -> bool:
@@ -63,12 +67,26 @@ class RunPage(Page):
             self.message_bar.show_message(f"{reason}; start the run once it has ended.", "info")
             return False
         self.message_bar.dismiss()
-        self._result = None
-        self._device_label = self.ctx.panel.device.currentText()
-        self.plots.begin_run(config, caption(config, self._device_label))
-        self.status.begin(self.plots.series)
+        self._show_new(config, self.ctx.panel.device.currentText(), elsewhere=False)
         self.prefs.set(settings.FORM, self.ctx.panel.state())
         return self.controller.start(config)
+
+    def follow(self, config: RunConfig, where: str) -> None:
+        """Draw a run measured elsewhere (`where`: "NVIDIA A10G on aws g5.xlarge"), whose
+        events come through show_event; the Activity keeps a local run from starting meanwhile."""
+        self._show_new(config, where, elsewhere=True)
+
+    def show_event(self, event: Event) -> None:
+        """An event of the run followed (follow): drawn as a local run's are."""
+        if self._elsewhere:
+            self._on_event(event)
+
+    def _show_new(self, config: RunConfig, where: str, elsewhere: bool) -> None:
+        self._result = None
+        self._elsewhere = elsewhere
+        self._device_label = where
+        self.plots.begin_run(config, caption(config, where))
+        self.status.begin(self.plots.series)
 
     def _on_event(self, event: Event) -> None:
         self.plots.on_event(event)
@@ -120,7 +138,7 @@ class RunPage(Page):
         No price (an emptied field): the cost plot shows the projected epoch time again."""
         price = self.ctx.panel.accepted_price
         config, result = self.plots.config, self._result
-        if self.controller.running:
+        if self.controller.running or self._elsewhere:
             return
         if config is None or result is None or result.get("status") != "ok":
             if self._overlays:
