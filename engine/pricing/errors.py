@@ -16,6 +16,10 @@ estimate rests on, engine/pricing/projection.py):
   leaving each GPU of the table out in turn (leave-one-GPU-out) and projecting it from every
   other, through its stand-in, with the model's own ratio or its family's weighted mean less
   the model.
+- `stand-in, same model, same chip`: the same, where the measured GPU is of the target's chip
+  too (its compute capability), so the estimate is a ratio and a spec step within one chip:
+  their errors differ from those across chips (leaving one GPU out, bert base's fp32 checks
+  span x2.06 within a chip and x1.21 across chips; resnet50's x1.23 and x1.19).
 - `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
   published pair.
 
@@ -50,7 +54,14 @@ from engine.pricing.rows import GpuSpec
 LEVEL = coverage.TARGET  # the share of estimates on a GPU or model left out a range holds
 MIN_RESIDUALS = 20
 DEFAULT = (0.6, 1.4)  # factors, with no table or too few residuals
-KINDS = ("same model", "family", "stand-in, same model", "stand-in, family", "spec")
+KINDS = (
+    "same model",
+    "family",
+    "stand-in, same model",
+    "stand-in, same model, same chip",
+    "stand-in, family",
+    "spec",
+)
 
 # (kind, family, published model or "", precision or "") -> (log(published / estimated), what
 # the check left out) of each check. The model is "" for the kinds that do not rest on the
@@ -149,6 +160,14 @@ def model_out(table: PublishedTable, weights: Weights | None = None) -> Residual
     return out
 
 
+def stand_in_kind(kind: str, source: GpuSpec, target: GpuSpec) -> str:
+    """`kind` (errors.KINDS), with ", same chip" for a `stand-in, same model` estimate whose
+    measured GPU is of the target's chip (compute capability)."""
+    chip = source.compute_capability
+    same = kind == "stand-in, same model" and chip and chip == target.compute_capability
+    return f"{kind}, same chip" if same else kind
+
+
 def version_to_version(table: PublishedTable) -> Residuals:
     """`same model`: a model's ratio between two GPUs in one benchmark version against the
     same in another (both ways round); the group is the model."""
@@ -210,7 +229,8 @@ def _gpu_out_one(
             truth = math.log(fb[model] / fa[model]) - step_log
             if model in fs:
                 own = math.log(fs[model] / fa[model])
-                key = ("stand-in, same model", family, model, precision)
+                kind = stand_in_kind("stand-in, same model", specs[source], specs[target])
+                key = (kind, family, model, precision)
                 out[key].append((truth - own, target))
             others = [
                 (m, math.log(fs[m] / fa[m]))

@@ -218,7 +218,8 @@ def project(
             f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
             f"x{spec.bandwidth:.2f}, weighed as published measurements say"
         )
-    own = published_model if kind.endswith("same model") else ""
+    kind = errors.stand_in_kind(kind, source, target)
+    own = published_model if kind.startswith(("same model", "stand-in, same model")) else ""
     table_precision = published.TABLE_PRECISION[precision]
     error = basis.calibration.range_for(kind, family, own, table_precision)
     return Projection(

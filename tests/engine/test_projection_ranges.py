@@ -135,6 +135,36 @@ def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch
     assert "16 checks of convolutional 'family' estimates" in pooled.text()
 
 
+def test_a_stand_in_estimate_within_one_chip_has_its_own_range():
+    # An A10G (GA102, 8.6; not in the table) stood in for by a GA102 of the table: from an
+    # RTX 3090 (GA102 too) the estimate is a ratio and a step within one chip, from a V100
+    # (GV100) across chips; each carries the range of its own kind's checks (leave one GPU
+    # out, the GPU measured of the target's chip or not), resnet50's in fp16.
+    basis = Basis.of(CAT)
+    a10g, rtx3090 = CAT.gpu("A10G"), CAT.gpu("GeForce RTX 3090")
+    assert errors.stand_in_kind("stand-in, same model", rtx3090, a10g).endswith(", same chip")
+    assert errors.stand_in_kind("stand-in, same model", B, a10g) == "stand-in, same model"
+    assert errors.stand_in_kind("stand-in, family", rtx3090, a10g) == "stand-in, family"
+    ranges = basis.calibration.ranges
+    for source, kind in ((rtx3090, "stand-in, same model, same chip"), (B, "stand-in, same model")):
+        p = project(
+            1000.0,
+            source,
+            a10g,
+            "fp16",
+            basis=basis,
+            family="convolutional",
+            published_model="resnet50",
+        )
+        want = ranges[(kind, "convolutional", "resnet50", "fp16")]
+        assert p.method == "stand-in"
+        assert (p.low, p.high) == (
+            pytest.approx(p.samples_per_s * want.low),
+            pytest.approx(p.samples_per_s * want.high),
+        )
+        assert f"checks of resnet50 fp16 '{kind}' estimates" in p.basis
+
+
 def test_too_few_checks_give_the_default_range_and_say_so():
     table = _small_table()
     basis = Basis(table, Calibration(ranges=errors.ranges(errors.model_out(table))), CAT.gpus)
