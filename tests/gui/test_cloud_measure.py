@@ -203,6 +203,8 @@ def test_a_cancel_tears_down_and_says_what_was_billed(qtbot, window, fake_sky, m
     assert fake_sky.downs == fake_sky.launched and len(fake_sky.downs) == 1
     kept = Store().get(ended.args[0].result["run_id"])
     assert kept["status"] == "cancelled" and kept["cloud"]["startup_usd"] is not None
+    # The Run tab's run, which never reached the worker, ends there too (no clock left going).
+    assert window.status.text.text() == "Run cancelled" and not window.status._clock.isActive()
     assert window.message_bar.text.text() == text and dialog.outcome.text() == text
     row = window.results.model.row_of(kept["run_id"])
     assert window.results.model.record(row)["run_kind"] == "cancelled"

@@ -147,6 +147,7 @@ class CloudJob(QObject):
         self.launched_at = 0.0  # seconds since the epoch
         self.cancel_asked = False
         self._outcome: Any = None  # what the job's work returned (read after it ended)
+        self._worker_ended = False  # the instance's worker sent its Finished or Failed
 
     @property
     def running(self) -> bool:
@@ -158,6 +159,7 @@ class CloudJob(QObject):
 
         assert self._job is None
         self.plan, self.cancel_asked = plan, False
+        self._worker_ended = False
         self.launched_at = time.time()
         cloud = dataclasses.replace(plan.cloud, launched_at=self.launched_at)
         self._sky, self._cancel = skypilot.SkyPilot(), threading.Event()
@@ -226,6 +228,7 @@ class CloudJob(QObject):
             self.line.emit(item)
             stage = stage_of_line(item)
         else:
+            self._worker_ended = self._worker_ended or isinstance(item, Finished | Failed)
             self.engine_event.emit(item)
             stage = stage_of_event(item)
         if stage is not None:
@@ -236,7 +239,11 @@ class CloudJob(QObject):
         if job is None:
             return
         dispose(job)
-        self.ended.emit(self._ended(outcome))
+        ended = self._ended(outcome)
+        if not self._worker_ended:  # it never ran or never ended: the Run tab's run ends here
+            kind = "cancelled" if self.cancel_asked else "failed"
+            self.engine_event.emit(Failed(run_id="", kind=kind, message=ended.text))
+        self.ended.emit(ended)
 
     def _ended(self, outcome: Any) -> Ended:
         from engine.results import saving

@@ -72,7 +72,7 @@ class RunPage(Page):
         return self.controller.start(config)
 
     def follow(self, config: RunConfig, where: str) -> None:
-        """Draw a run measured elsewhere (`where`: "NVIDIA A10G on aws g5.xlarge"), whose
+        """Draw a run measured elsewhere (`where`: "A10G on aws g5.xlarge"), whose
         events come through show_event; the Activity keeps a local run from starting meanwhile."""
         self._show_new(config, where, elsewhere=True)
 
@@ -135,12 +135,13 @@ class RunPage(Page):
     def reprice(self) -> None:
         """A new price in the panel: the finished run's cost plot, its result line and caption,
         the status line and the selected past runs follow it at once (not during a run).
-        No price (an emptied field): the cost plot shows the projected epoch time again."""
+        No price (an emptied field): the cost plot shows the projected epoch time again. A run
+        measured elsewhere (follow) keeps its instance's price; the past runs still follow."""
         price = self.ctx.panel.accepted_price
         config, result = self.plots.config, self._result
-        if self.controller.running or self._elsewhere:
+        if self.controller.running:
             return
-        if config is None or result is None or result.get("status") != "ok":
+        if self._elsewhere or config is None or result is None or result.get("status") != "ok":
             if self._overlays:
                 self.show_overlays(self._overlays)
             return
