@@ -2,7 +2,7 @@ import pytest
 
 from engine.core.stats import percentile, relative_iqr, summary
 from engine.measure.config import RunConfig
-from engine.worker.measure.loop import STABILITY_CHECK_SHARE, _stop_reason, _StopRule
+from engine.worker.measure.stop_rule import STABILITY_CHECK_SHARE, StopRule, stop_reason
 
 
 def test_percentiles_interpolate():
@@ -18,19 +18,19 @@ def test_stop_rule_waits_for_a_stable_spread_or_a_cap():
     steady = [1.0, 1.01, 0.99, 1.0, 1.02]
     assert relative_iqr(steady) < 0.10 < relative_iqr(noisy)
     # the loop keeps the times in order as they come (the rule is then O(1) a step)
-    assert _stop_reason(config, 5, sorted(steady), 5.0) == "stable"
-    assert _stop_reason(config, 4, sorted(steady[:4]), 4.0) == ""  # too few steps yet
-    assert _stop_reason(config, 5, sorted(noisy), 5.0) == ""
-    assert _stop_reason(config, 8, sorted(noisy + [1.0, 2.0, 1.0]), 8.0) == "max_steps"
-    assert _stop_reason(config, 6, sorted(noisy + [2.0]), 101.0) == "max_seconds"
+    assert stop_reason(config, 5, sorted(steady), 5.0) == "stable"
+    assert stop_reason(config, 4, sorted(steady[:4]), 4.0) == ""  # too few steps yet
+    assert stop_reason(config, 5, sorted(noisy), 5.0) == ""
+    assert stop_reason(config, 8, sorted(noisy + [1.0, 2.0, 1.0]), 8.0) == "max_steps"
+    assert stop_reason(config, 6, sorted(noisy + [2.0]), 101.0) == "max_seconds"
     fixed = RunConfig(min_steps=5, max_steps=8, stability_threshold=0.0)
-    assert _stop_reason(fixed, 5, sorted(steady), 5.0) == ""  # 0: a fixed step count
+    assert stop_reason(fixed, 5, sorted(steady), 5.0) == ""  # 0: a fixed step count
 
 
 def test_the_window_rule_checks_stability_at_min_steps_then_as_the_window_grows():
     config = RunConfig(min_steps=10, max_steps=100_000, max_seconds=100.0)
     times: list[float] = []
-    rule = _StopRule(config, times)
+    rule = StopRule(config, times)
     # Noisy for 2,000 steps, then steady: the spread falls under 0.10 at some step, and the
     # rule says so at its next check, at most 1/256 of the steps later.
     settled_at = None
@@ -47,12 +47,12 @@ def test_the_window_rule_checks_stability_at_min_steps_then_as_the_window_grows(
     # Steady from the start: stable at min_steps exactly.
     steady = RunConfig(min_steps=10, max_steps=50, max_seconds=100.0)
     times = [1.0] * 9
-    rule = _StopRule(steady, times)
+    rule = StopRule(steady, times)
     assert [rule.reason(s, 1.0) for s in range(1, 10)] == [""] * 9
     times.append(1.0)
     assert rule.reason(10, 1.0) == "stable"
     # The limits are checked at every step, between stability's checks too.
-    rule = _StopRule(RunConfig(min_steps=10, max_steps=13, max_seconds=5.0), [0.5, 1.5] * 10)
+    rule = StopRule(RunConfig(min_steps=10, max_steps=13, max_seconds=5.0), [0.5, 1.5] * 10)
     assert rule.reason(10, 1.0) == ""  # a check: not stable
     assert rule.reason(11, 5.0) == "max_seconds"
     assert rule.reason(13, 1.0) == "max_steps"

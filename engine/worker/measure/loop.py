@@ -4,7 +4,8 @@ Warm-up steps are excluded; each window starts and ends on a device synchronisat
 throughput is samples / wall time between them. Per-step times come from the session's timer
 (device events on GPUs) for the distribution, with no sync inside a step. A window ends when
 IQR/median of step times is under the threshold after min_steps, or at max_steps / max_seconds
-(_StopRule: stability is checked at min_steps and then every 1/256 of the steps so far).
+(engine/worker/measure/stop_rule.py: stability is checked at min_steps and then every 1/256 of
+the steps so far).
 Steps go out coalesced (_Pending): a `step` event at least every 50 ms and at the end of warm-up
 and of each window, with the window's samples and wall time so far (docs/architecture.md).
 """
@@ -18,19 +19,16 @@ from dataclasses import dataclass, field
 
 from engine.core.errors import RunFailed
 from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
-from engine.core.stats import relative_iqr_of_sorted
 from engine.measure.config import RunConfig
 from engine.worker.measure.monitor import Monitor
 from engine.worker.measure.session import ProcessGroup, Session
+from engine.worker.measure.stop_rule import StopRule
 
 # A data-parallel run's ranks agree whether to stop (the stop rule, a cancel) every few steps,
 # about this often at the warm-up's pace: one collective per step would cost a small model
 # much of its step.
 AGREE_EVERY_S = 0.02
 MAX_AGREE_EVERY = 100
-# After min_steps the stop rule's stability is checked again once the window has grown by this
-# share of its steps (_StopRule).
-STABILITY_CHECK_SHARE = 1 / 256
 _REASONS = ("", "stable", "max_steps", "max_seconds")
 
 
@@ -258,7 +256,7 @@ def _window(
         detail=f"repeat {repeat + 1} of {config.repeats}",
     )
     times: list[float] = []
-    rule = _StopRule(config, times)
+    rule = StopRule(config, times)
     steps = 0
     session.sync()  # window start: nothing queued from before
     if group is not None and group.agree([int(cancel.is_set())])[0]:  # ranks start together
@@ -342,44 +340,3 @@ def _seconds_for(steps: int, window: Window) -> float:
     """A time limit that would fit `steps` at this window's pace, rounded up generously."""
     per_step = window.seconds / max(window.steps, 1)
     return float(max(1, round(per_step * steps * 1.5 + 0.5)))
-
-
-class _StopRule:
-    """A window's stop rule over its step times so far (`times`, which the loop extends).
-
-    Stability is checked at min_steps and then each time the window has grown by
-    STABILITY_CHECK_SHARE of its steps, on the times put in order at that check (the new ones
-    appended and the list sorted: Timsort merges the short new run into the sorted one). The
-    limits are checked at every step. So the rule costs a step the same however long the window
-    is: keeping every time in order by a sorted insert cost a millisecond step 0.4% at 8,000
-    steps (py-spy, tiny-mlp) and grew with the window. A window may end up to 1/256 of its steps
-    after the first step at which it was stable."""
-
-    def __init__(self, config: RunConfig, times: list[float]) -> None:
-        self._config = config
-        self._times = times
-        self._ordered: list[float] = []
-        self._check_at = max(1, config.min_steps)  # steps at which stability is next checked
-
-    def reason(self, steps: int, seconds: float) -> str:
-        """Why the window ends after `steps` steps and `seconds`, or ""."""
-        if steps < self._check_at or self._config.stability_threshold <= 0:
-            return _stop_reason(self._config, steps, None, seconds)
-        self._ordered += self._times[len(self._ordered) :]
-        self._ordered.sort()
-        self._check_at = steps + max(1, int(steps * STABILITY_CHECK_SHARE))
-        return _stop_reason(self._config, steps, self._ordered, seconds)
-
-
-def _stop_reason(config: RunConfig, steps: int, ordered: list[float] | None, seconds: float) -> str:
-    """Why the window ends now, or "". `ordered`: the step times so far, in order; None when
-    stability is not checked at this step."""
-    threshold = config.stability_threshold
-    enough = threshold > 0 and ordered is not None and len(ordered) >= config.min_steps
-    if enough and ordered and relative_iqr_of_sorted(ordered) < threshold:
-        return "stable"
-    if steps >= config.max_steps:
-        return "max_steps"
-    if seconds >= config.max_seconds:
-        return "max_seconds"
-    return ""
