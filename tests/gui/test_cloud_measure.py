@@ -209,6 +209,18 @@ def test_a_cancel_tears_down_and_says_what_was_billed(qtbot, window, fake_sky, m
     row = window.results.model.row_of(kept["run_id"])
     assert window.results.model.record(row)["run_kind"] == "cancelled"
     assert not window.activity.busy()
+    # A second launch goes through its stages again from the start, and ends on the Run tab too.
+    Stuck.inside.clear()
+    stages = []
+    page.cloud.job.stage.connect(stages.append)
+    page, dialog = offer_g5(qtbot, window)  # the home run selected again
+    dialog.confirm.setChecked(True)
+    qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(Stuck.inside.is_set)
+    assert stages == ["provisioning"] and window.status._clock.isActive()
+    with qtbot.waitSignal(page.cloud.job.ended, timeout=30_000):
+        qtbot.mouseClick(window.panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert window.status.text.text() == "Run cancelled" and not window.status._clock.isActive()
 
 
 def test_without_skypilot_the_action_says_how_to_add_it(qtbot, window, fake_sky, monkeypatch):

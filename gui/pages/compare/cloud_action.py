@@ -71,7 +71,7 @@ class CloudAction(QObject):
         self._clock.timeout.connect(lambda: self._tell_run_tab(self._stage_words()))
         self.job.stage.connect(self._on_stage)
         self.job.line.connect(self._on_line)
-        self.job.engine_event.connect(lambda event: self.ctx.run_event(event))  # Run tab plots
+        self.job.engine_event.connect(ctx.run_event)  # the Run tab's plots follow the run
         self.job.ended.connect(self._on_ended)
         ctx.panel.cancel_requested.connect(self.cancel)  # the panel's Cancel stops it too
 

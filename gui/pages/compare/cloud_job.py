@@ -147,7 +147,6 @@ class CloudJob(QObject):
         self.launched_at = 0.0  # seconds since the epoch
         self.cancel_asked = False
         self._outcome: Any = None  # what the job's work returned (read after it ended)
-        self._worker_ended = False  # the instance's worker sent its Finished or Failed
 
     @property
     def running(self) -> bool:
@@ -159,7 +158,7 @@ class CloudJob(QObject):
 
         assert self._job is None
         self.plan, self.cancel_asked = plan, False
-        self._worker_ended = False
+        self.current = ""  # a new launch's stages start again from provisioning
         self.launched_at = time.time()
         cloud = dataclasses.replace(plan.cloud, launched_at=self.launched_at)
         self._sky, self._cancel = skypilot.SkyPilot(), threading.Event()
@@ -228,7 +227,6 @@ class CloudJob(QObject):
             self.line.emit(item)
             stage = stage_of_line(item)
         else:
-            self._worker_ended = self._worker_ended or isinstance(item, Finished | Failed)
             self.engine_event.emit(item)
             stage = stage_of_event(item)
         if stage is not None:
@@ -240,7 +238,9 @@ class CloudJob(QObject):
             return
         dispose(job)
         ended = self._ended(outcome)
-        if not self._worker_ended:  # it never ran or never ended: the Run tab's run ends here
+        # "bringing home" comes with the worker's Finished or Failed (stage_of_event): without
+        # it the worker never ran or never ended, and the Run tab's run ends here.
+        if self.current != "bringing home":
             kind = "cancelled" if self.cancel_asked else "failed"
             self.engine_event.emit(Failed(run_id="", kind=kind, message=ended.text))
         self.ended.emit(ended)
