@@ -60,7 +60,10 @@ def test_a_tensorflow_run_has_the_event_sequence_and_result_keys_of_a_torch_run(
     assert (
         result["compile_seconds"] > 0 and besides_noise(result["warnings"]) == []
     )  # a shared machine may be busy
-    per_step = 16 / result["step_time_s"]["median"]
+    # The window's wall time holds every step, stalls included, so it is compared with the mean
+    # step; a median step leaves the stalls out, and a busy machine (CI read 0.4996) put the two
+    # twice apart.
+    per_step = 16 / result["step_time_s"]["mean"]
     assert 0.5 < result["throughput_samples_per_s"] / per_step < 2.0
     assert 0 < result["memory_fill"] < 1 and result["memory_source"] == "rss"
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
