@@ -19,11 +19,11 @@ from engine.pricing.projection import (
     Basis,
     Projection,
     measured,
-    measured_spread,
     memory_bytes,
     project_result,
 )
 from engine.pricing.rows import GpuSpec, Instance
+from engine.pricing.spread import measured_spread
 
 
 def _scale_note(count: float) -> str:

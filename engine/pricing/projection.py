@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +39,7 @@ from engine.pricing.family_mean import family_ratio
 from engine.pricing.published import PublishedTable, Ratio
 from engine.pricing.roofline import chip_distance, chip_step, ran_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
+from engine.pricing.spread import measured_spread, widened
 from engine.workloads import registry
 
 if TYPE_CHECKING:
@@ -310,46 +310,21 @@ def _without(status: str, why: str, memory: tuple[int | None, int | None]) -> Pr
     )
 
 
-def measured_spread(result: dict[str, Any]) -> tuple[float, float]:
-    """(low, high) of the result's 95% throughput interval as factors of its figure; (1, 1)
-    for a result stored without one. The interval holds the figure: every reader checks it
-    (engine/results/schema.py)."""
-    ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
-    if not ci or not center or ci[0] is None or ci[1] is None:
-        return 1.0, 1.0
-    return ci[0] / center, ci[1] / center
-
-
 def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
-    """A projection's range combined with the measurement's own 95% interval: the estimate
-    scales a figure that is itself only known to within it. Independent errors add in
-    quadrature on a log scale, each side apart: the interval's half-width is first taken to
-    the range's level (x z(0.90) / z(0.975) for an 80% range, as for a normal error)."""
-    low_f, high_f = measured_spread(result)
+    """A projection's range combined with the measurement's own 95% interval
+    (engine/pricing/spread.py): the estimate scales a figure that is itself only known to
+    within it."""
+    spread = measured_spread(result)
     if proj.low is None or proj.high is None or proj.samples_per_s is None:
         return proj
-    if (low_f, high_f) == (1.0, 1.0):
+    if spread == (1.0, 1.0):
         return proj
-    z = _z(proj.range_level or errors.LEVEL) / _z(0.95)
-    figure = proj.samples_per_s
-
-    def side(edge: float, factor: float) -> float:
-        if edge <= 0 or factor <= 0:
-            return 0.0  # the interval reaches down to zero: so does the range
-        a, m = math.log(edge / figure), math.log(factor) * z
-        return figure * math.exp(math.copysign(math.hypot(a, m), a or m))
-
-    return replace(
-        proj,
-        low=side(proj.low, low_f),
-        high=side(proj.high, high_f),
-        basis=f"{proj.basis}; with the measurement's own 95% interval",
+    low, high = widened(
+        proj.samples_per_s, proj.low, proj.high, proj.range_level or errors.LEVEL, spread
     )
-
-
-def _z(level: float) -> float:
-    """The standard normal quantile for a two-sided `level` (0.8: 1.2816; 0.95: 1.9600)."""
-    return statistics.NormalDist().inv_cdf(0.5 + level / 2)
+    return replace(
+        proj, low=low, high=high, basis=f"{proj.basis}; with the measurement's own 95% interval"
+    )
 
 
 def family_of(result: dict[str, Any]) -> tuple[str, str]:

@@ -269,12 +269,12 @@ def test_a_keras_file_is_measured_end_to_end():
 
 def test_a_missing_package_in_the_desktop_bundle_points_at_the_settings(monkeypatch, tmp_path):
     # The bundle's Python cannot take packages: the message says where to choose another.
-    from engine.worker.workloads import model_file
+    from engine.worker.workloads import model_file, model_file_errors
 
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     path = tmp_path / "needs.py"
     path.write_text("import epochcost_no_such_package\n" + VALID)
-    with pytest.raises(model_file.ModelFileError) as caught:
+    with pytest.raises(model_file_errors.ModelFileError) as caught:
         model_file.load(str(path), "torch")
     assert "not in the app's bundled Python; in File > Settings" in caught.value.detail
     assert caught.value.line == 1

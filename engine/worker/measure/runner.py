@@ -21,7 +21,7 @@ from engine.worker.measure.monitor import Monitor, MonitorSummary
 from engine.worker.measure.pipeline import Pipeline, run_pipeline
 from engine.worker.measure.result import build_result
 from engine.worker.measure.session import Session
-from engine.worker.workloads import model_file
+from engine.worker.workloads import model_file, model_file_errors
 from engine.worker.workloads.file_workload import FileWorkload, workload_of
 from engine.workloads import registry
 from engine.workloads.model_file_source import normalized
@@ -102,5 +102,5 @@ class TimedRun(Pipeline[RunConfig]):
         """Point at the user's line, when the error passed through their model file."""
         if not self.config.model_file:
             return ""
-        line = model_file.from_exception(normalized(self.config.model_file), "", exc).line
+        line = model_file_errors.from_exception(normalized(self.config.model_file), "", exc).line
         return f" ({Path(self.config.model_file).name}, line {line})" if line else ""

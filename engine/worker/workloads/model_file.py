@@ -47,15 +47,14 @@ import hashlib
 import inspect
 import io
 import sys
-import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.core import paths
-from engine.core.errors import RunFailed, is_out_of_memory
+from engine.core.errors import is_out_of_memory
+from engine.worker.workloads.model_file_errors import ModelFileError, from_exception
 from engine.workloads.model_file_source import (
     FRAMEWORK_ALIASES,
     check_path,
@@ -65,24 +64,6 @@ from engine.workloads.model_file_source import (
 TARGET_KINDS = ("classes", "tokens", "regression")
 INPUT_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
 _TARGET_EXAMPLE = "TARGET = ('classes', 10), ('tokens', 65) or ('regression', 1)"
-
-
-class ModelFileError(RunFailed):
-    """A mistake in the user's model file: a `config` failure naming the file and the line.
-
-    `detail` is the message without the field prefix; `line` is 1-based or None; `code` is
-    that line's text; `traceback` holds only the frames from the user's file onward."""
-
-    def __init__(
-        self, path: str, detail: str, line: int | None = None, code: str = "", tb: str = ""
-    ) -> None:
-        where = f"{Path(path).name}, line {line}" if line else Path(path).name
-        super().__init__("config", f"model_file: {where}: {detail}")
-        self.path = path
-        self.detail = f"{where}: {detail}"
-        self.line = line
-        self.code = code
-        self.traceback = tb
 
 
 @dataclass(frozen=True)
@@ -352,47 +333,3 @@ def _arity(fn: Callable[..., Any], offered: int) -> int:
         return offered
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return min(offered, len(positional))
-
-
-def from_exception(path: str, what: str, exc: BaseException) -> ModelFileError:
-    """A ModelFileError for an exception raised by (or through) the user's file."""
-    if isinstance(exc, SyntaxError) and exc.filename == path:
-        code = (exc.text or "").strip()
-        return ModelFileError(path, f"{what}: {exc.msg}", exc.lineno, code)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
-    line = frames[-1].lineno if frames else None
-    code = (frames[-1].line or "").strip() if frames else ""
-    return ModelFileError(path, f"{what}: {_describe(exc)}", line, code, _user_traceback(exc, path))
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return (
-            f"the file called sys.exit({exc.code!r}); a model file must not exit the "
-            "interpreter (guard script code with `if __name__ == '__main__':`)"
-        )
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if isinstance(exc, ModuleNotFoundError):
-        text += f" ({where_to_install()})"
-    return text
-
-
-def where_to_install() -> str:
-    """Where a missing package goes: this interpreter, or (the desktop bundle) another one."""
-    if paths.frozen():  # the desktop bundle: its Python cannot take packages
-        return (
-            "not in the app's bundled Python; in File > Settings, run this framework's "
-            "workers under a Python that has it"
-        )
-    return f"not installed for {sys.executable}; install it there"
-
-
-def _user_traceback(exc: BaseException, path: str) -> str:
-    """The traceback from the first frame in the user's file onward (engine frames cut)."""
-    te = traceback.TracebackException.from_exception(exc)
-    frames = list(te.stack)
-    first = next((i for i, f in enumerate(frames) if f.filename == path), 0)
-    stack = traceback.StackSummary.from_list(frames[first:])
-    return "Traceback (most recent call last):\n" + "".join(
-        [*stack.format(), *te.format_exception_only()]
-    )

@@ -39,13 +39,14 @@ def check(path: str, framework: str | None, batch_size: int, emit: Callable[[str
     try:
         module = importlib.import_module(_MODULES[framework])
     except ImportError as exc:
-        from engine.worker.workloads.model_file import where_to_install
+        from engine.worker.workloads.model_file_errors import where_to_install
 
         message = f"{framework} is not usable here: {exc} ({where_to_install()})"
         emit(_failed("framework", message, traceback.format_exc()))
         return
     emit(Phase(run_id=CHECK_RUN_ID, phase="building", detail=path).to_json())
-    from engine.worker.workloads.model_file import ModelFileError, load
+    from engine.worker.workloads.model_file import load
+    from engine.worker.workloads.model_file_errors import ModelFileError
 
     try:
         spec = load(path, framework)

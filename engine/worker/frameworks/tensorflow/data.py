@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.core.errors import ConfigError, RunFailed
 from engine.measure.config import RunConfig
-from engine.worker.workloads import model_file
+from engine.worker.workloads import model_file_errors
 from engine.worker.workloads.file_workload import FileWorkload, own_dataset, own_dataset_record
 from engine.workloads.data import cifar10, imagefolder
 from engine.workloads.data import source as data_source
@@ -67,7 +67,7 @@ class Feed:
             where = bad or f"an image in batch {self.taken + 1}"
             return RunFailed("config", f"data: {where} cannot be decoded as an image ({first})")
         if self.user_file is not None:
-            return model_file.from_exception(self.user_file, "make_dataset's data", exc)
+            return model_file_errors.from_exception(self.user_file, "make_dataset's data", exc)
         return exc
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.core.errors import ConfigError, RunFailed
 from engine.measure.config import RunConfig
-from engine.worker.workloads import model_file
+from engine.worker.workloads import model_file_errors
 from engine.worker.workloads.file_workload import FileWorkload, own_dataset, own_dataset_record
 from engine.workloads.data import cifar10, imagefolder
 from engine.workloads.data import source as data_source
@@ -65,7 +65,8 @@ class Feed:
         except Exception as exc:
             if self.user_file is None:
                 raise
-            raise model_file.from_exception(self.user_file, "make_dataset's data", exc) from exc
+            what = "make_dataset's data"
+            raise model_file_errors.from_exception(self.user_file, what, exc) from exc
         x, y = batch[0], batch[1]
         # non_blocking with pinned memory: the copy overlaps the host's next work.
         x = x.to(self.device, non_blocking=self.loader.pin_memory)
