@@ -7,7 +7,6 @@ import argparse
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any, TextIO
 
 from engine.accuracy.repeats import BatchSummary, cheapest
@@ -23,6 +22,7 @@ from engine.cli.common import (
     print_json,
     worker_spec,
 )
+from engine.cli.file_options import out_file
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
 from engine.measure.accuracy_config import AccuracyConfig
@@ -111,7 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--price-source", default=d.price_source)
     p.add_argument("--price-date", default=None, metavar="YYYY-MM-DD")
     add_profile_option(p)
-    p.add_argument("--out", type=Path, help="also write the JSON summary to this file")
+    p.add_argument("--out", type=out_file, help="also write the JSON summary to this file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON summary on stdout")
     p.add_argument("--no-store", action="store_true", help="do not add the runs to the store")
     p.add_argument("--verbose", action="store_true", help="pass the framework's own log through")

@@ -24,6 +24,7 @@ from engine.cli.common import (
     config_from_args,
     print_json,
 )
+from engine.cli.file_options import out_file
 from engine.cloud import collect, launch, log, task
 from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
@@ -66,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     col.add_argument("--spot", action="store_true", help="it ran on spot, at the spot price")
     col.add_argument("--nodes", type=int, default=1, help="nodes it ran on")
     for q in (run, col):
-        q.add_argument("--out", type=Path, help="also write the result to this JSON file")
+        q.add_argument("--out", type=out_file, help="also write the result to this JSON file")
         q.add_argument("--json", action="store_true", help="print one JSON object on stdout")
         q.add_argument("--no-store", action="store_true", help="do not add it to the store")
     run.set_defaults(handler=_run)

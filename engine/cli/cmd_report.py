@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from engine.cli import numbers
@@ -11,6 +10,7 @@ from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
 from engine.cli.cmd_compare import load_result
 from engine.cli.cmd_profile import add_profile_option, resolve
 from engine.cli.common import UsageError
+from engine.cli.file_options import out_file
 from engine.pricing.comparison import CompareOptions, measured_elsewhere
 from engine.pricing.profiles import OWNED
 from engine.results import data_cost, html_report
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "that opens in any browser and prints to PDF.",
     )
     p.add_argument("results", nargs="+", metavar="RESULT_OR_ID", help="stored run ids or files")
-    p.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    p.add_argument("--out", type=out_file, required=True, help="the HTML file to write")
     p.add_argument("--cloud", default=None, help="comma-separated clouds to compare on")
     p.add_argument("--gpu", default=None, help="only instances with this GPU")
     p.add_argument("--spot", action="store_true", help="sort by the spot price")

@@ -11,6 +11,7 @@ from typing import Any
 from engine.cli import numbers
 from engine.cli.cmd_profile import add_profile_option, profile_price
 from engine.cli.common import UsageError, print_json
+from engine.cli.file_options import out_file
 from engine.core.text import printable
 from engine.pricing.cost import Price
 from engine.results import data_cost, report
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=_show)
     ex = rs.add_parser("export", help="write a result as a JSON file")
     ex.add_argument("run_id")
-    ex.add_argument("--out", type=Path, required=True)
+    ex.add_argument("--out", type=out_file, required=True)
     ex.set_defaults(handler=_export)
     im = rs.add_parser("import", help="add a result JSON file (from any machine) to the store")
     im.add_argument("file", type=Path)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
@@ -20,6 +19,7 @@ from engine.cli.common import (
     usage_error,
     worker_spec,
 )
+from engine.cli.file_options import out_file
 from engine.measure.result import failed_result
 from engine.results import report, saving
 from engine.results.files import check_out_path
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_distributed_options(p)
     add_profile_option(p)
-    p.add_argument("--out", type=Path, help="also write the result to this JSON file")
+    p.add_argument("--out", type=out_file, help="also write the result to this JSON file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON result on stdout")
     p.add_argument("--no-store", action="store_true", help="do not add the result to the store")
     p.set_defaults(handler=handle)

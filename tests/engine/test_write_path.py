@@ -147,6 +147,38 @@ def test_a_folder_is_refused(command, tmp_path, epochcost_home, monkeypatch, cap
 
 
 @pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("tail", ["/", "//", "/."])
+def test_a_name_that_ends_in_a_separator_names_a_folder_and_replaces_no_file(
+    command, tail, tmp_path, epochcost_home, monkeypatch, capsys
+):
+    # Path("kept.html/") is Path("kept.html"): read as a Path, the slash would be lost and the
+    # file the user meant as a folder replaced.
+    out = tmp_path / "out" / "kept.html"
+    out.parent.mkdir()
+    out.write_text("the previous contents\n")
+    argv = _argv(command, out, epochcost_home, monkeypatch)
+    argv[argv.index(str(out))] = str(out) + tail
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --out: {out}{tail} ends in" in err and "names a folder" in err
+    assert "Traceback" not in err
+    assert out.read_text() == "the previous contents\n"
+    _untouched_folder(out.parent, "kept.html")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_empty_name_is_refused(command, tmp_path, epochcost_home, monkeypatch, capsys):
+    argv = _argv(command, tmp_path / "x", epochcost_home, monkeypatch)
+    argv[argv.index(str(tmp_path / "x"))] = ""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "argument --out: is empty: give a file name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_a_failed_write_keeps_the_file_and_leaves_nothing(
     command, tmp_path, epochcost_home, monkeypatch, capsys
 ):
