@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from engine.core import paths
+from engine.core import paths, reading
 from engine.core.errors import ConfigError
 from engine.core.writing import write_bytes, write_text, write_via
 from engine.results.schema import validate
@@ -36,35 +36,39 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def read_result_file(path: Path) -> dict[str, Any]:
-    """Read and validate a result JSON file, with a message that says why not."""
+    """Read and validate a result JSON file (engine/core/reading.py: a regular file, UTF-8,
+    JSON with no value no measurement can hold), with a message that says why not."""
     where = file_name(path)
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_RESULT_BYTES:
-            # In bytes: 16 MiB and one byte rounds to the limit itself in MB.
-            raise ConfigError(
-                where,
-                f"is {size:,} bytes; a result file is at most {MAX_RESULT_BYTES:,} bytes "
-                f"({MAX_RESULT_BYTES >> 20} MiB)",
-            )
-        text = Path(path).read_text(encoding="utf-8")
+        text = reading.read_text(path, limit=MAX_RESULT_BYTES)
     except FileNotFoundError:
         raise ConfigError(where, "no such file") from None
     except IsADirectoryError:
         raise ConfigError(where, "is a folder, not a result file") from None
+    except reading.NotRegular as exc:
+        raise ConfigError(where, f"{_after_name(exc, path)}; give a result file") from None
     except UnicodeDecodeError:
         raise ConfigError(where, "is not a text (JSON) file") from None
-    except OSError as exc:
-        raise ConfigError(where, f"cannot be read: {exc.strerror}") from None
+    except ValueError as exc:  # over the limit: in bytes, as 16 MiB and a byte rounds to it in MB
+        raise ConfigError(
+            where, f"{exc} ({MAX_RESULT_BYTES >> 20} MiB): a result is a few kB"
+        ) from None
+    except (OSError, RuntimeError) as exc:  # a link loop: OSError(ELOOP), RuntimeError in pathlib
+        raise ConfigError(where, f"cannot be read: {_reason(exc)}") from None
     try:
-        data = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(where, f"is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise ConfigError(where, "is nested too deeply to be a result") from None
-    except ValueError as exc:  # NaN, Infinity
+        data = reading.loads(text)
+    except reading.BadJson as exc:
         raise ConfigError(where, str(exc)) from None
     return validate(data, where)
+
+
+def _after_name(exc: OSError, path: Path) -> str:
+    """NotRegular's text without the path it starts with."""
+    return str(exc).removeprefix(f"{path} ").strip()
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def file_name(path: Path) -> str:
@@ -74,27 +78,35 @@ def file_name(path: Path) -> str:
     return os.path.join(".", text) if text.isidentifier() else text
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"holds {name}, which is not a number a result can have")
-
-
 def check_out_path(path: Path, field: str = "out") -> Path:
-    """Where a result (or a summary) may be written: a file in an existing folder, never the
-    results store or another SQLite database. ConfigError naming `field` otherwise."""
+    """Where a result (or a summary) may be written: a file in an existing folder, never one of
+    epochcost's own files in its data folder (the results store, profiles.json, the user's
+    catalog; a new name there is fine: nothing is replaced) nor another SQLite database.
+    ConfigError naming `field` otherwise."""
     path = Path(path)
-    if path.is_dir():
-        example = path / "result.json"
-        raise ConfigError(field, f"{path} is a folder; give a file name, e.g. {example}")
+    try:
+        if path.is_dir():
+            example = path / "result.json"
+            raise ConfigError(field, f"{path} is a folder; give a file name, e.g. {example}")
+        target = path.resolve()  # a link's target, as the write will follow it
+    except (OSError, RuntimeError) as exc:  # a link loop: RuntimeError from pathlib
+        raise ConfigError(field, f"{path} cannot be followed ({_reason(exc)})") from None
     parent = path.parent
     if not parent.is_dir():
         raise ConfigError(field, f"folder {parent} does not exist")
     store = paths.database(create=False)
-    companions = (store.with_name(store.name + end) for end in ("-wal", "-shm", "-journal"))
-    for name in (store, *companions):
-        if _same_file(path, name):
-            raise ConfigError(
-                field, f"{path} is the results store; give another file name (nothing was written)"
-            )
+    beside = target.parent == store.parent.resolve() and target.name.startswith(store.name)
+    if beside or _same_file(path, store):  # the store, or its -wal, -shm, -journal
+        raise ConfigError(
+            field, f"{path} is the results store; give another file name (nothing was written)"
+        )
+    home = paths.home(create=False).resolve()
+    if target.exists() and target.is_relative_to(home):
+        raise ConfigError(
+            field,
+            f"{path} is one of epochcost's own files in its data folder ({home}); give another "
+            "file name (nothing was written)",
+        )
     if _is_sqlite(path):
         raise ConfigError(
             field, f"{path} is a SQLite database, not a result file; give another file name"
@@ -116,9 +128,9 @@ def _same_file(a: Path, b: Path) -> bool:
     try:
         if a.exists() and b.exists():
             return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return a.resolve() == b.resolve()
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _is_sqlite(path: Path) -> bool:
