@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cloud.commands import CLOCK
+from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started, from_json
 
@@ -96,7 +97,7 @@ def read(path: Path) -> JobLog:
     try:
         if path.stat().st_size > MAX_LOG_BYTES:
             raise ConfigError("log", f"{path}: over {MAX_LOG_BYTES // 2**20} MB, not a job log")
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = reading.read_text(path, errors="replace")
     except FileNotFoundError:
         raise ConfigError("log", f"{path}: no such file") from None
     except IsADirectoryError:

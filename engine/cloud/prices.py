@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.pricing import catalog as catalog_module
 from engine.pricing.rows import SCHEMAS, Instance
@@ -47,9 +48,10 @@ def read_vms(path: Path) -> tuple[Prices, Prices]:
     on-demand and spot $/h. A row without a price is left out; a file without the columns is
     refused in one line."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = reading.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError("from", f"{path}: cannot be read ({exc})") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError("from", f"{path}: cannot be read ({why})") from None
     reader = csv.DictReader(io.StringIO(text))
     needed = {"InstanceType", "Price", "Region"}
     if not needed <= set(reader.fieldnames or ()):

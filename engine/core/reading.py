@@ -18,6 +18,7 @@ StoreError naming the file or the row.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -26,17 +27,19 @@ from typing import Any
 
 
 class NotRegular(OSError):
-    """The path is a FIFO, a device, a socket or a folder: not a file to read."""
+    """The path is a FIFO, a device or a socket: not a file to read. Its strerror says which
+    ("a FIFO (a named pipe), not a file")."""
 
 
 class BadJson(ValueError):
     """JSON that cannot be read as one: the text says why, after the file's name."""
 
 
-def read_text(path: Path, limit: int | None = None) -> str:
+def read_text(path: Path, limit: int | None = None, errors: str = "strict") -> str:
     """The text of the regular file at `path` (a link is followed), UTF-8 with or without a
-    byte-order mark. NotRegular for anything else; FileNotFoundError, UnicodeDecodeError and
-    other OSErrors as they come; ValueError when it is longer than `limit` bytes."""
+    byte-order mark (`errors` as bytes.decode takes it: "replace" for a log). NotRegular for
+    anything else; FileNotFoundError, UnicodeDecodeError and other OSErrors as they come;
+    ValueError when it is longer than `limit` bytes."""
     # Opened without waiting (a FIFO with no writer would block the open itself), then looked
     # at through the descriptor: what is read is what was checked.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -45,7 +48,7 @@ def read_text(path: Path, limit: int | None = None) -> str:
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(f"{path} is a folder")
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegular(f"{path} is {_kind(info.st_mode)}, not a file")
+            raise NotRegular(errno.EINVAL, f"{_kind(info.st_mode)}, not a file", str(path))
         if limit is not None and info.st_size > limit:
             raise ValueError(f"is {info.st_size:,} bytes; at most {limit:,} bytes are read")
         with os.fdopen(os.dup(fd), "rb") as f:
@@ -54,7 +57,7 @@ def read_text(path: Path, limit: int | None = None) -> str:
         os.close(fd)
     if limit is not None and len(data) > limit:
         raise ValueError(f"is over {limit:,} bytes; at most {limit:,} bytes are read")
-    return data.decode("utf-8-sig")
+    return data.decode("utf-8-sig", errors)
 
 
 def _kind(mode: int) -> str:

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.core import paths
+from engine.core import paths, reading
 from engine.core.errors import ConfigError
 from engine.pricing.rows import (
     KINDS,
@@ -188,7 +188,7 @@ def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Probl
     first line)."""
     problems: list[Problem] = []
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = reading.read_text(path)  # a FIFO in the catalog folder would wait for ever
     except FileNotFoundError:
         missing = (
             []
@@ -197,7 +197,8 @@ def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Probl
         )
         return [], missing
     except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(str(path), 0, f"cannot be read ({exc}); file skipped")]
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return [], [Problem(str(path), 0, f"cannot be read ({why}); file skipped")]
     found = records(text)
     first = found[0] if found else Record(1, "", [])
     if first.cells is None:

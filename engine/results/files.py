@@ -46,7 +46,7 @@ def read_result_file(path: Path) -> dict[str, Any]:
     except IsADirectoryError:
         raise ConfigError(where, "is a folder, not a result file") from None
     except reading.NotRegular as exc:
-        raise ConfigError(where, f"{_after_name(exc, path)}; give a result file") from None
+        raise ConfigError(where, f"is {exc.strerror}; give a result file") from None
     except UnicodeDecodeError:
         raise ConfigError(where, "is not a text (JSON) file") from None
     except ValueError as exc:  # over the limit: in bytes, as 16 MiB and a byte rounds to it in MB
@@ -60,11 +60,6 @@ def read_result_file(path: Path) -> dict[str, Any]:
     except reading.BadJson as exc:
         raise ConfigError(where, str(exc)) from None
     return validate(data, where)
-
-
-def _after_name(exc: OSError, path: Path) -> str:
-    """NotRegular's text without the path it starts with."""
-    return str(exc).removeprefix(f"{path} ").strip()
 
 
 def _reason(exc: BaseException) -> str:

@@ -126,3 +126,22 @@ def test_a_report_of_good_files_still_reads_them(tmp_path, epochcost_home):
     out = tmp_path / "r.html"
     assert main(["report", *ids, "--out", str(out)]) == 0
     assert Path(out).read_text().startswith("<!DOCTYPE html>")
+
+
+@posix
+def test_a_fifo_among_the_other_inputs_is_refused_without_waiting(tmp_path):
+    # The user's catalog files, a saved cloud job log and SkyPilot's vms.csv are read the same
+    # way: a FIFO there would have stopped every command that reads the catalog.
+    from engine.cloud import log, prices
+    from engine.core.errors import ConfigError
+    from engine.pricing import catalog
+
+    fifo = tmp_path / "instances.csv"
+    os.mkfifo(fifo)
+    rows, problems = catalog.read_rows(fifo, "instances", "user")
+    assert rows == [] and [p.message for p in problems] == [
+        "cannot be read (a FIFO (a named pipe), not a file); file skipped"
+    ]
+    for read in (log.read, prices.read_vms):
+        with pytest.raises(ConfigError, match=r"cannot be read \(a FIFO \(a named pipe\), not a"):
+            read(fifo)
