@@ -16,7 +16,8 @@ import pyqtgraph.exporters
 from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QPen
 
-from engine.results.files import write_text, write_via
+from engine.core.errors import ConfigError
+from engine.results.files import check_out_path, write_text, write_via
 from gui.common.chart import Chart
 
 if TYPE_CHECKING:
@@ -30,6 +31,16 @@ class ExportError(ValueError):
     """An export that cannot be written; the message says why, for the message bar."""
 
 
+def checked_path(path: Path) -> Path:
+    """Where an export may be written: the CLI's rules (engine/results/files.py check_out_path:
+    an existing folder, never a folder itself, the results store or one of epochcost's own
+    files in its data folder); ExportError saying why not."""
+    try:
+        return check_out_path(path)
+    except ConfigError as exc:
+        raise ExportError(exc.message) from None
+
+
 def export_chart(
     item: pg.GraphicsLayout, path: Path, layout_px: tuple[int, int] | None = None
 ) -> Path:
@@ -39,8 +50,7 @@ def export_chart(
     suffix = path.suffix.lower()
     if suffix not in CHART_FORMATS:
         raise ExportError(f"{path.name}: save charts as .png or .svg")
-    if not path.parent.is_dir():
-        raise ExportError(f"folder {path.parent} does not exist")
+    checked_path(path)
     chart = _chart_of(item)
     on_screen = item.geometry()
     with chart.exporting() if chart is not None else nullcontext():
@@ -118,8 +128,7 @@ def copy_chart(item: pg.GraphicsLayout) -> None:
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     """The results listing as CSV (raw numbers; empty cells for missing values)."""
-    if not path.parent.is_dir():
-        raise ExportError(f"folder {path.parent} does not exist")
+    checked_path(path)
     try:
         write_text(path, frame.to_csv(index=False))
     except OSError as exc:  # StoreError: the file and why

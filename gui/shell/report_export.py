@@ -64,6 +64,7 @@ class ReportExport:
         def write() -> Path:
             if not results:
                 raise export.ExportError(NOTHING)
+            export.checked_path(path)
             try:
                 return write_text(path, self.html(results))
             except StoreError as exc:

@@ -80,3 +80,21 @@ def test_a_wrong_suffix_or_folder_is_explained(drawn, tmp_path):
     assert "save charts as .png or .svg" in drawn.message_bar.text.text()
     assert drawn.export_csv(tmp_path / "missing" / "r.csv") is None
     assert "does not exist" in drawn.message_bar.text.text()
+
+
+def test_an_export_never_replaces_epochcosts_own_files(drawn, epochcost_home):
+    # The app's exports follow the CLI's rules (check_out_path): a chart, a CSV or the report
+    # saved over profiles.json or the user's catalog would have lost them.
+    profiles = epochcost_home / "profiles.json"
+    profiles.write_text('{"schema": 1, "profiles": []}\n')
+    catalog = epochcost_home / "catalog" / "instances.csv"
+    catalog.parent.mkdir(exist_ok=True)
+    catalog.write_text("provider,instance\n")
+    assert drawn.export_csv(catalog) is None
+    assert "one of epochcost's own files" in drawn.message_bar.text.text()
+    assert drawn.export_chart("cost", epochcost_home / "profiles.png") is not None  # a new name
+    drawn.report.chosen_results = lambda: [{"run_id": "any"}]  # the path is refused first
+    assert drawn.report.export(epochcost_home / "catalog" / "instances.csv") is None
+    assert "one of epochcost's own files" in drawn.message_bar.text.text()
+    assert catalog.read_text() == "provider,instance\n"
+    assert profiles.read_text() == '{"schema": 1, "profiles": []}\n'
