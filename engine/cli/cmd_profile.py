@@ -8,17 +8,26 @@ from dataclasses import replace
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.cmd_catalog import load_reporting
+from engine.cli.cmd_catalog import check_clouds, load_reporting
 from engine.cli.common import UsageError, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.core.errors import ConfigError
+from engine.plan import targets as plan_targets
 from engine.pricing import profile_store
+from engine.pricing.catalog import Catalog
 from engine.pricing.cost import Price
-from engine.pricing.profiles import OWNED, RENTED, Profile, find_instance
+from engine.pricing.profiles import OWNED, RENTED, Profile, catalog_gpu, check_name, find_instance
 from engine.results.repricing import repriced
 
-# The engine's ConfigError field -> this command's option.
-FIELDS = {"gpu": "owned_gpu", "watts": "power_w", "as_of": "price_date", "source": "price_source"}
+# The engine's ConfigError field (as profiles.json spells it) -> this command's option; the
+# name is the positional NAME, never an option --name.
+FIELDS = {
+    "gpu": "owned_gpu",
+    "watts": "power_w",
+    "as_of": "price_date",
+    "source": "price_source",
+    "name": "profile NAME",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--usd-per-kwh T [--lifetime-years --hours-per-day --power-w --psu-efficiency "
         "--grid-region].",
     )
-    add.add_argument("name")
+    add.add_argument("name", metavar="NAME")
     rented = add.add_argument_group("rented")
     rented.add_argument("--instance", default=None, metavar="ID", help="aws:p3.2xlarge")
     rented.add_argument("--spot", action="store_true", help="the instance's spot price")
@@ -66,7 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     rm.set_defaults(handler=_remove)
 
 
-def profile_from_args(args: argparse.Namespace) -> Profile:
+def profile_from_args(args: argparse.Namespace, cat: Catalog) -> Profile:
+    check_name(args.name)
     owned = args.owned_gpu is not None
     rented_given = [
         o for o in ("instance", "price_per_hour", "spot") if getattr(args, o) not in (None, False)
@@ -79,42 +89,41 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
     if not owned:
         if args.instance is not None and args.price_per_hour is not None:
             raise UsageError("instance", "give --instance or --price-per-hour, not both")
-        return Profile(
-            name=args.name,
-            kind=RENTED,
-            instance=args.instance,
-            spot=args.spot,
-            usd_per_hour=args.price_per_hour,
-            source=args.price_source or "user",
-            as_of=args.price_date or Price(0.0).dated().as_of,
-        ).validated()
-    cat = load_reporting()
-    spec = cat.gpu(args.owned_gpu)
-    if spec is None:
-        close = ", ".join(g.name for g in cat.find_gpus(args.owned_gpu)[:5])
-        hint = f" (close: {close})" if close else " (see `epochcost catalog gpus`)"
-        raise UsageError("owned_gpu", f"no GPU {args.owned_gpu!r} in the catalog{hint}")
+        return (
+            Profile(
+                name=args.name,
+                kind=RENTED,
+                instance=args.instance,
+                spot=args.spot,
+                usd_per_hour=args.price_per_hour,
+                source=args.price_source or "user",
+                as_of=args.price_date or Price(0.0).dated().as_of,
+            )
+            .validated()
+            .in_catalog(cat)
+        )
     given = {
         k: getattr(args, k)
         for k in ("lifetime_years", "hours_per_day", "psu_efficiency")
         if getattr(args, k) is not None
     }
-    if args.grid_region is not None:
-        provider, _, region = args.grid_region.partition(":")
-        if cat.grid_for(provider, region) is None:
-            raise UsageError("grid_region", f"{args.grid_region!r} is not in the catalog grid")
-    return Profile(
-        name=args.name,
-        kind=OWNED,
-        gpu=spec.name,
-        purchase_usd=args.purchase_usd,
-        usd_per_kwh=args.usd_per_kwh,
-        watts=args.power_w,
-        grid_region=args.grid_region,
-        as_of=args.price_date or Price(0.0).dated().as_of,
-        source="owned",
-        **given,
-    ).validated()
+    # The GPU, the grid region and the rest are checked by the rules the file is read by.
+    return (
+        Profile(
+            name=args.name,
+            kind=OWNED,
+            gpu=catalog_gpu(cat, args.owned_gpu).name,
+            purchase_usd=args.purchase_usd,
+            usd_per_kwh=args.usd_per_kwh,
+            watts=args.power_w,
+            grid_region=args.grid_region,
+            as_of=args.price_date or Price(0.0).dated().as_of,
+            source="owned",
+            **given,
+        )
+        .validated()
+        .in_catalog(cat)
+    )
 
 
 # Options a rented profile has no use for, and what each rented kind prices from.
@@ -141,13 +150,13 @@ def _only_what_applies(args: argparse.Namespace, owned: bool) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    profile = profile_from_args(args)
     cat = load_reporting()
+    profile = profile_from_args(args, cat)
     if profile.instance is not None:  # kept as cloud:type, so it stays one machine
         found = find_instance(cat, profile.instance)
         profile = replace(profile, instance=f"{found.cloud}:{found.instance_type}")
     price = profile.price(cat)
-    profile_store.save(profile, replace=args.replace)
+    profile_store.save(profile, replace=args.replace, catalog=cat)
     print(f"saved profile {profile.name!r}: {profile.describe()}\n  prices at {price.describe()}")
     return 0
 
@@ -236,28 +245,61 @@ def compare_profile(args: argparse.Namespace, result: dict[str, Any]) -> dict[st
     return repriced(result, profile.price(load_reporting()))
 
 
-def plan_profile(args: argparse.Namespace) -> None:
+def plan_profile(args: argparse.Namespace, cat: Catalog) -> None:
     """plan --profile: an owned one plans on its GPU and prices owning with its figures; a rented
-    catalog instance plans on that instance; a bare $/h has no GPU to plan on."""
+    catalog instance plans on that instance; a bare $/h has no GPU to plan on. A --gpu,
+    --instance or --compare that plans on other hardware is refused: the profile's figures
+    (an RTX 4090's $1,600) would price a GPU they are not for."""
     if getattr(args, "profile", None) is None:
         return
     profile = resolve(args.profile)
     chosen = args.gpu or args.instance or args.compare
     if profile.kind == OWNED:
-        if not chosen:
+        if chosen:
+            _same_hardware(args, cat, profile, str(profile.gpu))
+        else:
             args.gpu = profile.gpu
         owned_options(args, profile, power="")
         if args.grid_region is None and args.grid_g_per_kwh is None:
             args.grid_region = profile.grid_region
+        args.owned_profile = profile.name
     elif profile.instance is not None:
-        if not chosen:
-            cloud, _, args.instance = profile.instance.rpartition(":")
-            args.cloud = args.cloud or cloud or None
+        cloud, _, kind = profile.instance.rpartition(":")
+        if chosen:
+            _same_hardware(args, cat, profile, profile.instance)
+        else:
+            args.instance = kind
+        args.cloud = args.cloud or cloud or None
     else:
         raise UsageError(
             "profile",
             f"{profile.name!r} is a $/h with no GPU to plan on: give --gpu or --instance, or "
             "a profile of a catalog instance or an owned GPU",
+        )
+
+
+def _same_hardware(args: argparse.Namespace, cat: Catalog, profile: Profile, what: str) -> None:
+    """UsageError unless the --gpu or --instance given is the profile's own hardware: its GPU
+    (owned), its instance (rented)."""
+    owned = profile.kind == OWNED
+    if args.compare or (args.gpu or "").lower() == "all":
+        option, other, same = ("--compare" if args.compare else "--gpu all"), "every GPU", False
+    elif args.instance:
+        found = plan_targets.find_instance(cat, args.instance, check_clouds(cat, args.cloud))
+        option, other = "--instance", f"{found.cloud}:{found.instance_type}"
+        spec = cat.gpu_of(found)
+        same = (
+            spec is not None and spec == cat.gpu(what) if owned else other.lower() == what.lower()
+        )
+    else:
+        spec = plan_targets.find_gpu(cat, args.gpu)[0]
+        option, other, same = "--gpu", spec.name, owned and spec == cat.gpu(what)
+    if not same:
+        kind = f"owned {what}: its figures price that GPU" if owned else f"rented {what}"
+        raise UsageError(
+            "profile",
+            f"{profile.name!r} is the {kind}, not {other} ({option}): leave out {option} to plan "
+            "on the profile's, or --profile to plan without it",
         )
 
 

@@ -3,7 +3,13 @@ and the app. {"schema": 1, "profiles": [{...}, ...]}, treated like the results s
 whole by engine/core/writing.py (a link is followed: its target is written, the link kept), and
 a file this epochcost cannot read whole (not UTF-8, not JSON, a newer schema, two profiles of
 one name, a profile that is not one) is reported with its path and never written over: fix it
-or move it away."""
+or move it away.
+
+It is read through engine/core/reading.py like a result file: only a regular file is opened (a
+FIFO would wait for a writer for ever), and JSON with NaN or an integer of 400 digits is refused
+there, before any figure is compared. Each profile is held to the rules `profile add` checks
+(Profile.validated and Profile.in_catalog), when read and when saved, so that the file holds
+nothing the command line would have refused and every profile the app saves can be read back."""
 
 from __future__ import annotations
 
@@ -11,8 +17,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.core import paths, writing
+from engine.core import paths, reading, writing
+from engine.core.asks import worded
 from engine.core.errors import ConfigError, StoreError
+from engine.pricing import catalog as catalog_module
+from engine.pricing.catalog import Catalog
 from engine.pricing.profiles import Profile, check_name
 
 FILE_NAME = "profiles.json"
@@ -24,36 +33,51 @@ def path() -> Path:
     return paths.home() / FILE_NAME
 
 
-def load() -> dict[str, Profile]:
-    """Every profile by name (none when there is no file yet); StoreError when it is damaged."""
+def load(catalog: Catalog | None = None) -> dict[str, Profile]:
+    """Every profile by name (none when there is no file yet); StoreError when it is damaged
+    or holds a profile `profile add` would refuse. `catalog`: the one to check against
+    (default: loaded here)."""
     file = path()
     try:
-        text = file.read_text(encoding="utf-8")
+        text = reading.read_text(file)
     except FileNotFoundError:
         return {}
+    except IsADirectoryError:
+        raise StoreError(file, "is a folder, not a file; move it away") from None
+    except reading.NotRegular as exc:  # "a FIFO (a named pipe), not a file"; the path once
+        what = f"is {exc.strerror}" if exc.strerror else str(exc).removeprefix(f"{file} ")
+        raise StoreError(file, f"{what}; fix it or move it away") from None
     except UnicodeDecodeError as exc:
         raise StoreError(file, f"is not UTF-8 text (byte {exc.start}); {FIX}") from None
     except OSError as exc:
         raise StoreError(file, f"cannot be read ({exc.strerror or exc})") from None
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", "?")
-        raise StoreError(file, f"is not valid JSON (line {line}); {FIX}") from None
-    except RecursionError:
-        raise StoreError(file, f"is nested too deeply to be a profiles file; {FIX}") from None
+        data = reading.loads(text)
+    except reading.BadJson as exc:
+        raise StoreError(file, f"{exc}; {FIX}") from None
     _check_schema(file, data)
+    cat = catalog if catalog is not None else catalog_module.load()
     out: dict[str, Profile] = {}
     for n, item in enumerate(data["profiles"], 1):
         try:
-            profile = Profile.from_dict(item)
+            profile = Profile.from_dict(item).in_catalog(cat)
         except ConfigError as exc:
-            raise StoreError(file, f"profile {n}: {exc.field}: {exc.message}; {FIX}") from None
+            message = worded(exc.message, str)  # "give {instance}": the file's own names
+            raise StoreError(file, f"{_which(n, item)}: {exc.field}: {message}; {FIX}") from None
         if profile.name in out:
             why = f"profile {n} has the name {profile.name!r} of an earlier one"
             raise StoreError(file, f"{why}; {FIX}")
         out[profile.name] = profile
     return out
+
+
+def _which(n: int, item: Any) -> str:
+    """Its place in the file ("profile 2"), and its name where it has a usable one."""
+    name = item.get("name") if isinstance(item, dict) else None
+    try:
+        return f"profile {n} ({check_name(name)!r})"
+    except ConfigError:
+        return f"profile {n}"
 
 
 def _check_schema(file: Path, data: Any) -> None:
@@ -85,10 +109,12 @@ def get(name: str) -> Profile:
     raise ConfigError("profile", f"no profile {name!r} ({listing})")
 
 
-def save(profile: Profile, replace: bool = False) -> Path:
-    """Add `profile` (or replace the one of its name when `replace`)."""
-    profile = profile.validated()
-    found = load()
+def save(profile: Profile, replace: bool = False, catalog: Catalog | None = None) -> Path:
+    """Add `profile` (or replace the one of its name when `replace`), held to the rules the
+    file is read by."""
+    cat = catalog if catalog is not None else catalog_module.load()
+    profile = profile.validated().in_catalog(cat)
+    found = load(cat)
     if profile.name in found and not replace:
         raise ConfigError("name", f"a profile {profile.name!r} exists: remove it first")
     found[profile.name] = profile

@@ -8,15 +8,25 @@ one `Price` (engine/pricing/cost.py) that runs, results and comparisons already 
 names the profile ("profile home1080: owned GeForce GTX 1080 Ti: ..."). A field that does not
 apply to the profile's kind (spot on a typed $/h, watts on a rented machine) is refused.
 The profiles file is engine/pricing/profile_store.py.
+
+A profile comes from the command line, the app's form or the file, so `validated()` takes
+nothing for granted: each text a str that encodes as UTF-8, each number a finite number in its
+range, `spot` a real boolean (the string "false" is true to Python), and `in_catalog()` checks
+that the catalog holds the instance, the GPU and the grid region it names: `profile add` and
+the file are held to these same rules. Errors name the field as the file spells it
+(`gpu`, `watts`); the CLI maps them to its options (engine/cli/cmd_profile.py, FIELDS).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import math
+import reprlib
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from engine.core import checks
+from engine.core.asks import ask
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import Catalog, normalise
 from engine.pricing.cost import OwnedHardware, Price
@@ -28,6 +38,14 @@ MAX_NAME = 60
 # Fields only owned hardware has, and only a rented machine has (with what to give instead).
 OWNED_ONLY = ("gpu", "purchase_usd", "usd_per_kwh", "watts", "grid_region")
 RENTED_ONLY = ("instance", "usd_per_hour")
+# Owned figures with a default: a rented profile holds them at it (earlier files wrote them).
+OWNED_DEFAULTED = ("lifetime_years", "hours_per_day", "psu_efficiency")
+TEXT_FIELDS = ("kind", "instance", "source", "as_of", "gpu", "grid_region")
+NUMBER_FIELDS = ("usd_per_hour", "purchase_usd", "usd_per_kwh", "watts", *OWNED_DEFAULTED)
+# OwnedHardware's field -> the profile's (its range checks name their own).
+_OWNED_FIELDS = {"power_w": "watts"}
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 40
 
 
 def iso_date(text: str) -> str | None:
@@ -114,29 +132,55 @@ class Profile:
 
     def validated(self) -> Profile:
         check_name(self.name)
+        for field in TEXT_FIELDS:
+            value = getattr(self, field)
+            if value is not None or field in ("kind", "source"):
+                _text(field, value)
         checks.choice("kind", self.kind, (RENTED, OWNED))
+        if not isinstance(self.spot, bool):
+            raise ConfigError("spot", f"{_SHOWN.repr(self.spot)} is not true or false")
         if self.as_of is not None:
-            checks.iso_date("price_date", self.as_of)
-        if not isinstance(self.source, str) or "\n" in self.source:
-            raise ConfigError("price_source", "must be one line of text")
+            checks.iso_date("as_of", self.as_of)
         self._only_what_applies()
+        for field in NUMBER_FIELDS:
+            if getattr(self, field) is not None or field in OWNED_DEFAULTED:
+                _number(field, getattr(self, field))
         if self.kind == RENTED:
             if (self.instance is None) == (self.usd_per_hour is None):
-                raise ConfigError("instance", "give --instance ID or --price-per-hour USD")
+                raise ConfigError("instance", f"give {ask('instance')} or {ask('usd_per_hour')}")
+            if self.instance is not None and not self.instance.strip():
+                raise ConfigError("instance", "is blank: give one as CLOUD:TYPE (aws:p3.2xlarge)")
             if self.usd_per_hour is not None:
                 Price(self.usd_per_hour, self.source, self.as_of).validated()
             return self
-        if not self.gpu:
-            raise ConfigError("owned_gpu", "give the GPU (a name from `epochcost catalog gpus`)")
+        if not self.gpu or not self.gpu.strip():
+            raise ConfigError("gpu", "give the GPU (a name from `epochcost catalog gpus`)")
         for field, missing in (
             ("purchase_usd", "the purchase price ($)"),
             ("usd_per_kwh", "your electricity tariff ($/kWh)"),
         ):
             if getattr(self, field) is None:
                 raise ConfigError(field, f"give {missing} to price owning")
-        self._owned(self.watts).validated()
+        try:
+            self._owned(self.watts).validated()
+        except ConfigError as exc:
+            raise ConfigError(_OWNED_FIELDS.get(exc.field, exc.field), exc.message) from None
         if self.grid_region is not None and ":" not in self.grid_region:
             raise ConfigError("grid_region", "give it as PROVIDER:REGION (aws:us-east-1)")
+        return self
+
+    def in_catalog(self, catalog: Catalog) -> Profile:
+        """The profile, when the catalog holds the instance (and its spot price), the GPU and
+        the grid region it names: the rules `profile add` checks its options by, applied to
+        the file too (an unknown GPU would price owning with no electricity, unsaid)."""
+        if self.instance is not None:
+            found = find_instance(catalog, self.instance)
+            if self.spot and found.usd_per_hour_spot is None:
+                raise ConfigError("spot", f"{found.label} has no spot price in the catalog")
+        if self.gpu is not None:
+            catalog_gpu(catalog, self.gpu)
+        if self.grid_region is not None:
+            check_grid_region(catalog, self.grid_region)
         return self
 
     def _only_what_applies(self) -> None:
@@ -144,6 +188,9 @@ class Profile:
         if self.kind == RENTED:
             for field in OWNED_ONLY:
                 if getattr(self, field) is not None:
+                    raise ConfigError(field, "applies to owned hardware, not to a rented profile")
+            for field in OWNED_DEFAULTED:  # != compares any type safely: "x", null, 10**400
+                if getattr(self, field) != DEFAULTS[field]:
                     raise ConfigError(field, "applies to owned hardware, not to a rented profile")
             if self.spot and self.usd_per_hour is not None:
                 raise ConfigError(
@@ -223,6 +270,8 @@ class Profile:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(unknown[0], "is not a profile field")
+        if "name" not in data:
+            raise ConfigError("name", "is missing: give the profile a name")
         try:
             profile = cls(**data)
         except TypeError as exc:
@@ -234,10 +283,60 @@ class Profile:
 
 
 def check_name(name: Any) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError("name", "give the profile a name")
+    """`name` when it can name a profile; ConfigError('name') saying why not, the name shown."""
+    if not isinstance(name, str):
+        raise ConfigError("name", f"{_SHOWN.repr(name)} is not text: give the profile a name")
+    if not name.strip():
+        raise ConfigError("name", f"{name!r} is blank: give the profile a name")
     if name != name.strip() or len(name) > MAX_NAME or not name.isprintable():
         raise ConfigError(
             "name", f"{name!r}: use up to {MAX_NAME} printable characters, no spaces at the ends"
         )
     return name
+
+
+def catalog_gpu(catalog: Catalog, name: str) -> GpuSpec:
+    """The catalog GPU `name` names (any spelling catalog.gpu reads); ConfigError('gpu')
+    naming close ones otherwise."""
+    spec = catalog.gpu(name)
+    if spec is None:
+        close = ", ".join(g.name for g in catalog.find_gpus(name)[:5])
+        hint = f" (close: {close})" if close else " (see `epochcost catalog gpus`)"
+        raise ConfigError("gpu", f"no GPU {name!r} in the catalog{hint}")
+    return spec
+
+
+def check_grid_region(catalog: Catalog, region: str) -> None:
+    """ConfigError('grid_region') when `region` (PROVIDER:REGION) is not in the catalog grid."""
+    provider, _, name = region.partition(":")
+    if catalog.grid_for(provider, name) is None:
+        raise ConfigError(
+            "grid_region", f"{region!r} is not in the catalog grid (see `epochcost catalog grid`)"
+        )
+
+
+def _text(field: str, value: Any) -> None:
+    """ConfigError unless `value` is one line of text that can be written as UTF-8."""
+    if not isinstance(value, str):
+        raise ConfigError(field, f"{_SHOWN.repr(value)} is not text: give it in quotes")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(
+            field, "holds a character that is not text (a lone surrogate): type it again"
+        ) from None
+    if "\n" in value or "\r" in value:
+        raise ConfigError(field, "must be one line of text")
+
+
+def _number(field: str, value: Any) -> None:
+    """ConfigError unless `value` is a finite number (the ranges are checked after: an integer
+    of 400 digits would overflow them, and True is no number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(field, f"{_SHOWN.repr(value)} is not a number")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise ConfigError(field, "is not a finite number of a size it can have")

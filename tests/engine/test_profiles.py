@@ -97,7 +97,7 @@ def test_a_damaged_file_is_reported_and_never_written_over(epochcost_home):
         profile_store.save(Profile("a", usd_per_hour=1.0))
     assert file.read_text(encoding="utf-8") == '{"profiles": ['
     file.write_text(json.dumps({"profiles": [{"name": "x", "usd_per_hour": "cheap"}]}))
-    with pytest.raises(StoreError, match="profile 1: usd_per_hour"):
+    with pytest.raises(StoreError, match=r"profile 1 \('x'\): usd_per_hour: 'cheap' is not a"):
         profile_store.load()
 
 

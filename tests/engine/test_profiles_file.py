@@ -50,7 +50,7 @@ def test_a_linked_profiles_file_is_written_through_the_link(capsys, epochcost_ho
         (b'{"schema": 1, "profiles": [{"name": "caf\xe9", "usd_per_hour": 1}]}', "not UTF-8"),
         (
             b'{"schema": 1, "profiles": [{"name": "a", "usd_per_hour": 1.0, "spot": true}]}',
-            "profile 1: spot: applies to a catalog instance",
+            "profile 1 ('a'): spot: applies to a catalog instance",
         ),
     ],
     ids=["newer-schema", "bad-schema", "duplicate-names", "not-utf8", "field-that-does-not-apply"],
