@@ -139,7 +139,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets(args.json)
     cat = load_reporting()
-    plan_profile(args)
+    plan_profile(args, cat)
     result = load_result(args.from_result) if args.from_result else None
     inputs = _inputs(args, cat, result)
     if args.compare or (args.gpu or "").lower() == "all":
@@ -191,6 +191,7 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         lifetime_years=args.lifetime_years,
         hours_per_day=args.hours_per_day,
         psu_efficiency=args.psu_efficiency,
+        owned_profile=getattr(args, "owned_profile", None),
         optimizer=args.optimizer,
         batch_size=args.batch_size,
     ).validated()

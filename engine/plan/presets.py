@@ -16,17 +16,19 @@ catalog: into `problems` when the caller passes a list, else on stderr.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.core import paths
+from engine.core import paths, reading
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan.planner import Compute, RunsRow
 from engine.pricing.catalog import Problem, records
 
 DEFAULT_RUNS_TABLE = "sharir-2020"
+MAX_CSV_BYTES = 16 * 1024 * 1024  # a run-count table is a few lines; more is not one
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,15 @@ def _number(where: str, column: str, text: str, integer: bool = False) -> float 
 
 
 def _rows(
-    path: Path, required: tuple[str, ...], problems: list[Problem] | None
+    path: Path,
+    required: tuple[str, ...],
+    problems: list[Problem] | None,
+    field: str | None = None,
 ) -> list[tuple[int, dict[str, str]]]:
     """The rows of a CSV as column -> text (missing cells blank, extra ones dropped), each with
-    its first line; a row the csv module cannot read goes to `problems` (None: stderr)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), f"cannot be read ({exc})") from None
+    its first line; a row the csv module cannot read goes to `problems` (None: stderr). A file
+    that cannot be read is a ConfigError on `field` (default: the path)."""
+    text = _read(path, field or str(path))
     found = records(text)
     if found and found[0].cells is None:
         raise ConfigError(f"{path.name}, line {found[0].line}", found[0].error)
@@ -95,6 +98,26 @@ def _rows(
             cells = (record.cells + [""] * len(header))[: len(header)]  # missing: blank
             out.append((record.line, {k: v for k, v in zip(header, cells, strict=True) if k}))
     return out
+
+
+def _read(path: Path, field: str) -> str:
+    """The CSV's text, through engine/core/reading.py: a folder or a FIFO (which would wait
+    for a writer for ever) is refused before it is read, each said in words."""
+    try:
+        return reading.read_text(path, limit=MAX_CSV_BYTES)
+    except FileNotFoundError:
+        raise ConfigError(field, f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(field, f"{path} is a folder: give a CSV file") from None
+    except reading.NotRegular as exc:
+        what = exc.strerror or "not a regular file"
+        raise ConfigError(field, f"{path} is {what}: give a CSV file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(field, f"{path} is not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:  # over the size limit
+        raise ConfigError(field, f"{path} {exc}: give a CSV file") from None
+    except OSError as exc:
+        raise ConfigError(field, f"{path} cannot be read ({exc.strerror or exc})") from None
 
 
 def _report(problem: Problem, problems: list[Problem] | None) -> None:
@@ -184,12 +207,15 @@ def runs_table(
     tables = load_runs_tables(problems=problems)
     if name in tables:
         return tables[name]
-    path = Path(name).expanduser()
-    if not path.exists():
+    try:
+        path = Path(name).expanduser()
+    except RuntimeError:  # ~user of no such user
+        path = Path(name)
+    if not os.path.lexists(path):
         raise ConfigError(
             "runs_table", f"{name!r} is neither one of {', '.join(tables)} nor a file"
         )
-    found = _rows(path, ("label", "runs"), problems)
+    found = _rows(path, ("label", "runs"), problems, "runs_table")
     rows = tuple(_runs_row(f"{path.name}, line {n}", r) for n, r in found)
     if not rows:
         raise ConfigError("runs_table", f"{path} has no rows")

@@ -51,6 +51,7 @@ class PlanOptions:
     lifetime_years: float | None = None
     hours_per_day: float | None = None
     psu_efficiency: float | None = None
+    owned_profile: str | None = None  # the profile the owning figures are, named in the basis
     optimizer: str = "adam"  # for the memory check (engine/plan/memory.py)
     batch_size: int | None = None  # sequences per GPU per step, for the activations
 
@@ -196,8 +197,10 @@ def owned(
         power_w=None if power_w is None else power_w * count,
     )
     source = "given" if options.purchase_usd is not None else "launch price, catalog"
+    profile = f"profile {options.owned_profile}: " if options.owned_profile else ""
     basis = (
-        f"owned: {count} x ${purchase:,.0f} ({source}) over {hardware.lifetime_years:g} years at "
+        f"{profile}owned: {count} x ${purchase:,.0f} ({source}) over "
+        f"{hardware.lifetime_years:g} years at "
         f"{hardware.hours_per_day:g} h/day + electricity at ${options.usd_per_kwh:g}/kWh / "
         f"{hardware.psu_efficiency:g} PSU = ${hardware.usd_per_hour:,.4f}/h"
     )
