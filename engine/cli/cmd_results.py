@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,7 @@ def _list(args: argparse.Namespace) -> int:
         status, model, fw = (_text(v) for v in (r.status, r.model, r.framework))
         device = report.listed_device(_text(r.device), r.cloud_instance)
         print(
-            f"{r.run_id:26s} {status:9s} {model:15s} {fw:10s} {batch:>5s} "
+            f"{_text(r.run_id):26s} {status:9s} {model:15s} {fw:10s} {batch:>5s} "
             f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {device}"
         )
     return 0
@@ -96,16 +97,20 @@ def _text(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and value != value) else str(value)
 
 
+def _number(value: Any) -> bool:
+    """Whether a listing cell holds a number to show (numpy's count as well): not None, NaN
+    (pandas' missing value), text or bytes (a damaged row's columns)."""
+    return isinstance(value, Real) and not isinstance(value, bool) and value == value
+
+
 def _cell(value: Any, fmt: Callable[[float], str]) -> str:
-    """A listing cell: the formatted number, or '-' where there is none (None or NaN)."""
-    if value is None or isinstance(value, str) or value != value:
-        return "-"
-    return fmt(float(value))
+    """A listing cell: the formatted number, or '-' where there is none."""
+    return fmt(float(value)) if _number(value) else "-"
 
 
 def _spread(low: Any, high: Any, center: Any) -> str:
     """'±2.1%' from a listing row's interval; '-' for a result stored without one."""
-    if any(v is None or v != v for v in (low, high, center)) or not center:
+    if not all(_number(v) for v in (low, high, center)) or not center > 0:
         return "-"
     return f"±{(high - low) / 2 / center:.1%}"
 
@@ -154,6 +159,5 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _delete(args: argparse.Namespace) -> int:
-    Store().delete(args.run_id)
-    print(f"deleted {args.run_id}")
+    print(f"deleted {Store().delete(args.run_id)}")  # the full id: a prefix may have been given
     return 0

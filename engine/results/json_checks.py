@@ -1,6 +1,11 @@
 """The building blocks of a result's checks (engine/results/schema.py): typed field checks
 composed into objects and lists, and the limits every JSON value keeps (nesting depth, size,
-finite numbers, text UTF-8 can write). A check raises Bad with the field's path."""
+finite numbers, integers within 64 bits, text UTF-8 can write). A check raises Bad with the
+field's path.
+
+Python reads a JSON integer of any length whole: every check here compares it exactly and
+shows it through shown(), never through a float conversion that overflows (10**400 has no
+float), so that a check says what is wrong instead of failing itself."""
 
 from __future__ import annotations
 
@@ -12,6 +17,9 @@ from typing import Any
 MAX_DEPTH = 32
 MAX_NODES = 500_000
 MAX_TEXT = 1_000_000  # characters in one string (a traceback, a model file's path)
+# The largest integer a result holds: SQLite's INTEGER (8 bytes signed) is the narrowest place
+# a number goes (a batch size, a byte count); past it the store itself fails.
+MAX_INT = 2**63 - 1
 
 Check = Callable[[Any, str], None]
 
@@ -29,11 +37,11 @@ def number(
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise Bad(path, "must be a number")
         if positive and not value > 0:
-            raise Bad(path, f"must be more than 0, not {value:g}")
+            raise Bad(path, f"must be more than 0, not {shown(value)}")
         if minimum is not None and not value >= minimum:
-            raise Bad(path, f"must be at least {minimum:g}, not {value:g}")
+            raise Bad(path, f"must be at least {minimum:g}, not {shown(value)}")
         if maximum is not None and not value <= maximum:
-            raise Bad(path, f"must be at most {maximum:g}, not {value:g}")
+            raise Bad(path, f"must be at most {maximum:g}, not {shown(value)}")
 
     return check
 
@@ -43,9 +51,9 @@ def whole(low: int = 0, high: int | None = None) -> Check:
         if isinstance(value, bool) or not isinstance(value, int):
             raise Bad(path, "must be a whole number")
         if value < low:
-            raise Bad(path, f"must be at least {low}, not {value}")
+            raise Bad(path, f"must be at least {low}, not {shown(value)}")
         if high is not None and value > high:
-            raise Bad(path, f"must be at most {high:,}, not {value}")
+            raise Bad(path, f"must be at most {high:,}, not {shown(value)}")
 
     return check
 
@@ -109,10 +117,13 @@ def obj(spec: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
     return obj
 
 
-def limits(data: Any) -> None:
-    """Nesting depth, size, finite numbers: over the whole result, read or not."""
+def limits(data: Any) -> tuple[str, int] | None:
+    """Nesting depth, size, finite numbers, text: over the whole result, read or not. Returns
+    the first integer beyond 64 bits with its path, or None: the caller refuses it after the
+    fields' own checks, which name a field they bound in their own words."""
     stack: list[tuple[Any, int, str]] = [(data, 0, "result")]
     nodes = 0
+    too_big: tuple[str, int] | None = None
     while stack:
         value, depth, path = stack.pop()
         nodes += 1
@@ -130,10 +141,20 @@ def limits(data: Any) -> None:
             stack.extend((item, depth + 1, f"{path}[{i}]") for i, item in enumerate(value))
         elif isinstance(value, float) and not math.isfinite(value):
             raise Bad(path, "is not a finite number")
+        elif isinstance(value, int) and abs(value) > MAX_INT and too_big is None:
+            too_big = (path, value)
         elif isinstance(value, str):
             if len(value) > MAX_TEXT:
                 raise Bad(path, f"is longer than {MAX_TEXT:,} characters")
             encodable(value, path)
+    return too_big
+
+
+def no_wide_int(found: tuple[str, int] | None) -> None:
+    """Refuse the integer limits() found beyond 64 bits (None: there was none)."""
+    if found is not None:
+        path, value = found
+        raise Bad(path, f"is {shown(value)}, larger than any measurement can have")
 
 
 def encodable(text: str, path: str) -> None:
@@ -148,6 +169,20 @@ def encodable(text: str, path: str) -> None:
         ) from None
 
 
+def shown(value: float) -> str:
+    """A number as a message shows it: 1e+308, -5, 0.25; an integer too long to write out (or
+    to convert to a float) by its first digits and its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 60:
+        digits = int(value.bit_length() * math.log10(2)) + 1  # within one of the true count
+        if digits > 4000:  # Python refuses to write out more than 4,300 digits
+            return f"an integer of about {digits:,} digits"
+        return f"{str(value)[:12]}... ({digits:,} digits)"
+    return f"{value:g}"
+
+
 def short(value: Any) -> str:
+    """A value as a message quotes it, cut to 60 characters."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return shown(value)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -115,8 +115,8 @@ def summary(result: dict[str, Any]) -> str:
         f"{'':10s} step {st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
         f"{result['steps_measured']} steps, {_windows(result)}",
         f"{'epoch':10s} {result['epoch_samples']:,} {unit} in {duration(result['epoch_seconds'])}",
-        f"{'memory':10s} {size(result['peak_memory_bytes'])} peak of "
-        f"{size(result['memory_total_bytes'])} ({_percent(result['memory_fill'])}, "
+        f"{'memory':10s} {size(result.get('peak_memory_bytes'))} peak of "
+        f"{size(result.get('memory_total_bytes'))} ({_percent(result.get('memory_fill'))}, "
         f"{result.get('memory_source', '')})",
     ]
     if result.get("distributed"):
@@ -172,7 +172,7 @@ def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:
         f"{flops['achieved_tflops']:.3g} TFLOP/s achieved"
     )
     source = flops.get("peak_source")
-    if flops.get("mfu") is not None:
+    if flops.get("mfu") is not None and flops.get("peak_tflops") is not None:
         return f"{head}, MFU {flops['mfu'] * 100:.1f}% of {flops['peak_tflops']:g} ({source})"
     return f"{head}; {source or 'peak unknown: no MFU recorded with this result'}"
 

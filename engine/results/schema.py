@@ -8,140 +8,62 @@ within the limits on size and nesting below, with finite numbers only and text t
 written out (no lone surrogate such as "\\ud800"). What no measurement can produce is refused
 too: a negative time, memory, power, energy or cost, a throughput below MIN_THROUGHPUT or an
 epoch time or cost past what the slowest throughput gives (MAX_SECONDS, MAX_USD), an interval
-that does not hold its figure. Every reader goes through validate(): a file (import, compare,
+that does not hold its figure, a figure past its physical bound or an integer beyond 64 bits
+(engine/results/result_fields.py holds the bounds and the sections' checks), a memory fill
+that is not its peak over its total, an MFU without its peak, a failed run that does not say
+why. Every reader goes through validate(): a file (import, compare,
 project, report) and every stored row (Store.get and Store.list, engine/results/store.py).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.measure.result import SCHEMA, STATUSES
-from engine.pricing.cost import MAX_USD_PER_HOUR
+from engine.results import result_fields as f
 from engine.results.json_checks import (
     Bad,
     date,
     items,
     limits,
+    no_wide_int,
     number,
     obj,
     optional,
     pair,
     short,
-    text,
+    shown,
     whole,
 )
+from engine.results.result_fields import (
+    MAX_EPOCH_SAMPLES,
+    MAX_SECONDS,
+    MAX_THROUGHPUT,
+    MAX_USD,
+    MIN_THROUGHPUT,
+    OPT_BYTES,
+    OPT_FRACTION,
+    OPT_SECONDS,
+    OPT_TEXT,
+    OPT_USD,
+    OPT_WHOLE,
+    POSITIVE,
+    SECONDS,
+    TEXT,
+    THROUGHPUT,
+    WHOLE,
+)
+
+__all__ = ["MAX_SECONDS", "MAX_THROUGHPUT", "MAX_USD", "MIN_THROUGHPUT", "RUN_ID", "validate"]
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-# The slowest throughput a window can measure: one sample in the longest window a run allows
-# (--max-seconds at most 7 days, engine/measure/config.py) is 1.65e-6 samples/s.
-MIN_THROUGHPUT = 1e-6
-MAX_EPOCH_SAMPLES = 10**13  # as RunConfig.epoch_samples allows
-# No device trains a trillion samples a second (the largest clusters reach about 1e8 tokens).
-MAX_THROUGHPUT = 1e12
-MAX_BYTES = 2.0**64  # no memory a 64-bit machine can address is bigger
-# A device's mean draw is priced as an owned machine's power (engine/pricing/cost.py
-# OwnedHardware takes 0 to 1e6 W): one beyond it is refused here, naming the field.
-MAX_POWER_W = 1e6
-# The longest epoch a result can hold (the most samples at the slowest throughput), and its
-# cost at the highest price: a time or cost past these (an epoch of 1e308 s, shown as "$inf
-# per epoch") is no measurement.
-MAX_SECONDS = MAX_EPOCH_SAMPLES / MIN_THROUGHPUT
-MAX_USD = MAX_SECONDS * MAX_USD_PER_HOUR / 3600
-
-
-NUMBER, POSITIVE, WHOLE, TEXT = number(), number(positive=True), whole(), text
-OPT_NUMBER, OPT_TEXT, OPT_WHOLE = optional(NUMBER), optional(TEXT), optional(WHOLE)
-# A size, an energy, a count: never below 0. A time, a cost: never below 0 nor past the bounds.
-AMOUNT = number(minimum=0.0)
-OPT_AMOUNT = optional(AMOUNT)
-SECONDS, USD = number(minimum=0.0, maximum=MAX_SECONDS), number(minimum=0.0, maximum=MAX_USD)
-OPT_SECONDS, OPT_USD = optional(SECONDS), optional(USD)
-
-_PRICE = obj(
-    {
-        "usd_per_hour": number(minimum=0.0, maximum=MAX_USD_PER_HOUR),
-        "source": TEXT,
-        "as_of": date,
-    },
-    ("usd_per_hour", "source", "as_of"),
-)
-_STEP_TIMES = obj({k: OPT_SECONDS for k in ("median", "p10", "p90", "mean", "min", "max")})
-_ENERGY = obj(
-    {
-        k: OPT_AMOUNT
-        for k in ("energy_j", "mean_utilization_percent", "joules_per_sample", "kwh_per_epoch")
-    }
-    | {"mean_power_w": optional(number(minimum=0.0, maximum=MAX_POWER_W))}
-)
-_FLOPS = obj(
-    {
-        "per_step": OPT_AMOUNT,
-        "per_sample": AMOUNT,
-        "achieved_tflops": AMOUNT,
-        "method": OPT_TEXT,
-        "peak_tflops": OPT_AMOUNT,
-        "mfu": OPT_AMOUNT,
-        "peak_source": OPT_TEXT,
-    },
-    ("per_sample", "achieved_tflops"),
-)
-_POINT = obj(
-    {
-        "iteration": WHOLE,
-        "accuracy": OPT_NUMBER,
-        "seconds": SECONDS,
-        "usd": OPT_USD,
-        "epochs": OPT_AMOUNT,
-    },
-    ("iteration", "seconds"),
-)
-_ACCURACY = obj(
-    {
-        "point": optional(_POINT),
-        "dataset": obj({"name": TEXT}, ("name",)),
-        "stop_reason": TEXT,
-        "curve": items(obj({"iteration": WHOLE, "accuracy": OPT_NUMBER}, ("iteration",))),
-        "run": optional(obj({"seconds": OPT_SECONDS, "usd": OPT_USD})),
-    },
-    ("dataset", "stop_reason", "curve"),
-)
-# A data-parallel run (engine/measure/result.py distributed_record).
-_DISTRIBUTED = obj(
-    {
-        "world_size": whole(1),
-        "nnodes": whole(1),
-        "nproc_per_node": whole(1),
-        "backend": TEXT,
-        "per_process_batch": whole(1),
-        "global_batch": whole(1),
-        "per_rank": items(
-            obj({"rank": WHOLE, "samples_per_s": OPT_AMOUNT}, ("rank", "samples_per_s"))
-        ),
-    },
-    ("world_size", "nnodes", "backend", "per_process_batch", "per_rank"),
-)
-_ENVIRONMENT = obj(
-    {
-        k: OPT_TEXT
-        for k in ("device", "device_name", "cpu", "framework", "framework_version", "hostname")
-    }
-    | {"threads": OPT_WHOLE, "gpu_count": OPT_WHOLE, "cpu_count_logical": OPT_WHOLE}
-)
-_WORKLOAD = obj(
-    {
-        "name": OPT_TEXT,
-        "task": OPT_TEXT,
-        "epoch_unit": OPT_TEXT,
-        "parameters": OPT_WHOLE,
-        "input_shape": optional(items(WHOLE)),
-        "model_file": optional(obj({"path": TEXT, "sha256": OPT_TEXT})),
-    }
-)
+# A 95% interval's ends lie below its figure's bound (a cost's high may be null); _around()
+# checks the low end, the order and that the interval holds its figure.
+_THROUGHPUT_ENDS = number(maximum=MAX_THROUGHPUT)
+_USD_END = number(maximum=MAX_USD)
 
 # Every result, whatever its status.
 _ALWAYS = obj(
@@ -160,41 +82,45 @@ _ALWAYS = obj(
             },
             ("model", "framework", "batch_size", "device", "precision"),
         ),
-        "environment": _ENVIRONMENT,
+        "environment": f.environment,
         "error": optional(obj({"kind": OPT_TEXT, "message": TEXT}, ("message",))),
-        "price": optional(_PRICE),
-        "workload": optional(_WORKLOAD),
+        "price": optional(f.PRICE),
+        "workload": optional(f.WORKLOAD),
         "warnings": optional(items(TEXT)),
         "epoch_samples": whole(0, MAX_EPOCH_SAMPLES),
         "group_id": OPT_TEXT,
         "kind": OPT_TEXT,
         "sweep": optional(obj({"group_id": TEXT, "role": TEXT, "trial": WHOLE})),
         "scaling": optional(obj({"group_id": TEXT, "nproc": whole(1)})),
-        "energy": optional(_ENERGY),
-        "accuracy": optional(_ACCURACY),
+        "energy": optional(f.ENERGY),
+        "accuracy": optional(f.ACCURACY),
+        "flops": optional(f.FLOPS),
+        "data": optional(f.DATA),
+        "cloud": optional(f.CLOUD),
         "compile_seconds": OPT_SECONDS,
-        "step_time_s": optional(_STEP_TIMES),
-        "throughput_ci95": optional(pair(NUMBER, NUMBER)),
-        "usd_per_epoch_ci95": optional(pair(NUMBER, OPT_NUMBER)),
+        "step_time_s": optional(f.STEP_TIMES),
+        "steps_measured": OPT_WHOLE,
+        "throughput_ci95": optional(pair(_THROUGHPUT_ENDS, _THROUGHPUT_ENDS)),
+        "usd_per_epoch_ci95": optional(pair(_USD_END, optional(_USD_END))),
         "interval_method": OPT_TEXT,
         "repeats": OPT_WHOLE,
-        "other_cpu_fraction": optional(number(minimum=0.0, maximum=1.0)),
+        "other_cpu_fraction": OPT_FRACTION,
         # The share of the measured time spent waiting for data (None: synthetic batches).
-        "input_wait_fraction": optional(number(minimum=0.0, maximum=1.0)),
-        "distributed": optional(_DISTRIBUTED),
-        "throughput_repeats": optional(items(POSITIVE)),
-        "throughput_samples_per_s": optional(number(positive=True, maximum=MAX_THROUGHPUT)),
+        "input_wait_fraction": OPT_FRACTION,
+        "input_wait_repeats": optional(items(OPT_FRACTION)),
+        "distributed": optional(f.DISTRIBUTED),
+        "throughput_repeats": optional(items(THROUGHPUT)),
+        "throughput_samples_per_s": optional(THROUGHPUT),
+        # (max - min) / median of windows within [MIN_THROUGHPUT, MAX_THROUGHPUT]
+        "throughput_spread": optional(number(minimum=0.0, maximum=MAX_THROUGHPUT / MIN_THROUGHPUT)),
+        "memory_fill": OPT_FRACTION,
+        "memory_total_bytes": optional(number(positive=True, maximum=f.MAX_BYTES)),
+        "usd_per_epoch": OPT_USD,
     }
     | {k: OPT_SECONDS for k in ("epoch_seconds", "window_seconds", "warmup_seconds")}
-    | {"memory_fill": OPT_AMOUNT, "throughput_spread": OPT_AMOUNT, "usd_per_epoch": OPT_USD}
     | {
-        k: optional(number(minimum=0.0, maximum=MAX_BYTES))
-        for k in (
-            "peak_memory_bytes",
-            "memory_total_bytes",
-            "warmup_peak_memory_bytes",
-            "device_peak_used_bytes",
-        )
+        k: OPT_BYTES
+        for k in ("peak_memory_bytes", "warmup_peak_memory_bytes", "device_peak_used_bytes")
     },
     ("schema", "run_id", "status", "config", "environment", "epoch_samples"),
 )
@@ -204,10 +130,9 @@ _MEASURED = obj(
         "throughput_samples_per_s": POSITIVE,
         "epoch_samples": whole(1),
         "epoch_seconds": POSITIVE,
-        "step_time_s": obj({k: NUMBER for k in ("median", "p10", "p90")}, ("median",)),
+        "step_time_s": obj({k: SECONDS for k in ("median", "p10", "p90")}, ("median",)),
         "steps_measured": WHOLE,
         "stop_reason": TEXT,
-        "flops": optional(_FLOPS),
         "memory_source": OPT_TEXT,
     },
     ("throughput_samples_per_s", "epoch_seconds", "step_time_s", "steps_measured"),
@@ -221,7 +146,7 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
     if data.get("schema") != SCHEMA:
         raise ConfigError(where, f"schema is {short(data.get('schema'))}, expected {SCHEMA!r}")
     try:
-        limits(data)
+        too_big = limits(data)
         _ALWAYS(data, "result")
         if data["status"] not in STATUSES:
             allowed = ", ".join(STATUSES)
@@ -237,6 +162,10 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
         _slowest(data)
         _around("throughput_ci95", "throughput_samples_per_s", data)
         _around("usd_per_epoch_ci95", "usd_per_epoch", data)
+        f.memory(data)
+        f.mfu(data.get("flops"))
+        f.says_why(data)
+        no_wide_int(too_big)  # one no field above bounds (an unread field's)
     except Bad as bad:
         field = bad.path.removeprefix("result.")
         raise ConfigError(where, f"field {field!r} {bad.what}") from None
@@ -249,28 +178,29 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
 
 
 def _around(interval_key: str, figure_key: str, data: dict[str, Any]) -> None:
-    """A stored 95% interval must be [low, high] of finite numbers, low <= high, not below 0,
-    and hold its own figure: an estimate scaled from a figure outside its own interval lies
-    outside its range too. A cost interval's high may be null (the throughput's low reached
-    0); a throughput's low may be 0 (its interval reaches down to zero, as the worker writes
-    it when the noise is wider than the figure)."""
+    """A stored 95% interval must be [low, high] in order, high above 0 (its ends are numbers
+    within the figure's bounds, checked with the fields), and hold its own figure: an estimate
+    scaled from a figure outside its own interval lies outside its range too. A cost
+    interval's high may be null (the throughput's low reached 0); a throughput's low may be 0
+    (its interval reaches down to zero, as the worker writes it when the noise is wider than
+    the figure)."""
     interval, figure = data.get(interval_key), data.get(figure_key)
     if interval is None:
         return
     low, high = interval
     path = f"result.{interval_key}"
-    if low is None or not math.isfinite(low) or low < 0:
+    if low < 0:
         raise Bad(path, f"low end {short(low)} is not a number of 0 or more")
-    if high is not None and (not math.isfinite(high) or not high > 0 or high < low):
-        raise Bad(path, f"[{low:g}, {high:g}] is not a pair [low, high] in order, high above 0")
+    ends = f"[{shown(low)}, {'null' if high is None else shown(high)}]"
+    if high is not None and (not high > 0 or high < low):
+        raise Bad(path, f"{ends} is not a pair [low, high] in order, high above 0")
     if figure is None:
         return
     slack = 1e-9 * abs(figure)
     if figure < low - slack or (high is not None and figure > high + slack):
-        shown = f"[{low:g}, {'null' if high is None else format(high, 'g')}]"
         raise Bad(
             path,
-            f"{shown} does not hold the result's own {figure_key} {figure:g}: the file is "
+            f"{ends} does not hold the result's own {figure_key} {shown(figure)}: the file is "
             "inconsistent (edited or damaged); measure again or fix the figure",
         )
 
@@ -282,6 +212,6 @@ def _slowest(data: dict[str, Any]) -> None:
     if throughput is not None and throughput < MIN_THROUGHPUT:
         raise Bad(
             "result.throughput_samples_per_s",
-            f"is {throughput:g} samples/s, slower than any window can measure "
+            f"is {shown(throughput)} samples/s, slower than any window can measure "
             f"({MIN_THROUGHPUT:g}: one sample in the longest window)",
         )

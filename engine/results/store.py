@@ -22,10 +22,18 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from engine.core import paths
+from engine.core import paths, reading
 from engine.core.errors import ConfigError, StoreError
 from engine.results.files import read_result_file
-from engine.results.listing import LIST_COLUMNS, LISTING, checked, listed
+from engine.results.listing import (
+    LIST_COLUMNS,
+    LISTING,
+    Damage,
+    columns,
+    listed,
+    problem,
+    read_body,
+)
 from engine.results.schema import validate
 
 SCHEMA_VERSION = 1
@@ -205,11 +213,13 @@ class Store:
         """Add a result from an exported JSON file. Refuses anything that is not one."""
         return self.import_result(read_result_file(path), new_id)
 
-    def delete(self, run_id: str) -> None:
-        """Delete a result by its id or a unique prefix; one whose stored JSON is damaged too."""
+    def delete(self, run_id: str) -> str:
+        """Delete a result by its id or a unique prefix; one whose stored JSON is damaged too.
+        Returns the full id deleted: a prefix names it only as long as it is unique."""
         full, _ = self._find(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM results WHERE run_id = ?", (full,))
+        return full
 
     # reading -------------------------------------------------------------------------------
 
@@ -218,17 +228,24 @@ class Store:
         or when what is stored is not a readable result."""
         rid, body = self._find(run_id)
         try:
-            return validate(json.loads(body), f"stored result {rid}")
-        except (ValueError, RecursionError, TypeError) as exc:
-            message = exc.message if isinstance(exc, ConfigError) else "is not valid JSON"
+            return read_body(body, rid)
+        except Damage as exc:
             raise ConfigError(
                 "run_id",
-                f"stored result {rid} cannot be read ({message}); "
+                f"stored result {rid} cannot be read ({exc}); "
                 f"remove it with `epochcost results delete {rid}`",
             ) from None
 
     def _find(self, run_id: str) -> tuple[str, Any]:
-        """The stored (run id, body) of an id or a unique prefix; ConfigError otherwise."""
+        """The stored (run id, body) of an id or a unique prefix; ConfigError otherwise. An empty
+        id is refused: as a prefix it would match every result (`results delete ''` would
+        delete the only one)."""
+        if not run_id.strip():
+            raise ConfigError(
+                "run_id",
+                f"{run_id!r} is not a run id: give a run id or the start of one "
+                "(see `epochcost results list`)",
+            )
         rows = []
         if self.path.exists():
             with self._connect() as db:
@@ -257,9 +274,9 @@ class Store:
         the same; `results delete ID` removes it)."""
         out = {}
         for row in self._rows(None):
-            problem = checked(row[-1])[0]
-            if problem is not None:
-                out[str(row[0])] = problem
+            why = problem(row)
+            if why is not None:
+                out[str(row[0])] = why
         return dict(sorted(out.items()))
 
     def _rows(self, group_id: str | None) -> Sequence[tuple[Any, ...]]:
@@ -281,31 +298,15 @@ class Store:
 
 
 def _row(result: dict[str, Any], group_id: str | None) -> tuple[Any, ...]:
-    config = result["config"]
-    env = result.get("environment") or {}
-    price = result.get("price") or {}
-    return (
-        result["run_id"],
-        result.get("created_at") or "",
-        result["status"],
-        config.get("model", ""),
-        config.get("framework", ""),
-        env.get("device_name") or env.get("device") or config.get("device"),
-        config.get("batch_size"),
-        config.get("precision"),
-        result.get("throughput_samples_per_s"),
-        result.get("memory_fill"),
-        result.get("usd_per_epoch"),
-        price.get("source"),
-        group_id or result.get("group_id"),
-        json.dumps(result, allow_nan=False),
-    )
+    return (*columns(result, group_id), json.dumps(result, allow_nan=False))
 
 
-def _same(body: str, result: dict[str, Any]) -> bool:
+def _same(body: Any, result: dict[str, Any]) -> bool:
+    """Whether a stored body holds `result` (as JSON reads both back); a body that cannot be
+    read holds no result."""
     try:
-        return bool(json.loads(body) == json.loads(json.dumps(result)))
-    except ValueError:
+        return bool(reading.loads(body) == json.loads(json.dumps(result)))
+    except (ValueError, TypeError):  # BadJson is a ValueError
         return False
 
 
