@@ -156,7 +156,7 @@ def _add(args: argparse.Namespace) -> int:
         found = find_instance(cat, profile.instance)
         profile = replace(profile, instance=f"{found.cloud}:{found.instance_type}")
     price = profile.price(cat)
-    profile_store.save(profile, replace=args.replace, catalog=cat)
+    profile_store.save(profile, replace=args.replace)
     print(f"saved profile {profile.name!r}: {profile.describe()}\n  prices at {price.describe()}")
     return 0
 

@@ -7,9 +7,11 @@ or move it away.
 
 It is read through engine/core/reading.py like a result file: only a regular file is opened (a
 FIFO would wait for a writer for ever), and JSON with NaN or an integer of 400 digits is refused
-there, before any figure is compared. Each profile is held to the rules `profile add` checks
-(Profile.validated and Profile.in_catalog), when read and when saved, so that the file holds
-nothing the command line would have refused and every profile the app saves can be read back."""
+there, before any figure is compared. Each profile is held to the rules of its own fields
+(Profile.validated: types, ranges, what applies to its kind) when read and when saved, so every
+profile saved can be read back. What it names in the catalog (an instance, a GPU, a grid region)
+is checked when it is used, for that profile alone: a catalog row removed later, or the app's
+"other" hardware (a GPU of your own, with its watts), never makes the whole file unreadable."""
 
 from __future__ import annotations
 
@@ -20,8 +22,6 @@ from typing import Any
 from engine.core import paths, reading, writing
 from engine.core.asks import worded
 from engine.core.errors import ConfigError, StoreError
-from engine.pricing import catalog as catalog_module
-from engine.pricing.catalog import Catalog
 from engine.pricing.profiles import Profile, check_name
 
 FILE_NAME = "profiles.json"
@@ -33,10 +33,9 @@ def path() -> Path:
     return paths.home() / FILE_NAME
 
 
-def load(catalog: Catalog | None = None) -> dict[str, Profile]:
+def load() -> dict[str, Profile]:
     """Every profile by name (none when there is no file yet); StoreError when it is damaged
-    or holds a profile `profile add` would refuse. `catalog`: the one to check against
-    (default: loaded here)."""
+    or holds a profile that is not one."""
     file = path()
     try:
         text = reading.read_text(file)
@@ -56,11 +55,10 @@ def load(catalog: Catalog | None = None) -> dict[str, Profile]:
     except reading.BadJson as exc:
         raise StoreError(file, f"{exc}; {FIX}") from None
     _check_schema(file, data)
-    cat = catalog if catalog is not None else catalog_module.load()
     out: dict[str, Profile] = {}
     for n, item in enumerate(data["profiles"], 1):
         try:
-            profile = Profile.from_dict(item).in_catalog(cat)
+            profile = Profile.from_dict(item)
         except ConfigError as exc:
             message = worded(exc.message, str)  # "give {instance}": the file's own names
             raise StoreError(file, f"{_which(n, item)}: {exc.field}: {message}; {FIX}") from None
@@ -109,12 +107,11 @@ def get(name: str) -> Profile:
     raise ConfigError("profile", f"no profile {name!r} ({listing})")
 
 
-def save(profile: Profile, replace: bool = False, catalog: Catalog | None = None) -> Path:
+def save(profile: Profile, replace: bool = False) -> Path:
     """Add `profile` (or replace the one of its name when `replace`), held to the rules the
     file is read by."""
-    cat = catalog if catalog is not None else catalog_module.load()
-    profile = profile.validated().in_catalog(cat)
-    found = load(cat)
+    profile = profile.validated()
+    found = load()
     if profile.name in found and not replace:
         raise ConfigError("name", f"a profile {profile.name!r} exists: remove it first")
     found[profile.name] = profile

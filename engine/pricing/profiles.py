@@ -11,10 +11,11 @@ The profiles file is engine/pricing/profile_store.py.
 
 A profile comes from the command line, the app's form or the file, so `validated()` takes
 nothing for granted: each text a str that encodes as UTF-8, each number a finite number in its
-range, `spot` a real boolean (the string "false" is true to Python), and `in_catalog()` checks
-that the catalog holds the instance, the GPU and the grid region it names: `profile add` and
-the file are held to these same rules. Errors name the field as the file spells it
-(`gpu`, `watts`); the CLI maps them to its options (engine/cli/cmd_profile.py, FIELDS).
+range, `spot` a real boolean (the string "false" is true to Python). `in_catalog()` checks that
+the catalog holds the instance, the GPU and the grid region `profile add` is given; a profile
+read from the file is checked against the catalog when it is used, for itself alone. Errors
+name the field as the file spells it (`gpu`, `watts`); the CLI maps them to its options
+(engine/cli/cmd_profile.py, FIELDS).
 """
 
 from __future__ import annotations
@@ -217,10 +218,19 @@ class Profile:
         return catalog.gpu(self.gpu) if self.gpu else None
 
     def owned_hardware(self, catalog: Catalog) -> OwnedHardware:
-        """The owned machine: the given watts, else the catalog GPU's TDP (None: unknown)."""
+        """The owned machine: the given watts, else the catalog GPU's TDP. A GPU the catalog
+        does not hold (hardware of your own, or a row since removed) needs its watts: without
+        them the electricity could not be priced, and a price without it would be too low."""
         if self.kind != OWNED:
             raise ConfigError("profile", f"{self.name!r} is rented, not owned hardware")
         spec = self.gpu_spec(catalog)
+        if spec is None and self.watts is None:
+            raise ConfigError(
+                "profile",
+                f"{self.name!r}: its GPU {self.gpu!r} is not in the catalog and it gives no watts, "
+                "so its electricity cannot be priced; add it again with its draw (profile add "
+                f"{self.name} --replace ... --power-w W)",
+            )
         power = self.watts if self.watts is not None else (spec.tdp_w if spec else None)
         return self._owned(power).validated()
 

@@ -1,8 +1,9 @@
 """profiles.json read as a user's file, not trusted: a FIFO is refused before it is opened (it
 hung every profile command), an integer of 400 digits is one line (it was an OverflowError),
 each field must be of its type (the string "false" was taken as spot), a field that does not
-apply or names what the catalog lacks is refused by the rules `profile add` checks, and each
-error names the profile and the field as the file spells it."""
+apply is refused by the rules `profile add` checks, what the catalog lacks is said when that
+profile is used (the rest stay usable), and each error names the profile and the field as the
+file spells it."""
 
 from __future__ import annotations
 
@@ -134,16 +135,45 @@ def test_each_field_must_be_of_its_type(capsys, epochcost_home, changed, words):
         ({**RENTED_P3, "lifetime_years": "x"}, "lifetime_years: applies to owned hardware"),
         ({**RENTED_P3, "hours_per_day": None}, "hours_per_day: applies to owned hardware"),
         ({"name": "q", "usd_per_hour": 1, "psu_efficiency": 0.5}, "psu_efficiency: applies"),
-        ({**OWNED_4090, "gpu": "Nope 9000"}, "gpu: no GPU 'Nope 9000' in the catalog"),
-        ({**OWNED_4090, "grid_region": "aws:nowhere"}, "'aws:nowhere' is not in the catalog grid"),
-        ({"name": "p3", "instance": "aws:nope"}, "instance: no instance 'aws:nope'"),
-        ({"name": "q"}, "instance: give instance or usd_per_hour;"),  # the file's names
+        ({"name": "q"}, "instance: give instance or usd_per_hour;"),  # the file's own names
     ],
-    ids=["lifetime", "hours-null", "psu", "gpu", "grid", "instance", "neither"],
+    ids=["lifetime", "hours-null", "psu", "neither"],
 )
-def test_the_file_is_held_to_the_rules_of_profile_add(capsys, epochcost_home, changed, words):
+def test_the_file_is_held_to_the_rules_of_a_profiles_fields(capsys, epochcost_home, changed, words):
     kept = _write(epochcost_home, changed)
     _refused(capsys, epochcost_home, words, kept)
+
+
+@pytest.mark.parametrize(
+    ("changed", "words"),
+    [
+        ({**OWNED_4090, "gpu": "Nope 9000"}, "its GPU 'Nope 9000' is not in the catalog and it"),
+        ({"name": "o1", "instance": "aws:nope"}, "no instance 'aws:nope'"),
+    ],
+    ids=["gpu", "instance"],
+)
+def test_what_the_catalog_lacks_is_said_when_that_profile_is_used(
+    capsys, epochcost_home, changed, words
+):
+    # A catalog row removed after the profile was saved must not make the file unreadable:
+    # the other profiles stay usable, and the one that names it says why when it is used.
+    kept = _write(epochcost_home, changed, {"name": "fine", "usd_per_hour": 1.5})
+    assert main(["profile", "list"]) == 0
+    assert "fine" in capsys.readouterr().out
+    assert main(["profile", "show", "fine"]) == 0
+    capsys.readouterr()
+    assert main(["profile", "show", "o1"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
+    assert (epochcost_home / "profiles.json").read_bytes() == kept
+
+
+def test_owned_hardware_of_your_own_with_its_watts_is_saved_and_priced(epochcost_home):
+    # The app's "other" hardware: a GPU the catalog does not hold, its draw given.
+    own = Profile(**{**OWNED_4090, "gpu": "my lab box", "watts": 300.0})
+    profile_store.save(own)
+    price = profile_store.get("o1").price(catalog.load())
+    assert price.source.startswith("profile o1: owned my lab box") and price.usd_per_hour > 0
 
 
 def test_a_rented_profile_written_with_the_owned_defaults_is_read():

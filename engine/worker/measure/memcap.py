@@ -165,7 +165,10 @@ class MemoryCap:
         self.check()
 
     def memory_fields(self) -> dict[str, Any]:
-        """Result fields with the cap as the device: peak against the cap (memory fill)."""
+        """Result fields with the cap as the device: peak against the cap (memory fill). The
+        peak read here is checked as every step's was: one over the cap since the last check
+        is an out-of-memory run (RunFailed), never a stored fill above 1."""
+        self.check()
         used = self.used_bytes()
         return {
             "peak_memory_bytes": used,
