@@ -155,7 +155,12 @@ def test_compare_bad_input_exits_2(tmp_path, capsys, argv, words):
     files = {
         "GPU": result(),
         "CPU": result(device="cpu", device_name=None),
-        "OOM": {**result(), "status": "oom", "throughput_samples_per_s": None},
+        "OOM": {
+            **result(),
+            "status": "oom",
+            "error": {"kind": "oom", "message": "out of memory at batch size 64"},
+            "throughput_samples_per_s": None,
+        },
     }
     for name, data in files.items():
         (tmp_path / f"{name}.json").write_text(json.dumps(data))
