@@ -12,6 +12,7 @@ from engine.cli.cmd_profile import add_profile_option, compare_profile
 from engine.cli.common import UsageError, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.tables import Footnotes, number, table, usd
+from engine.core.errors import ConfigError
 from engine.pricing import cost, owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import (
@@ -102,6 +103,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def load_result(text: str) -> dict[str, Any]:
     """A result from a file path, else from the store by run id (or a unique prefix)."""
+    if not text.strip():  # no path: Path("") is the current folder
+        raise ConfigError(
+            "run_id", f"{text!r} is blank: give a run id (or its start) or a result JSON file"
+        )
     path = Path(text)
     if path.exists() or text.endswith(".json") or "/" in text:
         return read_result_file(path)

@@ -192,6 +192,7 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         hours_per_day=args.hours_per_day,
         psu_efficiency=args.psu_efficiency,
         owned_profile=getattr(args, "owned_profile", None),
+        rented_profile=getattr(args, "rented_profile", None),
         optimizer=args.optimizer,
         batch_size=args.batch_size,
     ).validated()

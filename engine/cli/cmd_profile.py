@@ -270,6 +270,7 @@ def plan_profile(args: argparse.Namespace, cat: Catalog) -> None:
         else:
             args.instance = kind
         args.cloud = args.cloud or cloud or None
+        args.rented_profile = profile.name
     else:
         raise UsageError(
             "profile",

@@ -52,6 +52,7 @@ class PlanOptions:
     hours_per_day: float | None = None
     psu_efficiency: float | None = None
     owned_profile: str | None = None  # the profile the owning figures are, named in the basis
+    rented_profile: str | None = None  # the profile whose catalog instance is priced, named too
     optimizer: str = "adam"  # for the memory check (engine/plan/memory.py)
     batch_size: int | None = None  # sequences per GPU per step, for the activations
 
@@ -269,6 +270,7 @@ def _target(
         raise ConfigError("precision", f"{spec.name} at {options.precision}: {peak.source}")
     demand = offer(instances, count, spot=False)
     spot = offer(instances, count, spot=True)
+    rented = f"profile {options.rented_profile}: " if options.rented_profile else ""
     spot_basis = offer_text(*spot, count, "spot") if spot else "no spot price in the catalog"
     if spot and demand and spot[2] > demand[2] and billed_gpus(spot[0], count) > count:
         # Spot only on bigger instances, idle GPUs billed: dearer than on-demand, no choice.
@@ -285,11 +287,11 @@ def _target(
         tdp_w=spec.tdp_w,
         usd_per_hour=demand[2] if demand else None,
         billed_gpus=billed_gpus(demand[0], count) if demand else None,
-        price_basis=offer_text(*demand, count, "on-demand")
+        price_basis=rented + offer_text(*demand, count, "on-demand")
         if demand
         else "no cloud sells it in the catalog",
         usd_per_hour_spot=spot[2] if spot else None,
-        spot_basis=spot_basis,
+        spot_basis=rented + spot_basis,
         owned=hardware,
         owned_basis=owned_basis,
         g_co2e_per_kwh=g,

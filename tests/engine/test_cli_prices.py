@@ -149,6 +149,8 @@ def test_compare_a_gpu_result_file_owned_with_break_even(tmp_path, capsys):
         (["compare", "GPU", "--grid-region", "mars:1"], "--grid-region: 'mars:1' is not in"),
         (["compare", "GPU", "--machine", "nobox"], "--machine: no machine 'nobox'"),
         (["compare", "OOM"], "ended oom: nothing to price"),
+        (["compare", ""], "'' is blank: give a run id (or its start) or a result JSON file"),
+        (["project", " ", "--gpu", "all"], "' ' is blank: give a run id"),
     ],
 )
 def test_compare_bad_input_exits_2(tmp_path, capsys, argv, words):

@@ -1,5 +1,5 @@
 """plan --profile plans on the profile's own hardware: an owned RTX 4090's $1,600 priced an
-H100 when --gpu named one; the mismatch is refused and the owned line names the profile. And
+H100 when --gpu named one; the mismatch is refused and the price lines name the profile. And
 --runs-table read as a user's file: a folder was a raw errno, a FIFO hung."""
 
 from __future__ import annotations
@@ -63,6 +63,17 @@ def test_a_rented_profile_refuses_another_instance(capsys):
     assert "'p3' is the rented aws:p3.2xlarge, not H100 SXM5 80GB (--gpu)" in err
     assert main([*PLAN, "--instance", "p3.2xlarge", "--profile", "p3"]) == 0
     assert "p3.2xlarge" in capsys.readouterr().out
+
+
+def test_a_rented_profiles_price_lines_name_it(capsys):
+    assert main(["profile", "add", "p3", "--instance", "aws:p3.2xlarge"]) == 0
+    capsys.readouterr()
+    assert main([*PLAN, "--profile", "p3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    demand = next(line for line in lines if line.startswith("on-demand"))
+    spot = next(line for line in lines if line.startswith("spot"))
+    assert "profile p3: on-demand: 1 x aws p3.2xlarge" in demand
+    assert "profile p3: spot: 1 x aws p3.2xlarge" in spot
 
 
 def test_a_folder_as_runs_table_is_a_message(capsys, tmp_path):
