@@ -9,6 +9,7 @@ cannot be printed is dropped, and a run still completes and is stored."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import io
 import os
@@ -34,8 +35,24 @@ EXIT_INTERNAL = 1
 EXIT_BROKEN_PIPE = 141  # as a command killed by SIGPIPE (128 + 13)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that help that cannot be written is not ignored (argparse
+    swallows the OSError: `epochcost --help > /dev/full` exited 0, the help lost): it is
+    raised, and main() says so in one line."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is sys.stderr:  # a usage error: its exit code (2) says so where stderr is full
+            with contextlib.suppress(OSError):
+                file.write(message)
+            return
+        file.write(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="epochcost",
         description="Measure what training a model costs on this machine, and elsewhere.",
     )
@@ -51,7 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     streams.open_closed()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error: argparse printed and exits
+        _flush_or_fail(exc)
+        raise
+    except OSError as exc:  # the help or the usage could not be written (_Parser)
+        return _unwritten(exc)
     stdout = sys.stdout
     sys.stdout = _Printable(stdout)
     try:
@@ -88,6 +111,28 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
     finally:
         sys.stdout = stdout
+
+
+def _flush_or_fail(exc: SystemExit) -> None:
+    """What argparse printed, flushed now, so that a failure is met here and not at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError as err:
+        code = _unwritten(err)
+        if exc.code in (0, None):
+            exc.code = code
+
+
+def _unwritten(exc: OSError) -> int:
+    """The exit code, and one line, for help or usage that could not be written: a closed pipe
+    stays quiet (`epochcost --help | head -1`); a full disk is not a success (exit 3, not exit
+    0 with the help lost)."""
+    _silence(sys.stdout)  # so that the flush at exit finds nothing left to fail on
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_BROKEN_PIPE
+    with contextlib.suppress(OSError):  # stderr may be the full one
+        _error(f"the output cannot be written ({exc.strerror or exc})")
+    return EXIT_RUN_FAILED
 
 
 def _error(message: str) -> None:

@@ -4,7 +4,9 @@ the option, a closed pipe is no traceback."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -170,3 +172,34 @@ def test_control_characters_are_never_printed_raw(tmp_path, capsys):
         assert "\x1b" not in out and "\x07" not in out
     assert main(["results", "show", result["run_id"]]) == 0
     assert "evil\\x1b[2J\\x07name" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    not (hasattr(os, "geteuid") and os.geteuid() == 0), reason="os.mknod of a device needs root"
+)
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["--version"]])
+def test_help_written_to_a_full_device_is_not_a_success(tmp_path, argv):
+    """argparse ignores a failed write of its help: `--help > /dev/full` exited 0, the help
+    lost. The device is made in the test's folder with /dev/full's numbers (1, 7)."""
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    with open(full, "w") as out:
+        proc = subprocess.run(
+            [sys.executable, "-m", "engine.cli", *argv],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 3
+    assert (
+        proc.stderr == "epochcost: error: the output cannot be written (No space left on device)\n"
+    )
+    # A usage error still exits 2 when its message cannot be written.
+    with open(full, "w") as err:
+        bad = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "run", "--batch-size", "x"],
+            stderr=err,
+            timeout=120,
+        )
+    assert bad.returncode == 2
