@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
 
 import pytest
 
@@ -16,21 +15,11 @@ from engine.core.errors import ConfigError
 from engine.results.listing import DAMAGED
 from engine.results.schema import validate
 from engine.results.store import Store, _row
+from tests.engine.test_result_reading import GOOD, _edited
 from tests.engine.test_store import _result
 
-GOOD = "20261122T030000-00000001"
 OTHER = "20261122T030000-00000002"
 BIG = "1" + "0" * 399  # a 400-digit integer: no float holds it
-
-
-def _edited(path: str, value: Any, run_id: str = GOOD) -> dict[str, Any]:
-    result = _result(run_id)
-    *parents, last = path.split(".")
-    node = result
-    for key in parents:
-        node = node.setdefault(key, {})
-    node[last] = value
-    return result
 
 
 def _import(tmp_path, capsys, text: str) -> tuple[int, str]:
