@@ -9,7 +9,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import EXIT_RUN_FAILED, UsageError, print_json
 from engine.cli.tables import Footnotes, number, table
 from engine.core import paths
 from engine.pricing import catalog as catalog_module
@@ -195,18 +195,27 @@ def _age(row: Instance) -> str:
 def _update(args: argparse.Namespace) -> int:
     from engine.cloud import prices
 
+    failed: dict[str, str] = {}
     if args.source is not None:
         reports = prices.update_from(args.source)
     else:
-        from engine.cloud.skypilot import require_sky
+        from engine.cloud.skypilot import cloud_python
 
-        require_sky()
-        reports = prices.update_online(sorted({i.cloud for i in load_reporting().instances}))
+        cloud_python()  # the cloud environment, or a message saying how to make it
+        clouds = sorted({i.cloud for i in load_reporting().instances if i.origin != "user"})
+        fetched = prices.update_online(clouds)
+        reports, failed = fetched.reports, fetched.failed
+    for cloud, why in failed.items():
+        print(f"epochcost: {cloud}: not updated, its prices kept: {why}", file=sys.stderr)
     if args.json:
         print_json(
-            {"file": str(catalog_module.fetched_file()), "clouds": [asdict(r) for r in reports]}
+            {
+                "file": str(catalog_module.fetched_file()),
+                "clouds": [asdict(r) for r in reports],
+                "failed": failed,
+            }
         )
-        return 0
+        return EXIT_RUN_FAILED if failed else 0
     for r in reports:
         print(
             f"{r.cloud}: {r.updated} prices from {r.path}, dated {r.as_of} ({r.changed} changed; "
@@ -216,7 +225,7 @@ def _update(args: argparse.Namespace) -> int:
         if age:
             print(f"  note: these prices are {age}: fetch newer files for today's")
     print(f"written to {catalog_module.fetched_file()} (the shipped snapshot stays the fallback)")
-    return 0
+    return EXIT_RUN_FAILED if failed else 0
 
 
 def _gpus(args: argparse.Namespace) -> int:

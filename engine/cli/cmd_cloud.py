@@ -9,8 +9,10 @@ imports a job log saved by hand. Both keep the result like a local run (engine/r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +27,26 @@ from engine.cli.common import (
     print_json,
 )
 from engine.cli.file_options import out_file
-from engine.cloud import collect, launch, log, task
+from engine.cloud import collect, dryrun, launch, log, signals, task
+from engine.cloud.resources import sky_resources
 from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
-from engine.pricing.catalog import Catalog, price_note
+from engine.core.errors import ConfigError
+from engine.pricing.catalog import Catalog
 from engine.pricing.profiles import find_instance
 from engine.pricing.rows import Instance
 from engine.results import report, saving
 from engine.results.files import check_out_path
 from engine.results.store import Store
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One run made ready: the run on its instance, its task, the dry run's plan."""
+
+    cloud: task.CloudRun
+    mapping: dict[str, Any]
+    plan: dict[str, Any]
 
 
 def connect() -> SkyPilot:
@@ -59,8 +72,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="M",
         help=f"start-up the estimate assumes (default {launch.MIN_STARTUP_MINUTES:g})",
     )
+    run.add_argument(
+        "--cluster",
+        metavar="NAME",
+        default=None,
+        help="measure on this cluster, which is up (sky exec); it is not torn down",
+    )
     run.add_argument("--dryrun", action="store_true", help="print the task and estimate; exit")
     run.add_argument("--yes", action="store_true", help="launch without asking")
+    sweep = cs.add_parser(
+        "sweep", help="one model on several instance types, each torn down when it has measured"
+    )
+    sweep.add_argument(
+        "--instances", required=True, metavar="A,B,C", help="catalog instances (cloud:type)"
+    )
+    sweep.add_argument("--spot", action="store_true", help="spot instances, at their spot prices")
+    add_run_options(sweep)
+    sweep.add_argument(
+        "--startup-minutes", type=float, default=launch.MIN_STARTUP_MINUTES, metavar="M"
+    )
+    sweep.add_argument("--dryrun", action="store_true", help="print the plan and the total; exit")
+    sweep.add_argument("--yes", action="store_true", help="launch without asking")
+    sweep.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    sweep.add_argument("--no-store", action="store_true", help="do not add them to the store")
+    sweep.set_defaults(handler=_sweep, nodes=1, cluster=None, out=None)
     col = cs.add_parser("collect", help="import a saved job log of a cloud run")
     col.add_argument("log", type=Path, metavar="LOG", help="the job's log (sky logs CLUSTER)")
     col.add_argument("--instance", metavar="ID", required=True, help="what it ran on")
@@ -75,8 +110,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def choose_instance(cat: Catalog, args: argparse.Namespace) -> Instance:
-    """--instance, or the cheapest current whole instance with --gpu (fewest GPUs first)."""
-    if args.instance:
+    """--instance, or the cheapest current machine with --gpu (fewest GPUs first) that a cloud
+    run can measure on (engine/cloud/resources.py: a host VM with its GPUs, CUDA)."""
+    if args.instance is not None:
         if args.cloud:
             raise UsageError("cloud", "--cloud goes with --gpu; --instance names its cloud")
         return find_instance(cat, args.instance)
@@ -85,50 +121,49 @@ def choose_instance(cat: Catalog, args: argparse.Namespace) -> Instance:
     rows = [
         i
         for i in cat.select(clouds, args.gpu)
-        if i.gpu_count >= 1 and (not args.spot or i.usd_per_hour_spot is not None)
+        if _measurable(i) and (not args.spot or i.usd_per_hour_spot is not None)
     ]
     if not rows:
         spot = " with a spot price" if args.spot else ""
-        raise UsageError("gpu", f"no whole instance of {args.gpu!r}{spot} in the catalog")
+        raise UsageError("gpu", f"no machine with {args.gpu!r}{spot} to measure on in the catalog")
     key = (lambda i: (i.gpu_count, i.usd_per_hour_spot)) if args.spot else None
     return min(rows, key=key or (lambda i: (i.gpu_count, i.usd_per_hour)))
 
 
-def _prepare(args: argparse.Namespace) -> tuple[task.CloudRun, Any, dict[str, Any]]:
+def _measurable(instance: Instance) -> bool:
+    try:
+        sky_resources(instance)
+    except ConfigError:
+        return False
+    return True
+
+
+def _prepare(args: argparse.Namespace, instance: Instance | None = None) -> Prepared:
+    """The run on one instance, its task, and SkyPilot's verdict on it (refused: ConfigError)."""
     if args.price_per_hour is not None:
         raise UsageError("price_per_hour", "a cloud run is priced at its instance's catalog price")
-    cat = load_reporting()
-    instance = choose_instance(cat, args)
     if not 0 <= args.startup_minutes <= 24 * 60:
         raise UsageError("startup_minutes", f"{args.startup_minutes:g}: give 0 to 1440 minutes")
+    cat = load_reporting()
+    instance = instance or choose_instance(cat, args)
     config = config_from_args(args)
     cloud = task.prepare(cat, instance, config, args.spot, args.nodes, time.time())
-    sky_task = task.sky_task(cloud)
-    return cloud, sky_task, task.task_mapping(sky_task)
-
-
-def dryrun(cloud: task.CloudRun, mapping: dict[str, Any], startup_minutes: float) -> dict:
-    """What --dryrun --json prints: the task, its $/h with source and date, the estimate."""
-    minutes = launch.estimate_minutes(cloud, startup_minutes)
-    price = cloud.price
-    return {
-        "task": mapping,
-        "launch": {"down": True, "idle_minutes_to_autostop": launch.IDLE_MINUTES},
-        "usd_per_hour": cloud.usd_per_hour,
-        "price": price.to_dict(),
-        "price_note": price_note(cloud.price.as_of or ""),
-        "estimated_minutes": round(minutes, 2),
-        "startup_minutes": startup_minutes,
-        "estimated_usd": round(cloud.usd_per_hour * minutes / 60.0, 4),
-    }
+    mapping = task.task_mapping(cloud)
+    verdict = dryrun.accepted(cat, cloud, mapping)
+    return Prepared(cloud, mapping, dryrun.plan(cloud, mapping, verdict, args.startup_minutes))
 
 
 def _print_dryrun(plan: dict[str, Any]) -> None:
-    print("# SkyPilot task (built with sky.Task and sky.Resources; SkyPilot's schemas pass it)")
-    print(task.to_yaml(plan["task"]).rstrip())
+    print("# SkyPilot task (SkyPilot's own loader, Resources validation and optimizer accept it)")
+    print(plan["yaml"].rstrip())
+    chosen = plan["skypilot"]
+    if chosen.get("chosen"):
+        sky_price = chosen.get("usd_per_hour")
+        priced = f" at ${sky_price:,.4g}/h" if sky_price is not None else ""
+        print(f"# SkyPilot's optimizer chooses: {chosen['chosen']}{priced}")
     print(
-        f"# launch: down=True (the cluster terminates when the job ends), autostop after "
-        f"{plan['launch']['idle_minutes_to_autostop']} idle minutes"
+        f"# launch: down=True (the cluster terminates when the job ends), autostop (down) after "
+        f"{plan['launch']['idle_minutes_to_autostop']} idle minutes, set at provisioning"
     )
     price = plan["price"]
     note = f" [{plan['price_note']}]" if plan["price_note"] else ""
@@ -142,26 +177,15 @@ def _print_dryrun(plan: dict[str, Any]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    cloud, sky_task, mapping = _prepare(args)
-    plan = dryrun(cloud, mapping, args.startup_minutes)
+    prepared = _prepare(args)
+    plan = prepared.plan
     if args.dryrun:
         print_json(plan) if args.json else _print_dryrun(plan)
         return EXIT_OK
     if args.out is not None:
         check_out_path(args.out)
     _confirm(args, plan)
-    folder = paths.home() / "cloud-logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    progress = Progress(label=f"{cloud.instance.label} {cloud.config.model}")
-    outcome = launch.run(
-        cloud,
-        sky_task,
-        connect(),
-        folder,
-        lambda line: print(line, file=sys.stderr),
-        progress,
-    )
-    progress.done()
+    outcome = _launch(args, prepared)
     if outcome.result is None:
         print(f"epochcost: error: {outcome.message}", file=sys.stderr)
         return EXIT_RUN_FAILED
@@ -170,6 +194,90 @@ def _run(args: argparse.Namespace) -> int:
         print(f"epochcost: {outcome.message}", file=sys.stderr)
         return EXIT_RUN_FAILED
     return code
+
+
+def _launch(args: argparse.Namespace, prepared: Prepared) -> launch.Outcome:
+    """Launch to teardown, SkyPilot's lines on stderr (stdout stays the result's)."""
+    cloud = prepared.cloud
+    folder = paths.home() / "cloud-logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    progress = Progress(label=f"{cloud.instance.label} {cloud.config.model}")
+    with signals.stopping():
+        outcome = launch.run(
+            cloud,
+            prepared.mapping,
+            connect(),
+            folder,
+            lambda line: print(line, file=sys.stderr),
+            progress,
+            cluster=args.cluster,
+            existing=args.cluster is not None,
+        )
+    progress.done()
+    return outcome
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    """Each instance's dry run (SkyPilot's verdict), the total; then, unless --dryrun, one
+    launch after another, each torn down when it has measured, and the table of results."""
+    cat = load_reporting()
+    names = [n.strip() for n in args.instances.split(",")]
+    if not names or any(not n for n in names) or len(set(names)) != len(names):
+        raise UsageError("instances", f"{args.instances!r}: give distinct instances, A,B,C")
+    args.instance, args.gpu, args.cloud = None, None, None
+    prepared = [_prepare(args, find_instance(cat, name)) for name in names]
+    total = sum(p.plan["estimated_usd"] for p in prepared)
+    minutes = sum(p.plan["estimated_minutes"] for p in prepared)
+    if args.dryrun or not args.json:
+        _print_sweep(prepared, total, minutes, args.json)
+    if args.dryrun:
+        return EXIT_OK
+    _confirm(
+        args, {"estimated_usd": total, "usd_per_hour": max(p.cloud.usd_per_hour for p in prepared)}
+    )
+    results: list[dict[str, Any]] = []
+    code = EXIT_OK
+    for one in prepared:
+        one = dataclasses.replace(
+            one, cloud=dataclasses.replace(one.cloud, launched_at=time.time())
+        )
+        outcome = _launch(args, one)
+        if outcome.message:
+            print(f"epochcost: {one.cloud.instance.label}: {outcome.message}", file=sys.stderr)
+            code = EXIT_RUN_FAILED
+        if outcome.result is not None:
+            saving.keep(outcome.result, None if args.no_store else Store, None)
+            results.append(outcome.result)
+    if args.json:
+        print_json({"results": results})
+    else:
+        for result in results:
+            print(report.summary(result))
+            print(collect.describe(result))
+    return code
+
+
+def _print_sweep(prepared: list[Prepared], total: float, minutes: float, as_json: bool) -> None:
+    if as_json:
+        print_json(
+            {
+                "instances": [p.plan for p in prepared],
+                "estimated_usd": round(total, 4),
+                "estimated_minutes": round(minutes, 2),
+            }
+        )
+        return
+    print(f"{'instance':34} {'$/h':>9} {'SkyPilot':>9} {'minutes':>8} {'about $':>8}")
+    for p in prepared:
+        plan = p.plan
+        sky_price = plan["skypilot"].get("usd_per_hour")
+        sky = f"{sky_price:9.4g}" if sky_price is not None else f"{'-':>9}"
+        print(
+            f"{p.cloud.instance.label:34} {plan['usd_per_hour']:9.4g} {sky} "
+            f"{plan['estimated_minutes']:8.1f} {plan['estimated_usd']:8.2f}"
+        )
+    print(f"{'total':34} {'':9} {'':9} {minutes:8.1f} {total:8.2f}")
+    print("each cluster is launched when the one before it is torn down")
 
 
 def _confirm(args: argparse.Namespace, plan: dict[str, Any]) -> None:
@@ -192,7 +300,7 @@ def _collect(args: argparse.Namespace) -> int:
         raise UsageError("nodes", f"{args.nodes}: give 1 to 64 nodes")
     price = task.cluster_price(instance, args.spot, args.nodes)
     job = log.read(args.log)
-    result = collect.from_log(job, instance, price, args.spot, args.nodes)
+    result = collect.from_log(job, instance, price, args.spot, args.nodes, catalog=cat)
     return _keep(args, result)
 
 

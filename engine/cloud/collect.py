@@ -9,6 +9,10 @@ its setup, or its run, and says so.
 
 The result keeps a `cloud` section: cloud, region, instance, spot, nodes, the cluster's name,
 $/h with its source and date, the price's age note, and the start-up's minutes, cost and basis.
+
+A log is checked as an import is before anything is kept (engine/cloud/checks.py): its run
+ids, its device against the instance's, one run throughout, a rate its device can reach, a
+date not ahead, its clock lines within its own span and a start-up no launch exceeds.
 """
 
 from __future__ import annotations
@@ -16,14 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.cloud import checks
 from engine.cloud.log import JobLog
 from engine.core.errors import ConfigError
 from engine.core.events import Failed
 from engine.core.ids import new_run_id
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
+from engine.pricing import catalog as catalog_module
 from engine.pricing import cost
-from engine.pricing.catalog import price_note
+from engine.pricing.catalog import Catalog, price_note
 from engine.pricing.cost import Price
 from engine.pricing.rows import Instance
 from engine.results.repricing import repriced
@@ -87,24 +93,42 @@ def from_log(
     spot: bool = False,
     nodes: int = 1,
     cluster: str | None = None,
+    catalog: Catalog | None = None,
 ) -> dict[str, Any]:
     """The result a job log holds, priced at `price` (the cluster's $/h), with its start-up; a
-    worker's failure is a failed result (an OOM is data); a log with neither is refused."""
-    result = job.result
-    if result is None:
-        failure, started = job.failure, job.started
-        if failure is None or started is None:
-            raise ConfigError(
-                "log",
-                "holds no result of epochcost-worker (no `finished` or `failed` event): was "
-                "the job stopped before it measured? `sky logs CLUSTER` shows its output",
-            )
-        config = RunConfig.from_dict(started.config, check_files=False)
-        result = failed_result(failure, config, dict(started.environment))
+    worker's failure is a failed result (an OOM is data); a log with neither is refused, and
+    so is one that fails its checks (engine/cloud/checks.py; `catalog` is loaded when not
+    given), each with a ConfigError naming what to fix."""
+    checks.run_ids(job)
+    result = job.result if job.result is not None else _failure(job)
+    cat = catalog if catalog is not None else catalog_module.load()
+    result = checks.measured_on(job, result, instance, nodes, cat)
     if result.get("price") != price.dated().to_dict():
         result = repriced(result, price)
     start = startup(job.clocks, price.usd_per_hour)
+    checks.startup_within(start, job.source)
     return {**result, "cloud": cloud_section(instance, price, spot, nodes, start, cluster)}
+
+
+def _failure(job: JobLog) -> dict[str, Any]:
+    """The failed result of a log whose worker failed: its `failed` event, with the config and
+    environment of its `started` event."""
+    failure, started = job.failure, job.started
+    if failure is None or started is None:
+        raise ConfigError(
+            job.source,
+            "holds no result of epochcost-worker (no `finished` or `failed` event): was "
+            "the job stopped before it measured? `sky logs CLUSTER` shows its output",
+        )
+    try:
+        config = RunConfig.from_dict(started.config, check_files=False)
+        return failed_result(failure, config, dict(started.environment))
+    except (TypeError, ValueError, AttributeError) as exc:  # a ConfigError is a ValueError
+        raise ConfigError(
+            job.source,
+            f"its `started` and `failed` events are not epochcost-worker's ({exc}); collect "
+            "the job's own log (sky logs CLUSTER)",
+        ) from None
 
 
 def failed_start(

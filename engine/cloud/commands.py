@@ -1,6 +1,7 @@
 """The task's shell commands: setup installs the worker side, run measures.
 
-Both read the task's envs (engine/cloud/task.py `envs`): EPOCHCOST_PACKAGES (what pip installs),
+Both read the task's envs (engine/cloud/task.py `envs`): EPOCHCOST_PACKAGES (the framework
+build; setup then installs the uploaded engine, the workdir, as a project),
 EPOCHCOST_CONFIG (the run, JSON), EPOCHCOST_NPROC (processes per node), EPOCHCOST_LAUNCHED_AT
 (when the launch began, seconds since the epoch), and EPOCHCOST_VENV (where the worker's
 environment is; default ~/epochcost-venv).
@@ -29,6 +30,7 @@ VENV="${{EPOCHCOST_VENV:-$HOME/epochcost-venv}}"
 python3 -m pip install --quiet --upgrade uv
 python3 -m uv venv --quiet --python 3.11 "$VENV"
 python3 -m uv pip install --quiet --python "$VENV/bin/python" $EPOCHCOST_PACKAGES
+python3 -m uv pip install --quiet --python "$VENV/bin/python" .
 echo "{CLOCK} setup-done $(date +%s.%N)"
 """
 
@@ -58,8 +60,6 @@ stamp() {{
 
 RUN = f"""\
 set -e -o pipefail
-# The uploaded source (the workdir, where the run starts) is the worker's code.
-export PYTHONPATH="$PWD${{PYTHONPATH:+:$PYTHONPATH}}"
 echo "{CLOCK} launched $EPOCHCOST_LAUNCHED_AT"
 echo "{CLOCK} run $(date +%s.%N)"
 {_STAMP}VENV="${{EPOCHCOST_VENV:-$HOME/epochcost-venv}}"

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cloud import collect, log
+from engine.cloud import billing, collect, log, signals
 from engine.cloud.skypilot import SkyPilot, launch_failure
 from engine.cloud.task import CloudRun
 from engine.core.events import Event, from_json
 from engine.core.ids import new_run_id
 
-IDLE_MINUTES = 5  # autostop (down) after this long idle, should the job's own end be missed
+DOWN_RETRY_PAUSES_S = (5.0, 20.0)  # a failed teardown is tried three times in all
 MIN_STARTUP_MINUTES = 10.0  # dry-run estimate: provisioning 2-5 min, setup 3-6 min (pip, torch)
 RUN_ALLOWANCE_S = 120.0  # dry-run estimate: the framework's import, the build and warm-up
 
@@ -37,6 +37,7 @@ class Outcome:
 
     result: dict[str, Any] | None
     message: str = ""
+    billed: bool = True  # False: SkyPilot refused before any instance could run
 
 
 def estimate_minutes(run: CloudRun, startup_minutes: float = MIN_STARTUP_MINUTES) -> float:
@@ -102,24 +103,32 @@ def _events_to(on_event: Callable[[Event], None]) -> Callable[[str], None]:
 
 def run(
     cloud: CloudRun,
-    task: Any,
+    task: dict[str, Any],
     sky: SkyPilot,
     logs: Path,
     say: Callable[[str], None],
     on_event: Callable[[Event], None],
     cluster: str | None = None,
     cancel: threading.Event | None = None,
+    existing: bool = False,
 ) -> Outcome:
-    """Launch `task`, follow it, bring its result home, tear the cluster down. `logs` is where
-    the job's log is kept; `say` gets SkyPilot's lines and ours. `cancel` (the app's Cancel)
-    stops it between SkyPilot's calls or at the next line one writes, as Ctrl-C does here;
-    `sky.cancel_launch()` from another thread ends a launch that writes nothing for a while."""
+    """Launch `task` (or, `existing`, submit it to that cluster, which is up: sky exec), follow
+    it, bring its result home, tear the cluster down (never one that was up before). `logs` is
+    where the job's log is kept; `say` gets SkyPilot's lines and ours. `cancel` (the app's
+    Cancel) stops it between SkyPilot's calls or at the next line one writes, as Ctrl-C,
+    SIGTERM and SIGHUP do (engine/cloud/signals.py); `sky.cancel_launch()` from another thread
+    ends a launch that writes nothing for a while."""
     cluster = cluster or cluster_name()
     stage = "provisioning and setup"
+    outcome: Outcome | None = None
     try:
         _check(cancel)
-        say(f"launching {cluster} ({cloud.instance.label}; SkyPilot provisions it, then setup)")
-        job_id = sky.launch(task, cluster, IDLE_MINUTES, _Lines(say, cancel))
+        if existing:
+            say(f"submitting to {cluster}, which is up ({cloud.instance.label})")
+            job_id = sky.exec(task, cluster, _Lines(say, cancel))
+        else:
+            say(f"launching {cluster} ({cloud.instance.label}; SkyPilot provisions it, then setup)")
+            job_id = sky.launch(task, cluster, _Lines(say, cancel))
         stage = "the measurement"
         _check(cancel)
         say(f"job {job_id} runs on {cluster}: the worker's progress follows")
@@ -136,52 +145,67 @@ def run(
             cloud.nodes,
             cluster,
         )
-        return Outcome(result)
+        outcome = Outcome(result)
     except (KeyboardInterrupt, Stopped):
-        billed = _billed(cloud)
-        reason = f"stopped during {stage}; the cluster is torn down"
-        return Outcome(
-            _failed(cloud, reason, billed, cluster, "cancelled"), _say_billed(reason, billed)
-        )
+        outcome = _stopped(cloud, stage, cluster)
     except Exception as exc:  # noqa: BLE001 - SkyPilot's errors are many: one line each
         if cancel is not None and cancel.is_set():  # a launch cancelled on SkyPilot's server
-            billed = _billed(cloud)
-            reason = f"stopped during {stage}; the cluster is torn down"
-            return Outcome(
-                _failed(cloud, reason, billed, cluster, "cancelled"), _say_billed(reason, billed)
+            outcome = _stopped(cloud, stage, cluster)
+        else:
+            reason, may_bill = launch_failure(exc)
+            outcome = Outcome(
+                _failed(cloud, reason, cluster, "launch") if may_bill else None,
+                reason if not may_bill else "",
+                may_bill,
             )
-        reason, may_bill = launch_failure(exc)
-        billed = _billed(cloud)
-        if not may_bill:
-            return Outcome(None, reason)
-        return Outcome(
-            _failed(cloud, reason, billed, cluster, "launch"), _say_billed(reason, billed)
-        )
     finally:
-        _teardown(sky, cluster, say)
+        left = "" if existing else _teardown(sky, cluster, say)
+        if outcome is not None:
+            outcome = _billed(cloud, outcome, left, cluster)
+    return outcome
 
 
-def _billed(cloud: CloudRun) -> collect.StartUp:
-    clocks = {"launched": cloud.launched_at}
-    return collect.startup(clocks, cloud.usd_per_hour, until=time.time())
+def _stopped(cloud: CloudRun, stage: str, cluster: str) -> Outcome:
+    reason = f"stopped during {stage}"
+    return Outcome(_failed(cloud, reason, cluster, "cancelled"), "", True)
 
 
-def _say_billed(reason: str, billed: collect.StartUp) -> str:
-    return (
-        f"{reason}; billed at most {billed.minutes or 0:.1f} min since the launch, "
-        f"${billed.usd or 0:.2f} at the cluster's $/h"
+def _billed(cloud: CloudRun, outcome: Outcome, left: str, cluster: str) -> Outcome:
+    """The outcome with what the rental was billed, counted after the teardown: the result
+    keeps the rental's total (launch to teardown, at the cloud's billing granularity) and a
+    stop or failure says it in its line; `left` says a cluster that may still run."""
+    if not outcome.billed:
+        return Outcome(None, "; ".join(m for m in (outcome.message, left) if m), False)
+    rental = billing.rental(
+        cloud.instance.cloud, cloud.launched_at, time.time(), cloud.usd_per_hour
     )
+    result = outcome.result
+    if result is not None:
+        section = dict(result.get("cloud") or {})
+        section.update(rental_minutes=rental.minutes, rental_usd=rental.usd)
+        result = {**result, "cloud": section}
+    message = outcome.message
+    if result is not None and result.get("status") != "ok":
+        torn = left or f"{cluster} is torn down"
+        message = (
+            f"{result['error']['message']}; {torn}; billed at most {rental.minutes:.1f} min "
+            f"since the launch, ${rental.usd:.2f} at the cluster's $/h"
+        )
+    elif left:
+        message = "; ".join(m for m in (message, left) if m)
+    return Outcome(result, message, True)
 
 
-def _failed(
-    cloud: CloudRun, reason: str, billed: collect.StartUp, cluster: str, kind: str
-) -> dict[str, Any]:
+def _failed(cloud: CloudRun, reason: str, cluster: str, kind: str) -> dict[str, Any]:
+    started = collect.startup(
+        {"launched": cloud.launched_at}, cloud.usd_per_hour, until=time.time()
+    )
     return collect.failed_start(
         cloud.config,
         cloud.instance,
         cloud.price,
         reason,
-        billed,
+        started,
         cloud.spot,
         cloud.nodes,
         cluster,
@@ -189,13 +213,21 @@ def _failed(
     )
 
 
-def _teardown(sky: SkyPilot, cluster: str, say: Callable[[str], None]) -> None:
-    """Down, whatever state the cluster is in (gone already: nothing to do)."""
-    try:
-        sky.down(cluster)
-        say(f"{cluster} is torn down")
-    except KeyboardInterrupt:
-        say(f"teardown interrupted: run `sky down {cluster}` now, or it keeps billing")
-    except Exception as exc:  # noqa: BLE001 - "does not exist" is the usual answer: down already
-        if "does not exist" not in str(exc) and "not found" not in str(exc).lower():
-            say(f"teardown of {cluster} failed ({exc}): run `sky down {cluster}`")
+def _teardown(sky: SkyPilot, cluster: str, say: Callable[[str], None]) -> str:
+    """Down, whatever state the cluster is in, with retries; "" when it is down (or never
+    was), else the line that says it may still run and how to end it. Signals are held off
+    meanwhile (engine/cloud/signals.py): a second Ctrl-C does not stop a teardown."""
+    for attempt, pause_s in enumerate((*DOWN_RETRY_PAUSES_S, None), start=1):
+        try:
+            with signals.held():
+                sky.down(cluster)
+            say(f"{cluster} is torn down")
+            return ""
+        except Exception as exc:  # noqa: BLE001 - "does not exist" is the usual answer: down
+            text = str(exc)
+            if "does not exist" in text or "not found" in text.lower():
+                return ""
+            say(f"teardown of {cluster} failed (try {attempt}): {text}")
+        if pause_s is not None:
+            time.sleep(pause_s)
+    return f"{cluster} may still run and bill: end it with `{sky.down_command(cluster)}`"

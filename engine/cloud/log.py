@@ -19,6 +19,7 @@ from engine.cloud.commands import CLOCK
 from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Started, from_json
+from engine.results.files import file_name
 
 _PREFIX = re.compile(r"^\((?P<who>[^()]*)\)\s?")
 _RANK = re.compile(r"\brank=(\d+)")
@@ -29,10 +30,11 @@ MAX_LOG_BYTES = 512 * 2**20  # a job log this big is not a measurement's
 @dataclass(frozen=True)
 class JobLog:
     """What a job log holds: the reporting node's events in order, and the clock lines (first
-    of each name; seconds since the epoch)."""
+    of each name; seconds since the epoch); `source` names the log in a refusal (its file)."""
 
     events: tuple[Event, ...] = ()
     clocks: dict[str, float] = field(default_factory=dict)
+    source: str = "log"
 
     @property
     def result(self) -> dict[str, Any] | None:
@@ -61,8 +63,8 @@ def line_of(raw: str) -> tuple[int | None, str]:
     return (int(rank[1]) if rank else None), line[match.end() :]
 
 
-def parse(text: str) -> JobLog:
-    """The events and clocks of a job log's text."""
+def parse(text: str, source: str = "log") -> JobLog:
+    """The events and clocks of a job log's text (`source`: where it came from)."""
     events: list[Event] = []
     clocks: dict[str, float] = {}
     for raw in text.splitlines():
@@ -77,7 +79,7 @@ def parse(text: str) -> JobLog:
                 events.append(from_json(line))
             except ValueError:
                 continue  # a framework's JSON, or a line cut short
-    return JobLog(tuple(events), clocks)
+    return JobLog(tuple(events), clocks, source)
 
 
 def _clock(line: str, clocks: dict[str, float]) -> None:
@@ -104,4 +106,4 @@ def read(path: Path) -> JobLog:
         raise ConfigError("log", f"{path}: a folder; give the job's log file") from None
     except OSError as exc:
         raise ConfigError("log", f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return parse(text)
+    return parse(text, file_name(path))

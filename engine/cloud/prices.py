@@ -6,6 +6,8 @@ zone, and on GCP a row per attachable accelerator (no InstanceType). Online, the
 the catalog SkyPilot itself downloads (its hosted catalog, the URL its service_catalog uses);
 offline, DIR holds them in the same layout.
 
+Online, the address and schema are those of the cloud environment's SkyPilot (update_online).
+
 Each catalog instance of those clouds gets the price of its region (the cheapest zone, as the
 shipped snapshot took it); GCP's VM+GPU rows add the VM's and the accelerator's. The new rows,
 dated the day the files were fetched (today online, the file's modification date for DIR), go to
@@ -20,6 +22,7 @@ import datetime as _dt
 import io
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -140,28 +143,59 @@ def update_from(folder: Path, where: str = "") -> list[CloudUpdate]:
     return reports
 
 
-def update_online(clouds: list[str]) -> list[CloudUpdate]:
-    """Download each cloud's vms.csv from SkyPilot's hosted catalog (the files its own
-    service_catalog fetches), then update_from them; one line when the network fails."""
-    import requests
-    from sky.clouds.service_catalog import constants
+@dataclass(frozen=True)
+class Fetched:
+    """What the online update did: each cloud's report, and the clouds that failed (why)."""
 
-    base = f"{constants.HOSTED_CATALOG_DIR_URL}/{constants.CATALOG_SCHEMA_VERSION}"
-    with tempfile.TemporaryDirectory(prefix="epochcost-prices-") as tmp:
-        for cloud in clouds:
-            try:
-                reply = requests.get(f"{base}/{cloud}/vms.csv", timeout=60)
-                reply.raise_for_status()
-            except requests.RequestException as exc:
-                raise ConfigError(
-                    "from",
-                    f"SkyPilot's catalog for {cloud} could not be fetched ({exc}); offline, "
-                    "give --from DIR with <cloud>/vms.csv files",
-                ) from None
+    reports: list[CloudUpdate]
+    failed: dict[str, str]
+
+
+def update_online(clouds: list[str], fetch: Callable[[str], str] | None = None) -> Fetched:
+    """Download each cloud's vms.csv from SkyPilot's hosted catalog, at the address and schema
+    the cloud environment's SkyPilot reads (its own constants, asked through the cloud
+    program), each cloud on its own: one that fails is named and keeps its prices, the others
+    are updated. The files are kept in SkyPilot's layout (engine/cloud/sky_catalog.py), where
+    the dry run's SkyPilot reads them too. `fetch` (URL -> text) stands in for the network in
+    tests."""
+    from engine.cloud import sky_catalog, skypilot
+
+    get = fetch or _download
+    reports: list[CloudUpdate] = []
+    failed: dict[str, str] = {}
+    for cloud in clouds:
+        try:
+            where = skypilot.call("catalog_url", {"cloud": cloud}, timeout_s=120)
+            url = str(where["url"])
+            text = get(url)
+            sky_catalog.check_fetched(text, url)
+        except ConfigError as exc:
+            failed[cloud] = exc.message
+            continue
+        except (OSError, ValueError, KeyError, TypeError, skypilot.SkyError) as exc:
+            failed[cloud] = f"could not be fetched ({exc})"
+            continue
+        with tempfile.TemporaryDirectory(prefix="epochcost-prices-") as tmp:
             target = Path(tmp) / cloud / "vms.csv"
             target.parent.mkdir(parents=True)
-            target.write_text(reply.text, encoding="utf-8")
-        return update_from(Path(tmp), where=base)
+            target.write_text(text, encoding="utf-8")
+            try:
+                reports += update_from(Path(tmp), where=url.rsplit("/", 2)[0])
+            except ConfigError as exc:
+                failed[cloud] = exc.message
+                continue
+        kept = sky_catalog.fetched_folder() / cloud / "vms.csv"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(text, encoding="utf-8")
+    return Fetched(reports, failed)
+
+
+def _download(url: str) -> str:
+    """The file's text (the system's certificates: Python's ssl default)."""
+    import urllib.request  # here: the app imports this module, and urllib costs 20 ms
+
+    with urllib.request.urlopen(url, timeout=60) as reply:
+        return reply.read().decode("utf-8")
 
 
 def _dated(instance: Instance, usd: float, spot: float | None, as_of: str, where: str) -> Instance:

@@ -1,102 +1,255 @@
-"""SkyPilot, the optional install (`pip install 'epochcost[cloud]'`), and the one seam through
-which epochcost reaches a cloud: `SkyPilot` launches a task, streams and downloads its job's
-log, and tears the cluster down. Tests replace that object alone; everything else (the task,
-its schema check, the log's import) runs as it would for a real launch.
+"""The one seam through which epochcost reaches a cloud: `SkyPilot`, a client of the cloud
+program (engine/cloud_program/main.py) run with the cloud environment's Python.
+
+The app and the CLI never import `sky`: SkyPilot lives in an environment of its own (`epochcost
+env create --cloud`, engine/envs/cloud_env.py), whose Python runs the program once per call
+and answers in JSON lines. A launch runs in its own session (a Ctrl-C at the terminal reaches
+epochcost, which cancels the request and tears down; it never kills SkyPilot's client half way),
+and its request id comes back first, so that a cancel can reach SkyPilot's API server.
+Tests replace this object alone above the boundary, and run the program for real below it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.core import paths
 from engine.core.errors import ConfigError
 
-INSTALL_HINT = "SkyPilot is not installed: pip install 'epochcost[cloud]' (or `make run`)"
-CHECK_HINT = "run `sky check` to see which clouds your credentials reach"
+PYTHON_ENV = "EPOCHCOST_CLOUD_PYTHON"  # the cloud environment's Python, where not the default
+CLOUD_ENV_NAME = "cloud"
+INSTALL_HINT = (
+    "the cloud environment (SkyPilot) is not made yet: run `epochcost env create --cloud` "
+    "(once; about 1.3 GB under the data folder)"
+)
+CHECK_HINT = "run `sky check` (in the cloud environment) to see which clouds your credentials reach"
+PROGRAM = Path(__file__).resolve().parents[1] / "cloud_program" / "main.py"
 
 
-def require_sky() -> Any:
-    """The `sky` package, or a ConfigError saying how to install it."""
+class SkyError(Exception):
+    """SkyPilot failed in the program: its exception's class, its first line, and whether an
+    instance may have run (False: SkyPilot refused before provisioning)."""
+
+    def __init__(self, kind: str, message: str, provisioned: bool | None) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind, self.message, self.provisioned = kind, message, provisioned
+
+
+def cloud_python() -> Path:
+    """The cloud environment's Python; ConfigError saying how to make it."""
+    override = os.environ.get(PYTHON_ENV)
+    candidates = [Path(override)] if override else []
+    env = paths.home(create=False) / "envs" / CLOUD_ENV_NAME
+    candidates.append(env / "bin" / "python")
+    for python in candidates:
+        if python.is_file() and os.access(python, os.X_OK):
+            return python
+    raise ConfigError("cloud", INSTALL_HINT)
+
+
+def program_path() -> Path:
+    """The cloud program's file (the bundle ships it beside the engine's source)."""
+    if paths.frozen():
+        return paths.engine_source_root() / "engine" / "cloud_program" / "main.py"
+    return PROGRAM
+
+
+def call(
+    operation: str,
+    request: dict[str, Any],
+    on_line: Callable[[str], None] = lambda _l: None,
+    on_request: Callable[[str], None] = lambda _r: None,
+    python: Path | None = None,
+    timeout_s: float | None = None,
+) -> Any:
+    """Run one operation of the cloud program; its answer, or SkyError. Lines SkyPilot writes
+    go to `on_line`, a request id to `on_request`; a KeyboardInterrupt (or any exception from
+    a callback) stops the program's whole session and is raised on."""
+    command = [str(python or cloud_python()), "-I", str(program_path()), operation]
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=True,
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(_tail(proc.stderr)), daemon=True)
+    reader.start()
+    timer = threading.Timer(timeout_s, _stop, (proc,)) if timeout_s else None
+    answer: Any = None
+    failure: SkyError | None = None
     try:
-        import sky
-    except ImportError:
-        raise ConfigError("cloud", INSTALL_HINT) from None
-    return sky
+        if timer:
+            timer.start()
+        assert proc.stdin is not None and proc.stdout is not None
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.write(json.dumps(request))
+            proc.stdin.close()
+        for raw in proc.stdout:
+            message = _message(raw)
+            if message is None:
+                continue
+            kind = message.get("kind")
+            if kind == "line":
+                on_line(str(message.get("text", "")))
+            elif kind == "request":
+                on_request(str(message.get("id", "")))
+            elif kind == "answer":
+                answer = message.get("answer")
+            elif kind == "error":
+                provisioned = message.get("provisioned")
+                failure = SkyError(
+                    str(message.get("type")),
+                    str(message.get("message")),
+                    None if provisioned is None else bool(provisioned),
+                )
+        code = proc.wait()
+    except BaseException:
+        _stop(proc)
+        raise
+    finally:
+        if timer:
+            timer.cancel()
+    reader.join(timeout=5)
+    if failure is not None:
+        raise failure
+    if code != 0:
+        last = next((line for line in reversed(err) if line.strip()), f"exit code {code}")
+        raise SkyError("CloudProgramFailed", last.strip(), None)
+    return answer
+
+
+def _message(raw: str) -> dict[str, Any] | None:
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _tail(stream: Any, keep: int = 40) -> list[str]:
+    lines: list[str] = []
+    for line in stream:
+        lines = (lines + [line])[-keep:]
+    return lines
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """End the program's whole session (SkyPilot's client and what it started for a call)."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+class _Sink:
+    """Hands each line to an output stream (a text stream a caller gave)."""
+
+    def __init__(self, output: io.TextIOBase) -> None:
+        self._output = output
+
+    def __call__(self, line: str) -> None:
+        self._output.write(line + "\n")
 
 
 class SkyPilot:
-    """Launch, logs and teardown through SkyPilot's SDK (a client of its API server, which it
-    starts locally when none runs). Each method blocks until SkyPilot answers."""
+    """Launch, exec, logs and teardown through the cloud program (a client of SkyPilot's API
+    server, which SkyPilot starts locally when none runs). Each method blocks until it ends."""
 
     def __init__(self) -> None:
         self._launch_request: str | None = None
+        self.python = cloud_python()
 
-    def launch(self, task: Any, cluster: str, idle_minutes: int, output: io.TextIOBase) -> int:
-        """Provision `cluster`, run setup, submit the task's job; returns the job id. The
-        cluster goes down when the job ends (down=True) and after `idle_minutes` idle."""
-        sky = require_sky()
-        request = sky.launch(
-            task, cluster_name=cluster, idle_minutes_to_autostop=idle_minutes, down=True
-        )
+    def _remember(self, request: str) -> None:
         self._launch_request = request
-        job_id, _handle = sky.stream_and_get(request, output_stream=output)
+
+    def launch(self, task: dict[str, Any], cluster: str, output: io.TextIOBase) -> int:
+        """Provision `cluster`, run setup, submit the task's job; returns the job id. The
+        cluster goes down when the job ends (down=True) and after its autostop (the task's
+        resources) idle."""
+        return self._submit("launch", task, cluster, output)
+
+    def exec(self, task: dict[str, Any], cluster: str, output: io.TextIOBase) -> int:
+        """Submit the task's job to `cluster`, which is up (sky exec); returns the job id."""
+        return self._submit("exec", task, cluster, output)
+
+    def _submit(self, op: str, task: dict[str, Any], cluster: str, output: io.TextIOBase) -> int:
+        answer = call(
+            op, {"task": task, "cluster": cluster}, _Sink(output), self._remember, self.python
+        )
         self._launch_request = None
+        job_id = (answer or {}).get("job_id")
         if job_id is None:
-            raise ConfigError("cloud", f"SkyPilot launched {cluster} but submitted no job")
+            raise ConfigError("cloud", f"SkyPilot started {cluster} but submitted no job")
         return int(job_id)
 
     def follow(self, cluster: str, job_id: int, output: io.TextIOBase) -> int:
         """Stream the job's log to `output` until it ends; its exit code (0: succeeded)."""
-        sky = require_sky()
-        return int(sky.tail_logs(cluster, job_id, follow=True, output_stream=output))
+        answer = call(
+            "follow", {"cluster": cluster, "job_id": job_id}, _Sink(output), python=self.python
+        )
+        return int((answer or {}).get("exit_code", 1))
 
     def download_log(self, cluster: str, job_id: int, folder: Path) -> Path:
         """The job's log on this machine (SkyPilot's log download): its run.log."""
-        sky = require_sky()
-        paths = sky.download_logs(cluster, [str(job_id)])
-        local = Path(next(iter(paths.values())))
-        logs = sorted(local.rglob("*.log")) if local.is_dir() else [local]
-        run_logs = [p for p in logs if p.name == "run.log"] or logs
-        if not run_logs:
+        answer = call("download", {"cluster": cluster, "job_id": job_id}, python=self.python)
+        found = (answer or {}).get("path")
+        if not found or not Path(found).is_file():
             raise ConfigError("cloud", f"SkyPilot's log download of {cluster} holds no log")
         target = folder / f"{cluster}-job{job_id}.log"
-        target.write_bytes(run_logs[0].read_bytes())
+        target.write_bytes(Path(found).read_bytes())
         return target
 
     def cancel_launch(self) -> None:
-        """From another thread: cancel a launch still under way on SkyPilot's API server, so
-        that the launch call returns even while SkyPilot writes nothing (provisioning)."""
+        """From another thread: cancel a launch still under way on SkyPilot's API server."""
         request = self._launch_request
         if request is not None:
-            sky = require_sky()
-            sky.get(sky.api_cancel(request, silent=True))
+            call("cancel", {"request": request}, python=self.python, timeout_s=60)
 
-    def down(self, cluster: str) -> None:
-        """Tear the cluster down (terminate: nothing keeps billing). A launch still under way
-        on SkyPilot's API server (Ctrl-C stops only this client) is cancelled first."""
-        sky = require_sky()
+    def down(self, cluster: str, output: io.TextIOBase | None = None) -> None:
+        """Tear the cluster down (terminate: nothing keeps billing); a launch still pending on
+        SkyPilot's API server is cancelled first."""
         if self._launch_request is not None:
-            sky.get(sky.api_cancel(self._launch_request, silent=True))
+            with contextlib.suppress(SkyError):
+                call("cancel", {"request": self._launch_request}, python=self.python, timeout_s=60)
             self._launch_request = None
-        sky.stream_and_get(sky.down(cluster))
+        sink = _Sink(output) if output is not None else (lambda _l: None)
+        call("down", {"cluster": cluster}, sink, python=self.python, timeout_s=900)
+
+    def down_command(self, cluster: str) -> str:
+        """The command that tears the cluster down by hand."""
+        return f"{self.python.parent / 'sky'} down -y {cluster}"
 
 
 def launch_failure(exc: BaseException) -> tuple[str, bool]:
     """A failed launch in one line, pointing to `sky check`, and whether an instance may have
-    come up (a failure in setup or on the node is billed; capacity, quota and credentials
-    refused before any instance ran)."""
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    sky = require_sky()
-    errors = sky.exceptions
-    refused = (
-        errors.ResourcesUnavailableError,
-        errors.NoCloudAccessError,
-        errors.CloudUserIdentityError,
-        errors.InvalidCloudCredentials,
-        errors.InvalidCloudConfigs,
-        errors.ApiServerConnectionError,
-    )
-    billed = not isinstance(exc, refused)
-    why = "no instance came up" if not billed else "an instance may have run"
-    return f"the launch failed ({type(exc).__name__}: {first}; {why}); {CHECK_HINT}", billed
+    come up (a failure in setup or on the node may be billed; SkyPilot's refusals before
+    provisioning, such as no credentials or no capacity, are not)."""
+    if isinstance(exc, SkyError):
+        billed = exc.provisioned is not False
+        first = f"{exc.kind}: {exc.message}"
+    elif isinstance(exc, ConfigError):
+        billed, first = True, exc.message
+    else:
+        billed, first = True, f"{type(exc).__name__}: {exc}"
+    why = "an instance may have run" if billed else "no instance came up"
+    return f"the launch failed ({first}; {why}); {CHECK_HINT}", billed

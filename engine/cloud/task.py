@@ -1,15 +1,14 @@
 """The SkyPilot task of one cloud measurement: which machine, what it installs, what it runs.
 
 `CloudRun` holds the choice (a catalog instance, spot or not, nodes) and the run's config,
-priced at the instance. `task_mapping` builds the task through SkyPilot's own API (sky.Task,
-sky.Resources) and returns it as SkyPilot writes it (`to_yaml_config`, the mapping its YAML
-reads), checked against SkyPilot's task and resources schemas, so what the dry run prints is
-what a launch would send.
+priced at the instance. `task_mapping` writes the task as SkyPilot's YAML reads it; the cloud
+program loads it with SkyPilot's own loader and checks it with SkyPilot's own validation and
+optimizer (engine/cloud/dryrun.py), so what the dry run prints is what a launch would send.
 
-The instance measures with this very source: the task's workdir is the engine's source (the
-checkout, or the bundle's engine-src), which SkyPilot uploads; setup installs it with the
-framework build, and the run starts its worker (`python -m engine.worker`, the source first
-on PYTHONPATH). No epochcost release has to be on a package index.
+The instance measures with this very engine: the task's workdir is the staged upload (the
+engine package alone with a pyproject, engine/cloud/upload.py), which setup installs with the
+framework build; the run starts its worker (`python -m engine.worker`). No epochcost release
+has to be on a package index.
 
 The worker takes its config as JSON (`epochcost-worker run --config-json`), not the options of
 `epochcost run`: the parent parses and validates the options here (engine/cli), the worker
@@ -25,9 +24,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cloud import commands
-from engine.cloud.skypilot import require_sky
-from engine.core import paths
+from engine.cloud import commands, upload
+from engine.cloud.resources import sky_resources
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.pricing.catalog import Catalog
@@ -40,11 +38,9 @@ from engine.pricing.rows import Instance
 OLD_GPU_TORCH = "torch==2.7.1 torchvision==0.22.1"
 BLACKWELL_TORCH = "torch==2.14.1 torchvision==0.29.1"
 FIRST_BLACKWELL_CAPABILITY = (10, 0)
-# What the worker needs besides a framework where the uploaded source is no installable project
-# (the desktop bundle's engine source): the engine's own dependencies.
-ENGINE_NEEDS = "numpy psutil platformdirs nvidia-ml-py"
 RDZV_PLACEHOLDER = "head:29500"  # the run command puts node 0's address there
 TASK_NAME = "epochcost"
+IDLE_MINUTES = 5  # autostop (down) after this long idle, set at provisioning
 
 
 @dataclass(frozen=True)
@@ -69,12 +65,6 @@ class CloudRun:
         return self.price.usd_per_hour
 
     @property
-    def packages(self) -> str:
-        """What setup installs: the framework build that fits the instance's GPU, then the
-        worker side of this very epochcost from the uploaded source (workdir)."""
-        return f"{self.framework_build} {worker_side()}"
-
-    @property
     def framework_build(self) -> str:
         if self.config.framework == "tensorflow":
             return "tensorflow[and-cuda]==2.21.*"
@@ -86,18 +76,6 @@ class CloudRun:
     @property
     def nproc(self) -> int:
         return self.config.nproc
-
-
-def workdir() -> str:
-    """The folder SkyPilot uploads (its workdir, where setup and run start): the engine's
-    source, so the instance measures with exactly this version."""
-    return str(paths.engine_source_root())
-
-
-def worker_side() -> str:
-    """`.`: the uploaded checkout as a project (with `epochcost-worker`); the engine's own
-    dependencies where the source is the bundle's (no pyproject.toml)."""
-    return "." if (paths.engine_source_root() / "pyproject.toml").is_file() else ENGINE_NEEDS
 
 
 def cluster_price(instance: Instance, spot: bool, nodes: int) -> Price:
@@ -113,22 +91,33 @@ def cluster_price(instance: Instance, spot: bool, nodes: int) -> Price:
 def prepare(
     cat: Catalog, instance: Instance, config: RunConfig, spot: bool, nodes: int, launched_at: float
 ) -> CloudRun:
-    """The run on that machine: priced, and spread over its GPUs and nodes (data-parallel
-    with torchrun when there is more than one process)."""
+    """The run on that machine, priced, over all its GPUs and nodes (data-parallel with
+    torchrun). A TensorFlow run measures one GPU of a multi-GPU instance and is priced at that
+    GPU's share of the instance, never one GPU at the whole price. ConfigError, saying what to
+    do, for what the instance cannot run (module docstring of engine/cloud/resources.py, and
+    a model file, a local data folder or a device other than the instance's GPUs)."""
     if not 1 <= nodes <= 64:
         raise ConfigError("nodes", f"{nodes}: give 1 to 64 nodes")
-    if (
-        instance.historical
-        or not instance.full_instance
-        and instance.price_component != ("gpu_only")
-    ):
-        raise ConfigError("instance", f"{instance.label} is not a machine one can rent today")
-    gpus = max(1, int(instance.gpu_count)) if instance.gpu_count >= 1 else 1
-    nproc = gpus if (nodes > 1 or config.nproc > 1) else 1
-    changes: dict[str, Any] = {"nproc": nproc, "nnodes": nodes}
+    sky_resources(instance)  # refuses what is no CUDA machine one can rent
+    _check_sendable(config)
+    gpus = int(instance.gpu_count)
+    price = cluster_price(instance, spot, nodes)
+    if config.framework == "torch":
+        changes: dict[str, Any] = {"nproc": gpus, "nnodes": nodes}
+    else:
+        if nodes > 1:
+            raise ConfigError("nodes", "several nodes measure PyTorch runs only (torchrun)")
+        changes = {"nproc": 1, "nnodes": 1}
+        if gpus > 1:
+            price = Price(
+                round(price.usd_per_hour / gpus, 6),
+                f"{price.source}, 1 of its {gpus} GPUs' share",
+                price.as_of,
+            )
     if nodes > 1:
         changes["rdzv_endpoint"] = RDZV_PLACEHOLDER
-    priced = config.with_price(cluster_price(instance, spot, nodes)).with_changes(**changes)
+    changes["device"] = "auto" if config.device in ("auto", "cuda", "cuda:0") else config.device
+    priced = config.with_price(price).with_changes(**changes)
     spec = cat.gpu_of(instance)
     return CloudRun(
         instance,
@@ -140,76 +129,52 @@ def prepare(
     )
 
 
+def _check_sendable(config: RunConfig) -> None:
+    """What only this machine has cannot go: a model file, a local data folder; a device other
+    than the instance's GPUs."""
+    if config.model_file:
+        raise ConfigError(
+            "model_file",
+            "a model file stays on this machine (it is not uploaded): measure a built-in "
+            "model on the instance (epochcost models lists them)",
+        )
+    if config.data not in ("auto", "synthetic"):
+        raise ConfigError(
+            "data",
+            f"{config.data}: a data folder stays on this machine (it is not uploaded): "
+            "measure with synthetic data (--data synthetic)",
+        )
+    if config.device not in ("auto", "cuda", "cuda:0"):
+        raise ConfigError(
+            "device",
+            f"{config.device}: a cloud run measures on all the instance's NVIDIA GPUs; leave "
+            "--device out (or give cuda)",
+        )
+
+
 def envs(run: CloudRun) -> dict[str, str]:
     """What the setup and run commands read (strings, as SkyPilot's envs are)."""
     return {
         "EPOCHCOST_CONFIG": json.dumps(run.config.to_dict(), separators=(",", ":")),
-        "EPOCHCOST_PACKAGES": run.packages,
+        "EPOCHCOST_PACKAGES": run.framework_build,
         "EPOCHCOST_NPROC": str(run.nproc),
         "EPOCHCOST_LAUNCHED_AT": f"{run.launched_at:.3f}",
     }
 
 
-def _accelerators(instance: Instance) -> dict[str, float] | None:
-    if not instance.gpu_model or instance.gpu_count <= 0:
-        return None
-    count = instance.gpu_count
-    return {instance.gpu_model: int(count) if count == int(count) else count}
-
-
-def sky_task(run: CloudRun) -> Any:
-    """The task as a sky.Task, built with SkyPilot's API (ConfigError: it refuses it)."""
-    sky = require_sky()
-    from sky.utils import registry
-
-    instance = run.instance
-    try:
-        task = sky.Task(
-            name=TASK_NAME,
-            setup=commands.SETUP,
-            run=commands.RUN,
-            workdir=workdir(),
-            envs=envs(run),
-            num_nodes=run.nodes,
-        )
-        task.set_resources(
-            sky.Resources(
-                cloud=registry.CLOUD_REGISTRY.from_str(instance.cloud),
-                region=instance.region or None,
-                instance_type=None
-                if instance.price_component == "gpu_only"
-                else instance.instance_type,
-                accelerators=_accelerators(instance),
-                use_spot=run.spot,
-            )
-        )
-    except (ValueError, sky.exceptions.InvalidCloudConfigs) as exc:
-        raise ConfigError("instance", f"SkyPilot refuses the task: {exc}") from None
-    return task
-
-
-def task_mapping(task: Any) -> dict[str, Any]:
-    """`task` as its YAML reads, checked against SkyPilot's own task and resources schemas."""
-    require_sky()
-    from sky.utils import common_utils, schemas
-
-    mapping = task.to_yaml_config()
-    try:
-        common_utils.validate_schema(mapping, schemas.get_task_schema(), "task: ")
-        common_utils.validate_schema(
-            mapping.get("resources") or {}, schemas.get_resources_schema(), "resources: "
-        )
-    except ValueError as exc:
-        raise ConfigError("instance", f"SkyPilot's schema refuses the task: {exc}") from None
-    return mapping
-
-
-def to_yaml(mapping: dict[str, Any]) -> str:
-    """The mapping as SkyPilot's YAML (sky.utils.common_utils.dump_yaml_str)."""
-    require_sky()
-    from sky.utils import common_utils
-
-    return str(common_utils.dump_yaml_str(mapping))
+def task_mapping(run: CloudRun, workdir: str | None = None) -> dict[str, Any]:
+    """The task as SkyPilot's YAML reads it (the cloud program loads it with SkyPilot's own
+    loader, sky.Task.from_yaml_config): the staged upload as workdir (engine/cloud/upload.py),
+    setup, run, envs, nodes, and the resources with autostop set at provisioning."""
+    return {
+        "name": TASK_NAME,
+        "workdir": workdir if workdir is not None else str(upload.stage()),
+        "num_nodes": run.nodes,
+        "resources": sky_resources(run.instance).mapping(run.spot, IDLE_MINUTES),
+        "envs": envs(run),
+        "setup": commands.SETUP,
+        "run": commands.RUN,
+    }
 
 
 def local_command(mapping: dict[str, Any]) -> list[str]:

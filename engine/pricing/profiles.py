@@ -2,12 +2,13 @@
 
 Rented: a catalog instance (on-demand or spot, priced from the catalog when used, so an edited
 quote follows) or a $/h of your own with its source and date. Owned: a catalog GPU with its
-purchase price, lifetime, hours a day, tariff, watts (default: the GPU's TDP), PSU efficiency
-and grid region, priced by engine.pricing.cost.OwnedHardware. Either way `price()` gives the
-one `Price` (engine/pricing/cost.py) that runs, results and comparisons already use; its source
-names the profile ("profile home1080: owned GeForce GTX 1080 Ti: ..."). A field that does not
-apply to the profile's kind (spot on a typed $/h, watts on a rented machine) is refused.
-The profiles file is engine/pricing/profile_store.py.
+purchase price, lifetime, hours a day, tariff, watts (default: the GPU's TDP), the rest of the
+system's watts, PSU efficiency and grid region, priced by engine.pricing.owning.owned_setup (the
+one owned $/h); a file written before profiles had `rest_of_system_w` reads it as 0 W. Either
+way `price()` gives the one `Price` (engine/pricing/cost.py) that runs, results and comparisons
+already use; its source names the profile ("profile home1080: owned GeForce GTX 1080 Ti: ...").
+A field that does not apply to the profile's kind (spot on a typed $/h, watts on a rented
+machine) is refused. The profiles file is engine/pricing/profile_store.py.
 
 A profile comes from the command line, the app's form or the file, so `validated()` takes
 nothing for granted: each text a str that encodes as UTF-8, each number a finite number in its
@@ -31,7 +32,7 @@ from engine.core.asks import ask
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import Catalog, normalise
 from engine.pricing.cost import OwnedHardware, Price
-from engine.pricing.owning import DEFAULTS
+from engine.pricing.owning import DEFAULTS, owned_setup
 from engine.pricing.rows import GpuSpec, Instance
 
 RENTED, OWNED = "rented", "owned"
@@ -40,7 +41,7 @@ MAX_NAME = 60
 OWNED_ONLY = ("gpu", "purchase_usd", "usd_per_kwh", "watts", "grid_region")
 RENTED_ONLY = ("instance", "usd_per_hour")
 # Owned figures with a default: a rented profile holds them at it (earlier files wrote them).
-OWNED_DEFAULTED = ("lifetime_years", "hours_per_day", "psu_efficiency")
+OWNED_DEFAULTED = ("lifetime_years", "hours_per_day", "psu_efficiency", "rest_of_system_w")
 TEXT_FIELDS = ("kind", "instance", "source", "as_of", "gpu", "grid_region")
 NUMBER_FIELDS = ("usd_per_hour", "purchase_usd", "usd_per_kwh", "watts", *OWNED_DEFAULTED)
 # OwnedHardware's field -> the profile's (its range checks name their own).
@@ -89,6 +90,10 @@ def find_instance(catalog: Catalog, text: str) -> Instance:
     historical ones); ConfigError naming close matches otherwise."""
     cloud, sep, kind = text.strip().rpartition(":")
     wanted = normalise(kind)
+    if not wanted:  # '' or 'aws:' named no type: it matched a row whose type is no letters
+        raise ConfigError(
+            "instance", f"{text!r} names no instance type: give cloud:type, e.g. aws:g5.xlarge"
+        )
     rows = [
         i
         for i in catalog.instances
@@ -129,6 +134,7 @@ class Profile:
     hours_per_day: float = DEFAULTS["hours_per_day"]
     watts: float | None = None
     psu_efficiency: float = DEFAULTS["psu_efficiency"]
+    rest_of_system_w: float = DEFAULTS["rest_of_system_w"]  # CPU, board, disks, fans (W)
     grid_region: str | None = None
 
     def validated(self) -> Profile:
@@ -163,7 +169,7 @@ class Profile:
             if getattr(self, field) is None:
                 raise ConfigError(field, f"give {missing} to price owning")
         try:
-            self._owned(self.watts).validated()
+            self._owned(self.watts)
         except ConfigError as exc:
             raise ConfigError(_OWNED_FIELDS.get(exc.field, exc.field), exc.message) from None
         if self.grid_region is not None and ":" not in self.grid_region:
@@ -205,10 +211,11 @@ class Profile:
                 raise ConfigError("spot", "applies to a rented instance, not to owned hardware")
 
     def _owned(self, power_w: float | None) -> OwnedHardware:
-        return OwnedHardware(
-            purchase_usd=self.purchase_usd or 0.0,
-            usd_per_kwh=self.usd_per_kwh or 0.0,
+        return owned_setup(
+            purchase_usd=self.purchase_usd,
+            usd_per_kwh=self.usd_per_kwh,
             power_w=power_w,
+            rest_of_system_w=self.rest_of_system_w,
             lifetime_years=self.lifetime_years,
             hours_per_day=self.hours_per_day,
             psu_efficiency=self.psu_efficiency,
@@ -232,7 +239,7 @@ class Profile:
                 f"{self.name} --replace ... --power-w W)",
             )
         power = self.watts if self.watts is not None else (spec.tdp_w if spec else None)
-        return self._owned(power).validated()
+        return self._owned(power)
 
     def price(self, catalog: Catalog) -> Price:
         """The profile's $/h, source and date: the Price a run, a result or a comparison uses.
@@ -258,6 +265,8 @@ class Profile:
         """One line: 'rented: aws:p3.2xlarge on-demand', 'owned: GTX 1080 Ti, $699, ...'."""
         if self.kind == OWNED:
             watts = f"{self.watts:g} W" if self.watts is not None else "TDP"
+            if self.rest_of_system_w:
+                watts += f" + {self.rest_of_system_w:g} W rest of system"
             region = f", grid {self.grid_region}" if self.grid_region else ""
             return (
                 f"owned: {self.gpu}, ${self.purchase_usd:,.0f} over {self.lifetime_years:g} y at "

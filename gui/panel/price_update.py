@@ -85,10 +85,10 @@ class PriceUpdate(QWidget):
 
     def update_online(self) -> bool:
         """Fetch each cloud's file from SkyPilot's hosted catalog (needs SkyPilot)."""
-        from engine.cloud.skypilot import require_sky
+        from engine.cloud.skypilot import cloud_python
 
         try:
-            require_sky()
+            cloud_python()
         except ConfigError as exc:
             self._say(f"Prices not updated: {exc.message}", error=True)
             return False
@@ -156,18 +156,24 @@ class PriceUpdate(QWidget):
 
 
 def _online(clouds: list[str], emit: Any) -> tuple[list[Any], ConfigError | None]:
-    """On the job's thread: one cloud at a time, so that each shows and a failure keeps the
-    clouds fetched before it."""
+    """On the job's thread: one cloud at a time, so that each shows; a cloud that fails is
+    named at the end and keeps its prices, the others are updated."""
     from engine.cloud import prices
 
     reports: list[Any] = []
+    failed: list[str] = []
     for n, cloud in enumerate(clouds):
         emit((n, cloud))
         try:
-            reports += prices.update_online([cloud])
+            fetched = prices.update_online([cloud])
         except ConfigError as exc:
-            return reports, exc
+            failed.append(f"{cloud}: {exc.message}")
+            continue
+        reports += fetched.reports
+        failed += [f"{c}: {why}" for c, why in fetched.failed.items()]
     emit((len(clouds), clouds[-1] if clouds else ""))
+    if failed:
+        return reports, ConfigError("from", "not updated (prices kept): " + "; ".join(failed))
     return reports, None
 
 

@@ -92,16 +92,17 @@ def cloud_config(result: dict[str, Any]) -> RunConfig:
 
 
 def plan(cat: Catalog, row: CompareRow, result: dict[str, Any], spot: bool) -> Plan:
-    """The launch of `result`'s settings on `row`'s instance, checked by SkyPilot's schemas,
-    with its estimate. ConfigError: no SkyPilot (how to add it), or a choice that cannot run."""
-    from engine.cli.cmd_cloud import dryrun
-    from engine.cloud import launch, task
+    """The launch of `result`'s settings on `row`'s instance, accepted by SkyPilot's own validation,
+    with its estimate. ConfigError: no cloud environment (how to make it), or a choice that
+    SkyPilot or the worker cannot run."""
+    from engine.cloud import dryrun, launch, task
 
     instance = instance_of(cat, row)
     spot = spot and instance.usd_per_hour_spot is not None
     cloud = task.prepare(cat, instance, cloud_config(result), spot, 1, time.time())
-    mapping = task.task_mapping(task.sky_task(cloud))
-    return Plan(cloud, dryrun(cloud, mapping, launch.MIN_STARTUP_MINUTES))
+    mapping = task.task_mapping(cloud)
+    verdict = dryrun.accepted(cat, cloud, mapping)
+    return Plan(cloud, dryrun.plan(cloud, mapping, verdict, launch.MIN_STARTUP_MINUTES))
 
 
 def stage_of_line(line: str) -> str | None:
@@ -181,7 +182,7 @@ class CloudJob(QObject):
             self._outcome = None
             return None
         self._outcome = launch.run(
-            cloud, task.sky_task(cloud), self._sky, folder, emit, emit, cancel=self._cancel
+            cloud, task.task_mapping(cloud), self._sky, folder, emit, emit, cancel=self._cancel
         )
         return self._outcome
 
