@@ -60,6 +60,7 @@ PROCESS_MODULES = {
     "test_write_path",
     "test_closed_streams",
     "test_cloud_collect",
+    "test_cloud_collect_checks",
     "test_cloud_measure",
     "test_data_pipeline",
     "test_data_tensorflow",

@@ -182,7 +182,7 @@ def clocks_within(clocks: dict[str, float], end_s: float, where: str) -> None:
             _refuse(
                 where,
                 f"its clock line `{name}` says {_when(at)}, after its result was written "
-                f"({_when(end_s)}): a clock line lies within the log's own run",
+                f"({_when(end_s)}): every clock line lies within the log's own run",
             )
     present = [(name, clocks[name]) for name in ORDER if name in clocks]
     for (before, t0), (after, t1) in pairwise(present):
@@ -201,7 +201,7 @@ def startup_within(start: StartUp, where: str) -> None:
         _refuse(
             where,
             f"its clock lines time a start-up of {start.minutes:,.0f} minutes from "
-            f"{start.basis}, longer than any launch ({MAX_STARTUP_MINUTES} at most)",
+            f"{start.basis}, longer than any launch ({MAX_STARTUP_MINUTES:,} minutes at most)",
         )
 
 

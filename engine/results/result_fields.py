@@ -49,6 +49,13 @@ MAX_TFLOPS = 1e8
 # fit the row); ten times the peak is no measurement.
 MAX_MFU = 10.0
 MAX_COUNT = 2**31  # CPU threads, GPUs, processes, classes: far past any machine
+# What a result from elsewhere may claim (engine/results/plausible.py). A clock this far ahead
+# of ours is a machine's wrong clock at most; a `created_at` past it was written, not measured.
+CLOCK_SKEW_S = 86_400.0
+# A CPU's physical peak, generously: AMX does some 2 TFLOP/s (bf16) per core at its best, and
+# no CPU socket reaches 100 TFLOP/s. The catalog holds GPU peaks only.
+CPU_TFLOPS_PER_CORE = 4.0
+CPU_MAX_TFLOPS = 100.0
 
 NUMBER, POSITIVE, WHOLE, TEXT = number(), number(positive=True), whole(), text
 OPT_NUMBER, OPT_TEXT, OPT_WHOLE = optional(NUMBER), optional(TEXT), optional(WHOLE)

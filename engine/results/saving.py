@@ -2,8 +2,10 @@
 
 The result file (--out) is written first, whole or not at all; then the store takes it. When the
 store fails (damaged, locked, a full disk) and no file was written, the result goes to a file in
-the data folder's recovered/ folder, and the caller says where (the CLI exits 3). The CLI's run,
-sweep and accuracy commands and the desktop app keep results this way.
+the data folder's recovered/ folder, and the caller says where (the CLI exits 3); a result whose
+run id is no run id (engine/core/ids.py: "../profiles", an absolute path) names no file there and
+is not written. The CLI's run, sweep and accuracy commands and the desktop app keep results this
+way.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.core import paths
+from engine.core import ids, paths
 from engine.core.errors import ConfigError, StoreError
 from engine.results.files import write_json
 
@@ -73,10 +75,18 @@ def keep(
     except (StoreError, ConfigError) as exc:
         kept.problems.append(f"the results store could not take it: {exc}")
     if not kept.stored and kept.file is None:
-        try:
-            folder = paths.recovered()
-            folder.mkdir(exist_ok=True)
-            kept.file = write_json(folder / f"{result['run_id']}.json", result)
-        except (StoreError, OSError) as exc:
-            kept.problems.append(f"no recovery file either: {exc}")
+        kept.file = _recover(result, kept.problems)
     return kept
+
+
+def _recover(result: dict[str, Any], problems: list[str]) -> Path | None:
+    """The recovery file of a result the store could not take, named by its run id; None, with
+    the problem, when it cannot be written or the run id names no file in recovered/."""
+    try:
+        run_id = ids.check_run_id(result.get("run_id"), "run_id")
+        folder = paths.recovered()
+        folder.mkdir(exist_ok=True)
+        return write_json(folder / f"{run_id}.json", result)
+    except (StoreError, OSError, ConfigError) as exc:
+        problems.append(f"no recovery file either: {exc}")
+        return None

@@ -17,10 +17,10 @@ project, report) and every stored row (Store.get and Store.list, engine/results/
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.core.errors import ConfigError
+from engine.core.ids import RUN_ID, RUN_ID_RULE
 from engine.measure.config import RunConfig
 from engine.measure.result import SCHEMA, STATUSES
 from engine.results import result_fields as f
@@ -59,7 +59,6 @@ from engine.results.result_fields import (
 
 __all__ = ["MAX_SECONDS", "MAX_THROUGHPUT", "MAX_USD", "MIN_THROUGHPUT", "RUN_ID", "validate"]
 
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # A 95% interval's ends lie below its figure's bound (a cost's high may be null); _around()
 # checks the low end, the order and that the interval holds its figure.
 _THROUGHPUT_ENDS = number(maximum=MAX_THROUGHPUT)
@@ -154,8 +153,7 @@ def validate(data: Any, where: str = "result") -> dict[str, Any]:
         if not RUN_ID.fullmatch(data["run_id"]):
             raise Bad(
                 "result.run_id",
-                f"{short(data['run_id'])} is not a run id (letters, digits, '.', '_' and '-', "
-                "at most 128)",
+                f"{short(data['run_id'])} is not a run id ({RUN_ID_RULE})",
             )
         if data["status"] == "ok":
             _MEASURED(data, "result")

@@ -24,7 +24,8 @@ import pandas as pd
 
 from engine.core import paths, reading
 from engine.core.errors import ConfigError, StoreError
-from engine.results.files import read_result_file
+from engine.results import plausible
+from engine.results.files import file_name, read_result_file
 from engine.results.listing import (
     LIST_COLUMNS,
     LISTING,
@@ -190,10 +191,14 @@ class Store:
             db.execute(f"INSERT INTO results VALUES ({','.join('?' * 14)})", _row(result, group_id))
         return Added(result["run_id"], "stored")
 
-    def import_result(self, result: dict[str, Any], new_id: bool = False) -> Added:
-        """Add a result from elsewhere; with new_id, one whose run id holds another result is
-        kept under the first free `<run id>-2`, `-3`, ... instead of being refused."""
-        validate(result)
+    def import_result(
+        self, result: dict[str, Any], new_id: bool = False, where: str = "result"
+    ) -> Added:
+        """Add a result from elsewhere, one that could have been measured (plausible.check;
+        `where` it came from names it in a refusal); with new_id, one whose run id holds
+        another result is kept under the first free `<run id>-2`, `-3`, ... instead of being
+        refused."""
+        plausible.check(validate(result, where), where)
         if not new_id:
             return self.add(result)
         base, n = result["run_id"], 1
@@ -211,7 +216,7 @@ class Store:
 
     def import_file(self, path: Path, new_id: bool = False) -> Added:
         """Add a result from an exported JSON file. Refuses anything that is not one."""
-        return self.import_result(read_result_file(path), new_id)
+        return self.import_result(read_result_file(path), new_id, file_name(path))
 
     def delete(self, run_id: str) -> str:
         """Delete a result by its id or a unique prefix; one whose stored JSON is damaged too.
