@@ -5,12 +5,18 @@
 VENV    := .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.epochcost-installed
-EXTRAS  := torch,tensorflow,gui,cloud,dev
+EXTRAS  := torch,tensorflow,gui,dev
 DEB_PKGS := fonts-dejavu-core libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-cursor0 \
             libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libxkbcommon-x11-0 \
             libegl1 libgl1 libfontconfig1 libdbus-1-3 xvfb xauth chromium
 
-.PHONY: run test lint deb-deps venv bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
+# SkyPilot in its own environment (engine/envs/cloud_env.py): the user's data folder for
+# `make run`; the checkout's .epochcost-dev for `make test` (its tests run the real SkyPilot).
+DEV_HOME    := $(CURDIR)/.epochcost-dev
+CLOUD_STAMP := $(VENV)/.epochcost-cloud-env
+TEST_CLOUD_PYTHON := $(DEV_HOME)/envs/cloud/bin/python
+
+.PHONY: run test lint deb-deps venv cloud-env bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
 
 venv: $(STAMP)
 
@@ -19,6 +25,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
+
+cloud-env: $(STAMP)
+	$(VENV)/bin/epochcost env create --cloud
+
+$(CLOUD_STAMP): $(STAMP) engine/envs/cloud_env.py
+	EPOCHCOST_HOME=$(DEV_HOME) $(VENV)/bin/epochcost env create --cloud
+	touch $(CLOUD_STAMP)
 
 deb-deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -32,7 +45,7 @@ deb-deps:
 	fi
 
 # Without a display (a server, a container) the app runs on a virtual screen (Xvfb).
-run: $(STAMP) deb-deps
+run: $(STAMP) deb-deps cloud-env
 	@if [ "$$(uname)" = Linux ] && [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 	  echo "no DISPLAY: starting epochcost-gui under xvfb-run (a virtual screen)"; \
 	  xvfb-run -a $(VENV)/bin/epochcost-gui; \
@@ -48,8 +61,8 @@ lint: $(STAMP)
 
 # Two test processes (pytest-xdist): on the two-core machine the suite takes about 5 min
 # instead of 9 (benchmarks/RESULTS.md). Tiers: pytest -m "not worker and not tensorflow".
-test: $(STAMP) deb-deps lint
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
+test: $(STAMP) $(CLOUD_STAMP) deb-deps lint
+	EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
 
 # The desktop bundle (docs/bundle.md): PyInstaller (pyproject's `bundle` extra) into
 # .venv, then build.spec -> dist/epochcost/, one folder with the executable epochcost-gui.

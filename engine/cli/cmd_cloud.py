@@ -147,6 +147,7 @@ def _prepare(args: argparse.Namespace, instance: Instance | None = None) -> Prep
     cat = load_reporting()
     instance = instance or choose_instance(cat, args)
     config = config_from_args(args)
+    task.check_device(config)
     cloud = task.prepare(cat, instance, config, args.spot, args.nodes, time.time())
     mapping = task.task_mapping(cloud)
     verdict = dryrun.accepted(cat, cloud, mapping)

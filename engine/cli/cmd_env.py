@@ -2,6 +2,7 @@
 this machine's GPU and driver (engine/envs/: which build, from where, and why).
 
     epochcost env create --framework torch [--device auto|cpu] [--name N] [--python PY]
+    epochcost env create --cloud [--python PY] [--installer uv|pip]
     epochcost env list [--json]
     epochcost env remove NAME
 """
@@ -14,8 +15,8 @@ import threading
 import time
 from dataclasses import asdict
 
-from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, print_json
-from engine.envs import installed
+from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
+from engine.envs import cloud_env, installed
 from engine.envs.choice import choose
 from engine.envs.create import Cancelled, InstallFailed, Progress, create
 from engine.envs.machine import read_machine
@@ -33,7 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a virtual environment under the data folder with uv or pip, installs the worker side "
         "and registers it for that framework's runs.",
     )
-    make.add_argument("--framework", choices=("torch", "tensorflow"), required=True)
+    what = make.add_mutually_exclusive_group(required=True)
+    what.add_argument("--framework", choices=("torch", "tensorflow"))
+    what.add_argument(
+        "--cloud",
+        action="store_true",
+        help=f"the cloud environment: {cloud_env.SKYPILOT} in its own environment (cloud runs)",
+    )
     make.add_argument("--device", choices=("auto", "cpu"), default="auto", help="cpu: CPU build")
     make.add_argument("--name", default=None, help="default: torch-cu126, torch-cpu, ...")
     make.add_argument("--python", default=None, help="the Python to base it on")
@@ -50,6 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _create(args: argparse.Namespace) -> int:
+    if args.cloud:
+        return _create_cloud(args)
     machine = read_machine()
     choice = choose(args.framework, machine, args.device)
     if args.dry_run:
@@ -113,6 +122,48 @@ def _create(args: argparse.Namespace) -> int:
         verb = "kept" if made.kept else f"made with {made.installer}"
         print(f"{made.name}: {made.choice.label}, {verb} ({made.message})")
         print(f"{made.choice.framework} runs now use {made.python}")
+    return 0
+
+
+def _create_cloud(args: argparse.Namespace) -> int:
+    """SkyPilot in the cloud environment (engine/envs/cloud_env.py)."""
+    if args.name is not None or args.device != "auto":
+        raise UsageError("cloud", "--cloud takes no --name or --device (it is one environment)")
+    wanted = cloud_env.requirement()
+    if args.dry_run:
+        if args.json:
+            print_json({"requirement": wanted, "folder": str(cloud_env.target())})
+        else:
+            print(f"would install {wanted} into {cloud_env.target()}")
+        return 0
+    print(f"installing {wanted} into {cloud_env.target()}", file=sys.stderr)
+    shown = [0.0]
+
+    def progress(done: Progress) -> None:
+        now = time.monotonic()
+        if now - shown[0] >= PROGRESS_EVERY_S:
+            shown[0] = now
+            mb = done.downloaded_bytes / 1e6
+            print(f"  {done.packages} packages, {mb:,.0f} MB downloaded", file=sys.stderr)
+
+    cancel = threading.Event()
+    try:
+        python, line, kept = cloud_env.create(
+            python=args.python, installer=args.installer, progress=progress, cancel=cancel
+        )
+    except (KeyboardInterrupt, Cancelled):
+        cancel.set()
+        print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except InstallFailed as exc:
+        print(
+            f"epochcost: error: env create failed; nothing was left behind: {exc}", file=sys.stderr
+        )
+        return EXIT_RUN_FAILED
+    if args.json:
+        print_json({"python": str(python), "check": line, "kept": kept})
+    else:
+        print(f"cloud: {line}, {'kept' if kept else 'made'} ({python})")
     return 0
 
 

@@ -22,6 +22,14 @@ from engine.pricing.rows import Instance
 _HOST_AND_GPUS = re.compile(r"^(?P<host>\S+) \+ (?P<count>\d+)x(?P<gpu>\S+)$")
 _REGION_ZONE = re.compile(r"^(?P<region>[^()]+?) \((?P<zone>\S+) zone\)$")
 NOT_CUDA = ("TPU", "Gaudi", "Trainium", "Inferentia", "HL-")
+# Catalog rows SkyPilot's own validation refuses (tests/engine/test_cloud_task.py keeps this
+# true both ways: every other row passes it, these fail it): not offered for cloud runs.
+SKYPILOT_REFUSES = {
+    (
+        "gcp",
+        "a3-edgegpu-8g",
+    ): "SkyPilot attaches H100s to a3-highgpu-8g only: use gcp:a3-highgpu-8g",
+}
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,9 @@ def sky_resources(instance: Instance) -> SkyResources:
             f"{instance.label} has {what}: the worker measures on NVIDIA GPUs (CUDA); "
             "choose an instance with one (--gpu NAME)",
         )
+    refused = SKYPILOT_REFUSES.get((instance.cloud, instance.instance_type))
+    if refused:
+        raise ConfigError("instance", f"{instance.label}: {refused}")
     region, zone = instance.region or None, None
     found = _REGION_ZONE.match(instance.region or "")
     if found:

@@ -123,7 +123,8 @@ def snapshot(instances: Sequence[Instance], cloud: str) -> str:
         if instance.cloud != cloud or instance.historical:
             continue
         for row in _rows(instance):
-            key = tuple(str(row.get(c, "")) for c in ("InstanceType", "AcceleratorName", "Region"))
+            columns = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Region")
+            key = tuple(str(row.get(c, "")) for c in columns)
             rows.setdefault(key, row)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS)

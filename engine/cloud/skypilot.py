@@ -25,14 +25,11 @@ from typing import Any
 from engine.core import paths
 from engine.core.errors import ConfigError
 
-PYTHON_ENV = "EPOCHCOST_CLOUD_PYTHON"  # the cloud environment's Python, where not the default
-CLOUD_ENV_NAME = "cloud"
 INSTALL_HINT = (
     "the cloud environment (SkyPilot) is not made yet: run `epochcost env create --cloud` "
     "(once; about 1.3 GB under the data folder)"
 )
 CHECK_HINT = "run `sky check` (in the cloud environment) to see which clouds your credentials reach"
-PROGRAM = Path(__file__).resolve().parents[1] / "cloud_program" / "main.py"
 
 
 class SkyError(Exception):
@@ -46,21 +43,13 @@ class SkyError(Exception):
 
 def cloud_python() -> Path:
     """The cloud environment's Python; ConfigError saying how to make it."""
-    override = os.environ.get(PYTHON_ENV)
+    override = os.environ.get(paths.CLOUD_PYTHON_ENV)
     candidates = [Path(override)] if override else []
-    env = paths.home(create=False) / "envs" / CLOUD_ENV_NAME
-    candidates.append(env / "bin" / "python")
+    candidates.append(paths.cloud_env() / "bin" / "python")
     for python in candidates:
         if python.is_file() and os.access(python, os.X_OK):
             return python
     raise ConfigError("cloud", INSTALL_HINT)
-
-
-def program_path() -> Path:
-    """The cloud program's file (the bundle ships it beside the engine's source)."""
-    if paths.frozen():
-        return paths.engine_source_root() / "engine" / "cloud_program" / "main.py"
-    return PROGRAM
 
 
 def call(
@@ -74,7 +63,7 @@ def call(
     """Run one operation of the cloud program; its answer, or SkyError. Lines SkyPilot writes
     go to `on_line`, a request id to `on_request`; a KeyboardInterrupt (or any exception from
     a callback) stops the program's whole session and is raised on."""
-    command = [str(python or cloud_python()), "-I", str(program_path()), operation]
+    command = [str(python or cloud_python()), "-I", str(paths.cloud_program()), operation]
     proc = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
@@ -123,7 +112,10 @@ def call(
     finally:
         if timer:
             timer.cancel()
-    reader.join(timeout=5)
+        reader.join(timeout=5)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
     if failure is not None:
         raise failure
     if code != 0:

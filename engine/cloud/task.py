@@ -116,7 +116,8 @@ def prepare(
             )
     if nodes > 1:
         changes["rdzv_endpoint"] = RDZV_PLACEHOLDER
-    changes["device"] = "auto" if config.device in ("auto", "cuda", "cuda:0") else config.device
+    if config.device in ("cuda", "cuda:0"):
+        changes["device"] = "auto"  # every GPU of the instance, one per process
     priced = config.with_price(price).with_changes(**changes)
     spec = cat.gpu_of(instance)
     return CloudRun(
@@ -131,7 +132,7 @@ def prepare(
 
 def _check_sendable(config: RunConfig) -> None:
     """What only this machine has cannot go: a model file, a local data folder; a device other
-    than the instance's GPUs."""
+    (check_device: a device other than the instance's GPUs)."""
     if config.model_file:
         raise ConfigError(
             "model_file",
@@ -144,6 +145,11 @@ def _check_sendable(config: RunConfig) -> None:
             f"{config.data}: a data folder stays on this machine (it is not uploaded): "
             "measure with synthetic data (--data synthetic)",
         )
+
+
+def check_device(config: RunConfig) -> None:
+    """A cloud run measures on the instance's GPUs: a device other than CUDA is refused (the
+    tests alone run the task's command on this machine's CPU)."""
     if config.device not in ("auto", "cuda", "cuda:0"):
         raise ConfigError(
             "device",

@@ -112,6 +112,7 @@ def check_one(sky: Any, mapping: dict[str, Any]) -> dict[str, Any]:
     from sky import optimizer
     from sky.utils import common as sky_common
 
+    sent = _yaml(mapping)  # before SkyPilot's loader, which takes the mapping apart
     try:
         task = _task(sky, mapping)
         resources = list(task.resources)
@@ -126,7 +127,7 @@ def check_one(sky: Any, mapping: dict[str, Any]) -> dict[str, Any]:
             return {"ok": False, "error": "SkyPilot's optimizer found no resources"}
         return {
             "ok": True,
-            "yaml": _yaml(mapping),  # what was sent, as SkyPilot's loader accepted it
+            "yaml": sent,  # what was sent, as SkyPilot's loader accepted it
             "chosen": str(best),
             "instance_type": best.instance_type,
             "region": best.region,

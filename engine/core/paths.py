@@ -97,3 +97,17 @@ def engine_source_root() -> Path:
     if frozen():
         return bundle_root() / BUNDLED_ENGINE_SOURCE
     return Path(__file__).resolve().parents[2]
+
+
+CLOUD_PYTHON_ENV = "EPOCHCOST_CLOUD_PYTHON"  # the cloud environment's Python, where not the default
+
+
+def cloud_env() -> Path:
+    """The cloud environment's folder (`epochcost env create --cloud`: SkyPilot's own)."""
+    return home(create=False) / "envs" / "cloud"
+
+
+def cloud_program() -> Path:
+    """The cloud program's file (engine/cloud_program/main.py), run with that environment's
+    Python: beside this package, or in the bundle's engine source."""
+    return engine_source_root() / "engine" / "cloud_program" / "main.py"

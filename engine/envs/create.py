@@ -301,7 +301,14 @@ def _run(
         encoding="utf-8",
         errors="replace",
         start_new_session=True,  # so that a cancel ends pip's or uv's children too
-        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_PROGRESS": "1"},
+        # UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a TLS-inspecting
+        # proxy's CA is there, not in uv's own bundle).
+        env={
+            **os.environ,
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "UV_NO_PROGRESS": "1",
+            "UV_NATIVE_TLS": "1",
+        },
     )
     stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
     stopper.start()

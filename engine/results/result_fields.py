@@ -135,6 +135,9 @@ CLOUD = obj(
         ),
         "startup_minutes": optional(number(minimum=0.0, maximum=MAX_SECONDS / 60)),
         "startup_usd": OPT_USD,
+        # the rental whole: launch to teardown, at the cloud's billing granularity
+        "rental_minutes": optional(number(minimum=0.0, maximum=MAX_SECONDS / 60)),
+        "rental_usd": OPT_USD,
     }
 )
 POINT = obj(

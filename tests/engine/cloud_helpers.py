@@ -31,6 +31,22 @@ TINY = RunConfig(
 )
 
 
+# The cloud environment `make test` makes (Makefile: .epochcost-dev), where none is named.
+DEV_CLOUD_PYTHON = Path(__file__).resolve().parents[2] / ".epochcost-dev/envs/cloud/bin/python"
+os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", str(DEV_CLOUD_PYTHON))
+
+
+def need_cloud_env() -> Path:
+    """The cloud environment's Python, or a skip that says why (printed with -ra)."""
+    python = Path(os.environ["EPOCHCOST_CLOUD_PYTHON"])
+    if not python.is_file():
+        pytest.skip(
+            f"no cloud environment at {python}: `make test` makes it "
+            "(epochcost env create --cloud), or set EPOCHCOST_CLOUD_PYTHON"
+        )
+    return python
+
+
 @pytest.fixture(scope="session", autouse=True)
 def sky_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SkyPilot's ~/.sky in a folder of the tests (set before its first import)."""

@@ -1,0 +1,141 @@
+"""The cloud environment: the newest SkyPilot in a virtual environment of its own, under the
+data folder's envs/cloud, made as framework environments are (uv, else pip; progress; cancel;
+nothing half-made left). The cloud program (engine/cloud_program/main.py) runs with its
+Python; the app's and the CLI's own environment never holds SkyPilot, so no tool of theirs
+(a linter's click, fastapi) pins it.
+
+SKYPILOT is the release the program is written and tested against; the extras are the clouds
+the catalog prices, so that a user's credentials for any of them work (`sky check`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.envs.create import (
+    MARKER,
+    Cancelled,
+    InstallFailed,
+    Progress,
+    _run,
+    find_python,
+    find_uv,
+    python_in,
+)
+
+SKYPILOT = "skypilot==0.14.1"
+CLOUD_EXTRAS = ("aws", "gcp", "azure", "lambda", "runpod", "paperspace")
+ABOUT = "epochcost-cloud-env.json"
+
+
+def requirement(clouds: tuple[str, ...] = CLOUD_EXTRAS) -> str:
+    """What the environment installs: SkyPilot with the clouds' extras."""
+    name, _, version = SKYPILOT.partition("==")
+    return f"{name}[{','.join(clouds)}]=={version}" if clouds else SKYPILOT
+
+
+def target() -> Path:
+    return paths.cloud_env()
+
+
+def check(python: Path) -> str:
+    """The cloud program's version answer from `python` ("skypilot 0.14.1, catalog v8");
+    InstallFailed when it does not answer."""
+    try:
+        out = subprocess.run(
+            [str(python), "-I", str(paths.cloud_program()), "version"],
+            input="{}",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InstallFailed(f"the cloud environment does not run: {exc}") from None
+    for line in out.stdout.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("kind") == "answer":
+            answer = message["answer"]
+            return f"skypilot {answer['skypilot']}, catalog {answer['catalog_schema']}"
+    raise InstallFailed(f"the cloud program does not answer: {out.stderr.strip()[-500:]}")
+
+
+def create(
+    clouds: tuple[str, ...] = CLOUD_EXTRAS,
+    *,
+    python: str | None = None,
+    installer: str = "auto",
+    progress: Callable[[Progress], None] = lambda _p: None,
+    cancel: threading.Event | None = None,
+) -> tuple[Path, str, bool]:
+    """Make (or keep) the cloud environment: its Python, its check line, whether it was kept.
+    ConfigError for what the user can fix, InstallFailed, Cancelled; nothing half-made is
+    left after any of them."""
+    folder = target()
+    cancel = cancel or threading.Event()
+    wanted = requirement(clouds)
+    if folder.exists() and not (folder / MARKER).exists():
+        about = _about(folder)
+        if about.get("requirement") == wanted:
+            try:
+                return python_in(folder), check(python_in(folder)), True
+            except InstallFailed:
+                pass
+        if not about:
+            raise ConfigError(
+                "cloud",
+                f"{folder} is there and epochcost did not make it: move it away first",
+            )
+    shutil.rmtree(folder, ignore_errors=True)
+    base = python or find_python()
+    uv = find_uv() if installer in ("auto", "uv") else None
+    if installer == "uv" and uv is None:
+        raise ConfigError("installer", "no uv here: install PyPI's uv, or use pip")
+    if base is None and uv is None:
+        raise ConfigError("python", "no Python 3.11 or newer here, and no uv to fetch one")
+    done = Progress()
+    try:
+        folder.mkdir(parents=True)
+        (folder / MARKER).write_text("being made\n", encoding="utf-8")
+        env_python = str(python_in(folder))
+        if uv:
+            venv = [uv, "venv", "--allow-existing", "--seed", str(folder)]
+            venv += ["--python", base] if base else ["--python", ">=3.11"]
+            steps = [venv, [uv, "pip", "install", "--python", env_python, wanted]]
+        else:
+            assert base is not None
+            steps = [
+                [base, "-m", "venv", str(folder)],
+                [env_python, "-m", "pip", "install", "--progress-bar", "off", wanted],
+            ]
+        for command in steps:
+            _run(command, done, progress, cancel)
+        line = check(python_in(folder))
+        if cancel.is_set():
+            raise Cancelled
+        (folder / ABOUT).write_text(
+            json.dumps({"requirement": wanted, "installer": "uv" if uv else "pip"}) + "\n",
+            encoding="utf-8",
+        )
+        (folder / MARKER).unlink()
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return python_in(folder), line, False
+
+
+def _about(folder: Path) -> dict:
+    try:
+        data = json.loads((folder / ABOUT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
