@@ -141,15 +141,14 @@ def _buy(args: argparse.Namespace, cat: Catalog) -> BuyOptions | None:
                 prices.append((gpu.name, numbers.PURCHASE_USD(price.strip())))
             except argparse.ArgumentTypeError as exc:
                 raise UsageError("buy", f"{item!r}: the price {exc}") from None
-    defaults = owning.DEFAULTS
-    return BuyOptions(
+    return BuyOptions(  # a figure left out: owning.DEFAULTS' (owning.owned_setup)
         usd_per_kwh=args.usd_per_kwh,
         gpus=tuple(gpus),
         prices=tuple(prices),
-        lifetime_years=args.lifetime_years or defaults["lifetime_years"],
-        hours_per_day=args.hours_per_day or defaults["hours_per_day"],
-        psu_efficiency=args.psu_efficiency or defaults["psu_efficiency"],
-        rest_of_system_w=args.rest_of_system_w or defaults["rest_of_system_w"],
+        lifetime_years=args.lifetime_years,
+        hours_per_day=args.hours_per_day,
+        psu_efficiency=args.psu_efficiency,
+        rest_of_system_w=args.rest_of_system_w,
     )
 
 
@@ -281,7 +280,7 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
             number(None if r.co2_kg_per_epoch is None else r.co2_kg_per_epoch * 1000, 1),
         ]
         if options.owned is not None or options.buy is not None:
-            cells.append(number(r.break_even_days))
+            cells.append(r.break_even_text or "-")  # the days and their range
         date = f"{r.price_date}, {r.price_age}" if r.price_age else r.price_date
         src = f"{r.price_source}, {date}" if date else r.price_source
         cells.append(notes.mark(src))
@@ -289,7 +288,7 @@ def render(c: Comparison, options: CompareOptions, limit: int, owned_text: str =
     headers = ["#", "instance", "cloud", "GPU", "samples/s", "range", "epoch", "$/h"]
     headers += ["$/epoch", "spot $/ep", "$/run", "kWh/ep", "gCO2/ep"]
     if options.owned is not None or options.buy is not None:
-        headers.append("break-even d")
+        headers.append("break-even days")
     out = [f"measured: {c.source}"]
     if owned_text:
         out.append(owned_text)

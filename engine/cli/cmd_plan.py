@@ -126,7 +126,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     env.add_argument("--owned", action="store_true", help="price owning (needs --usd-per-kwh)")
     add_owned_options(
         env,
-        ("usd_per_kwh", "purchase_usd", "lifetime_years", "hours_per_day", "psu_efficiency"),
+        (
+            *("usd_per_kwh", "purchase_usd", "lifetime_years", "hours_per_day"),
+            *("rest_of_system_w", "psu_efficiency"),
+        ),
         {"usd_per_kwh": "tariff ($/kWh); prices owning"},
     )
     p.add_argument("--limit", type=numbers.LIMIT, default=30, help="comparison rows shown (0: all)")
@@ -191,6 +194,7 @@ def _inputs(args: argparse.Namespace, cat: Catalog, result: dict[str, Any] | Non
         lifetime_years=args.lifetime_years,
         hours_per_day=args.hours_per_day,
         psu_efficiency=args.psu_efficiency,
+        rest_of_system_w=args.rest_of_system_w,
         owned_profile=getattr(args, "owned_profile", None),
         rented_profile=getattr(args, "rented_profile", None),
         optimizer=args.optimizer,

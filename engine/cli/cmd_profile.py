@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="save a price set-up under a name",
         description="Rented: --instance CLOUD:TYPE [--spot] or --price-per-hour USD "
         "[--price-source S --price-date D]. Owned: --owned-gpu NAME --purchase-usd P "
-        "--usd-per-kwh T [--lifetime-years --hours-per-day --power-w --psu-efficiency "
-        "--grid-region].",
+        "--usd-per-kwh T [--lifetime-years --hours-per-day --power-w --rest-of-system-w "
+        "--psu-efficiency --grid-region].",
     )
     add.add_argument("name", metavar="NAME")
     rented = add.add_argument_group("rented")
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     owned.add_argument(  # its first name, kept for profiles scripted with it
         "--watts", dest="power_w", type=numbers.POWER_W, default=None, help=argparse.SUPPRESS
     )
-    add_owned_options(owned, ("psu_efficiency", "grid_region"))
+    add_owned_options(owned, ("rest_of_system_w", "psu_efficiency", "grid_region"))
     add.add_argument("--replace", action="store_true", help="replace a profile of that name")
     add.set_defaults(handler=numbers.Named(_add, FIELDS))
     ls = ps.add_parser("list", help="the saved profiles")
@@ -104,7 +104,7 @@ def profile_from_args(args: argparse.Namespace, cat: Catalog) -> Profile:
         )
     given = {
         k: getattr(args, k)
-        for k in ("lifetime_years", "hours_per_day", "psu_efficiency")
+        for k in ("lifetime_years", "hours_per_day", "psu_efficiency", "rest_of_system_w")
         if getattr(args, k) is not None
     }
     # The GPU, the grid region and the rest are checked by the rules the file is read by.
@@ -127,7 +127,10 @@ def profile_from_args(args: argparse.Namespace, cat: Catalog) -> Profile:
 
 
 # Options a rented profile has no use for, and what each rented kind prices from.
-OWNED_OPTIONS = ("power_w", "lifetime_years", "hours_per_day", "psu_efficiency", "grid_region")
+OWNED_OPTIONS = (
+    *("power_w", "rest_of_system_w", "lifetime_years", "hours_per_day", "psu_efficiency"),
+    "grid_region",
+)
 
 
 def _only_what_applies(args: argparse.Namespace, owned: bool) -> None:
@@ -312,6 +315,7 @@ def owned_options(args: argparse.Namespace, profile: Profile, power: str = "powe
         "lifetime_years": profile.lifetime_years,
         "hours_per_day": profile.hours_per_day,
         "psu_efficiency": profile.psu_efficiency,
+        "rest_of_system_w": profile.rest_of_system_w,
     }
     if power:  # the same watts as the profile's price: given, else the GPU's TDP
         values[power] = profile.owned_hardware(load_reporting()).power_w

@@ -51,6 +51,7 @@ class PlanOptions:
     lifetime_years: float | None = None
     hours_per_day: float | None = None
     psu_efficiency: float | None = None
+    rest_of_system_w: float | None = None  # the machine's, not scaled by `count`
     owned_profile: str | None = None  # the profile the owning figures are, named in the basis
     rented_profile: str | None = None  # the profile whose catalog instance is priced, named too
     optimizer: str = "adam"  # for the memory check (engine/plan/memory.py)
@@ -184,26 +185,30 @@ def owned(
         why = f"no launch price for {spec.name}"
         return None, f"owning not priced: {why} (give {ask('purchase_usd')})"
     power_w = None if spec.tdp_w is None else spec.tdp_w * power.fraction_of_tdp
-    chosen = {
-        "lifetime_years": options.lifetime_years,
-        "hours_per_day": options.hours_per_day,
-        "psu_efficiency": options.psu_efficiency,
-    }
-    rest = {k: v if v is not None else owning.DEFAULTS[k] for k, v in chosen.items()}
     # Checked as one GPU, so that a mistake is told in the figure given (-5, not -40 for 8).
-    one = OwnedHardware(purchase, options.usd_per_kwh, power_w, **rest).validated()
+    one = owning.owned_setup(
+        purchase_usd=purchase,
+        usd_per_kwh=options.usd_per_kwh,
+        power_w=power_w,
+        lifetime_years=options.lifetime_years,
+        hours_per_day=options.hours_per_day,
+        psu_efficiency=options.psu_efficiency,
+        rest_of_system_w=options.rest_of_system_w,
+    )
     hardware = replace(
         one,
         purchase_usd=purchase * count,
         power_w=None if power_w is None else power_w * count,
     )
     source = "given" if options.purchase_usd is not None else "launch price, catalog"
+    watts = hardware.rest_of_system_w
+    rest = f" (+ {watts:g} W rest of system)" if watts else ""
     profile = f"profile {options.owned_profile}: " if options.owned_profile else ""
     basis = (
         f"{profile}owned: {count} x ${purchase:,.0f} ({source}) over "
         f"{hardware.lifetime_years:g} years at "
-        f"{hardware.hours_per_day:g} h/day + electricity at ${options.usd_per_kwh:g}/kWh / "
-        f"{hardware.psu_efficiency:g} PSU = ${hardware.usd_per_hour:,.4f}/h"
+        f"{hardware.hours_per_day:g} h/day + electricity{rest} at ${options.usd_per_kwh:g}/kWh "
+        f"/ {hardware.psu_efficiency:g} PSU = ${hardware.usd_per_hour:,.4f}/h"
     )
     return hardware, basis
 

@@ -5,7 +5,8 @@ release) or at a price you give, used `hours_per_day` for `lifetime_years`, draw
 (plus the rest of the system) through a power supply of `psu_efficiency` at your tariff. Its
 throughput is the projection of the measured run onto it (engine/pricing/projection.py), or a
 stored run measured on it. Its break-even is against the cheapest cloud row of the comparison:
-the days of use after which owning it costs less than renting that instance for the same work.
+the days of use after which owning it costs less than renting that instance for the same work,
+with its range from both throughputs' ranges (engine/pricing/breakeven.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.pricing import cost
+from engine.pricing import breakeven, cost, owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.comparison import BuyOptions, CompareOptions, CompareRow
 from engine.pricing.projection import Projection
@@ -52,7 +53,7 @@ def owned_hardware(gpu: GpuSpec, options: BuyOptions) -> tuple[cost.OwnedHardwar
         return f"no launch price for {gpu.name} in the catalog: give one (GPU=USD)"
     if not gpu.tdp_w:
         return f"no TDP for {gpu.name} in the catalog: its electricity cannot be priced"
-    owned = cost.OwnedHardware(
+    owned = owning.owned_setup(
         purchase_usd=purchase,
         usd_per_kwh=options.usd_per_kwh,
         power_w=gpu.tdp_w,
@@ -60,7 +61,7 @@ def owned_hardware(gpu: GpuSpec, options: BuyOptions) -> tuple[cost.OwnedHardwar
         lifetime_years=options.lifetime_years,
         hours_per_day=options.hours_per_day,
         psu_efficiency=options.psu_efficiency,
-    ).validated()
+    )
     return owned, source, date
 
 
@@ -95,22 +96,23 @@ def buy_row(
     per_epoch = usd(epoch_s)
     wall = owned.wall_power_w
     kwh = cost.kwh_for_seconds(wall, epoch_s) if wall is not None and epoch_s else None
-    days, versus = None, ""
+    span, versus = None, ""
     if against is not None and against.usd_per_hour and proj.samples_per_s:
-        be = cost.break_even(
-            owned.purchase_usd,
+        span = breakeven.days_range(
+            owned,
             against.usd_per_hour,
-            speedup=proj.samples_per_s / (against.throughput_samples_per_s or proj.samples_per_s),
-            hours_per_day=owned.hours_per_day,
-            power_w=wall or 0.0,
-            usd_per_kwh=owned.usd_per_kwh,
+            (proj.samples_per_s, proj.low, proj.high),
+            (
+                against.throughput_samples_per_s or proj.samples_per_s,
+                against.throughput_low,
+                against.throughput_high,
+            ),
         )
-        days = be.days
         versus = (
             f"break-even against {against.cloud} {against.instance_type} "
             f"(${against.usd_per_hour:g}/h, the cheapest cloud epoch)"
         )
-        if days is None:
+        if span.days is None:
             versus += ": never (its electricity costs more than renting)"
     fits_note = f"does not fit: {proj.basis}" if proj.status == "does_not_fit" else ""
     costs = (
@@ -138,7 +140,10 @@ def buy_row(
         usd_per_run_spot=None,
         kwh_per_epoch=kwh,
         co2_kg_per_epoch=None,
-        break_even_days=days,
+        break_even_days=None if span is None else span.days,
+        break_even_days_low=None if span is None else span.low,
+        break_even_days_high=None if span is None else span.high,
+        break_even_text=breakeven.days_text(span),
         fits=proj.fits,
         memory_needed_bytes=proj.memory_needed_bytes,
         memory_available_bytes=proj.memory_available_bytes,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.pricing import buying, cost
+from engine.pricing import breakeven, buying, cost
 from engine.pricing.catalog import Catalog, stale_note
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.device import device_label, device_power_w, is_cpu
@@ -121,7 +121,7 @@ def _instance_row(
     instance: Instance,
     proj: Projection,
     options: CompareOptions,
-    local_samples_per_s: float,
+    local: breakeven.Speeds,
 ) -> CompareRow:
     n = result["epoch_samples"]
     epoch_s = _per_epoch(n, proj.samples_per_s)
@@ -160,9 +160,7 @@ def _instance_row(
         usd_per_run_spot=run_spot,
         kwh_per_epoch=kwh,
         co2_kg_per_epoch=cost.co2_kg(kwh, grid.ci_gco2e_per_kwh) if kwh and grid else None,
-        break_even_days=_break_even_days(
-            options, local_samples_per_s, proj.samples_per_s, price, spot
-        ),
+        **breakeven.row_fields(options, local, proj, price, spot),
         fits=proj.fits,
         memory_needed_bytes=proj.memory_needed_bytes,
         memory_available_bytes=proj.memory_available_bytes,
@@ -175,41 +173,6 @@ def _instance_row(
         notes="; ".join(x for x in (fits_note, instance.notes) if x),
         range_level=proj.range_level,
     )
-
-
-def break_even_against(
-    options: CompareOptions,
-    local_samples_per_s: float,
-    remote_samples_per_s: float | None,
-    usd_per_hour: float,
-    usd_per_hour_spot: float | None = None,
-) -> cost.BreakEven | None:
-    """Owning the measured machine (options.owned) against renting an instance for the same
-    work (its spot price when options.spot and it has one); None without owned hardware or a
-    throughput there. Its `days` is a row's break_even_days, its `series()` a chart's data."""
-    owned = options.owned
-    if owned is None or not remote_samples_per_s:
-        return None
-    spot = options.spot and usd_per_hour_spot is not None
-    return cost.break_even(
-        owned.purchase_usd,
-        usd_per_hour_spot if spot and usd_per_hour_spot is not None else usd_per_hour,
-        speedup=local_samples_per_s / remote_samples_per_s,
-        hours_per_day=owned.hours_per_day,
-        power_w=owned.wall_power_w or 0.0,
-        usd_per_kwh=owned.usd_per_kwh,
-    )
-
-
-def _break_even_days(
-    options: CompareOptions,
-    local: float,
-    remote: float | None,
-    price: float,
-    spot: float | None,
-) -> float | None:
-    be = break_even_against(options, local, remote, price, spot)
-    return None if be is None else be.days
 
 
 def _local_row(result: dict[str, Any], catalog: Catalog, options: CompareOptions) -> CompareRow:
@@ -298,7 +261,7 @@ def compare(
     source_spec = None if is_cpu(result) else catalog.gpu_for_device(device_label(result))
     rows, left_out = [_local_row(result, catalog, options)], []
     candidates = catalog.select(options.clouds, options.gpu, historical=None, full_only=False)
-    local_tput = result["throughput_samples_per_s"]
+    local = breakeven.local_speeds(result)
     basis = Basis.of(catalog)
     for instance in candidates:
         why = _left_out(instance, options)
@@ -306,7 +269,7 @@ def compare(
         if isinstance(proj, str):
             left_out.append((instance.label, proj))
             continue
-        rows.append(_instance_row(result, catalog, instance, proj, options, local_tput))
+        rows.append(_instance_row(result, catalog, instance, proj, options, local))
     if options.buy is not None:
         rows += buying.rows(
             result,

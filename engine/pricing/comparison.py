@@ -20,15 +20,16 @@ if TYPE_CHECKING:  # a frame is made on demand; comparing needs no pandas
 
 @dataclass(frozen=True)
 class BuyOptions:
-    """GPUs to price as bought. Money in USD, power in watts."""
+    """GPUs to price as bought. Money in USD, power in watts. Each is priced by
+    engine.pricing.owning.owned_setup with its TDP and these figures (None: owning.DEFAULTS')."""
 
     usd_per_kwh: float
     gpus: tuple[str, ...] = ()  # catalog names; () the default candidates
     prices: tuple[tuple[str, float], ...] = ()  # (catalog name, USD) given; else launch price
-    lifetime_years: float = 3.0
-    hours_per_day: float = 24.0
-    psu_efficiency: float = 0.9
-    rest_of_system_w: float = 0.0
+    lifetime_years: float | None = None
+    hours_per_day: float | None = None
+    psu_efficiency: float | None = None
+    rest_of_system_w: float | None = None
 
     def price_of(self, name: str) -> float | None:
         return dict(self.prices).get(name)
@@ -87,6 +88,11 @@ class CompareRow:
     kwh_per_epoch: float | None
     co2_kg_per_epoch: float | None
     break_even_days: float | None  # owning the measured machine against renting this one
+    # The range of break_even_days from both throughputs' ranges (engine/pricing/breakeven.py):
+    # fewest and most days (None: never at those ends), and the three said as text ('' none).
+    break_even_days_low: float | None = None
+    break_even_days_high: float | None = None
+    break_even_text: str = ""
     fits: bool | None = None  # the batch in the target's memory (None: not known)
     memory_needed_bytes: int | None = None
     memory_available_bytes: int | None = None

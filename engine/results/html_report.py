@@ -17,7 +17,8 @@ from typing import Any
 
 from engine import __version__
 from engine.core.interval import plus_minus
-from engine.pricing.compare import break_even_against, compare
+from engine.pricing.breakeven import break_even_against
+from engine.pricing.compare import compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.cost import BreakEven
 from engine.pricing.device import cpu_at_gpu_price
@@ -211,7 +212,10 @@ def _windows_chart(r: dict[str, Any]) -> str:
 def _compare(
     c: Comparison, options: CompareOptions, result: dict[str, Any], caveat: str | None
 ) -> str:
-    rows = [row for row in c.rows if row.usd_per_epoch is not None][:TABLE_ROWS]
+    priced = [row for row in c.rows if row.usd_per_epoch is not None]
+    rows = priced[:TABLE_ROWS]
+    # The table's rows with their rank; the measured machine always (it is what is compared).
+    ranked = [(n, row) for n, row in enumerate(priced, 1) if n <= TABLE_ROWS or row.local]
     source = f"{c.source}. {caveat}" if caveat else c.source  # beside the chart it concerns
     out = ["<h3>What an epoch costs elsewhere</h3>", f'<p class="note">{escape(source)}</p>']
     bars = [
@@ -242,14 +246,14 @@ def _compare(
         "basis",
         "$/h",
         "$/epoch",
-        "break-even",
+        "break-even days",
         "price source, date",
     ]
     out.append(
         "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
     )
     bases: dict[str, int] = {}
-    for n, row in enumerate(rows, 1):
+    for n, row in ranked:
         basis = bases.setdefault(row.basis, len(bases) + 1)
         out.append(_compare_row(n, row, basis, (result.get("price") or {}).get("as_of") or ""))
     out.append("</tbody></table>")
@@ -272,7 +276,6 @@ def _compare_row(n: int, row: CompareRow, basis: int, run_price_date: str) -> st
     """One row; the measured machine's price carries the run's price date."""
     date = _row_date(row) or (run_price_date if row.local else "undated")
     tput = row.throughput_samples_per_s
-    days = row.break_even_days
     cells = [
         (str(n), True),
         (_machine(row), False),
@@ -281,7 +284,7 @@ def _compare_row(n: int, row: CompareRow, basis: int, run_price_date: str) -> st
         (f"{row.status} [{basis}]", False),
         ("-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.4g}", True),
         (text.money(row.usd_per_epoch), True),
-        ("-" if days is None else f"{days:,.0f} days", True),
+        (row.break_even_text or "-", True),  # the days and their range
         (", ".join(x for x in (row.price_source, date) if x), False),
     ]
     body = "".join(
@@ -306,14 +309,17 @@ def _break_even(c: Comparison, options: CompareOptions) -> str:
         local.throughput_samples_per_s,
         cheapest.throughput_samples_per_s,
         cheapest.usd_per_hour or 0.0,
+        cheapest.usd_per_hour_spot,
     )
     if be is None:
         return ""
-    days = be.days
+    # The row's days and their range: both machines' speeds at the ends of their ranges.
     verdict = (
-        f"owning pays after {days:,.0f} days of use"
-        if days is not None
-        else "owning never pays against it: its electricity costs more than renting"
+        f"owning pays after {cheapest.break_even_text} days of use (the range: both "
+        "machines' throughputs at the ends of their ranges)"
+        if cheapest.break_even_days is not None
+        else "owning never pays against it: its electricity costs more than renting "
+        f"({cheapest.break_even_text})"
     )
     series = be.series()
     chart = line_chart(

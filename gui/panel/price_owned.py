@@ -1,11 +1,11 @@
 """The "owned" half of the price panel: what an hour of a machine you bought costs.
 
 $/h = purchase / (lifetime years x 365 x hours a day) + (device W + rest W) / PSU efficiency /
-1000 x tariff (engine.pricing.cost.OwnedHardware). The figures start from the catalog's launch
-price and
+1000 x tariff, computed by engine.pricing.owning.owned_setup, the one owned price of Compare,
+Plan, the report, profiles and the CLI. The figures start from the catalog's launch price and
 TDP of the selected device's GPU (engine.pricing.owning.gpu_defaults), or from a machine of the
-user's
-own catalog; every one can be typed over. The catalog is read the first time the form is used.
+user's own catalog; every one can be typed over. The catalog is read the first time the form is
+used.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ class OwnedForm(QWidget):
                 self.edits[field].set_error(missing)
                 return None, missing
         try:
-            return OwnedHardware(**values).validated(), None
+            return owning.owned_setup(**values), None
         except ConfigError as exc:
             if exc.field in self.edits:
                 self.edits[exc.field].set_error(exc.message)

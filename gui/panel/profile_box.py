@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QPushButton,
 from engine.core.errors import ConfigError, StoreError
 from engine.pricing import profile_store
 from engine.pricing.catalog import Catalog
-from engine.pricing.owning import DEFAULTS
 from engine.pricing.profiles import OWNED, RENTED, Profile, find_instance
 from gui.panel.price_widget import SPOT, PriceWidget
 
@@ -57,6 +56,7 @@ def profile_of(price: PriceWidget, name: str) -> Profile:
         lifetime_years=o.lifetime_years,
         hours_per_day=o.hours_per_day,
         watts=o.power_w,
+        rest_of_system_w=o.rest_of_system_w,
         psu_efficiency=o.psu_efficiency,
         grid_region=choice.grid_region,
         source="owned",
@@ -88,7 +88,7 @@ def _fill(price: PriceWidget, profile: Profile, catalog: Catalog) -> None:
             "price_owned_power_w": _text(
                 profile.watts if profile.watts is not None else spec.tdp_w if spec else None
             ),
-            "price_owned_rest_of_system_w": _text(DEFAULTS["rest_of_system_w"]),
+            "price_owned_rest_of_system_w": _text(profile.rest_of_system_w),
             "price_owned_psu_efficiency": _text(profile.psu_efficiency),
         }
         price.restore(state)

@@ -71,6 +71,7 @@ NUMERIC["breakeven"] += ["--usd-per-kwh", "--psu-efficiency", "--hours-per-day"]
 NUMERIC["plan"] += ["--flops-per-sample", "--count", "--mfu", "--power-fraction", "--runs"]
 NUMERIC["plan"] += ["--grid-g-per-kwh", "--pue", "--usd-per-kwh", "--purchase-usd"]
 NUMERIC["plan"] += ["--lifetime-years", "--hours-per-day", "--psu-efficiency", "--limit"]
+NUMERIC["plan"] += ["--rest-of-system-w"]  # the owned machine's, as compare's (issue 38)
 NUMERIC["plan"] += ["--batch-size"]  # the memory check's activations
 NUMERIC["compare"] += ["--limit", "--purchase-usd", "--lifetime-years", "--hours-per-day"]
 NUMERIC["compare"] += ["--power-w", "--rest-of-system-w", "--usd-per-kwh", "--psu-efficiency"]
@@ -100,7 +101,7 @@ def test_every_numeric_option_reads_a_range():
                 if action.type is not None and action.type is not Path:  # a folder is no number
                     assert isinstance(action.type, numbers.Range), (command, action.dest)
                     seen += 1
-    assert seen == len(TABLE) + len(SUB_TABLE) == 49
+    assert seen == len(TABLE) + len(SUB_TABLE) == 50
     assert sorted(_numeric_options()) == sorted(TABLE)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from engine.pricing import catalog, cost
+from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import (
     CompareOptions,
     MeasuredRun,
-    break_even_against,
     compare,
     throughput_to_beat,
 )

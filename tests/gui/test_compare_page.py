@@ -14,7 +14,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.pricing import catalog
-from engine.pricing.compare import CompareOptions, break_even_against, compare
+from engine.pricing.breakeven import break_even_against
+from engine.pricing.compare import CompareOptions, compare
 from engine.pricing.comparison import measured_elsewhere
 from engine.pricing.cost import OwnedHardware
 from engine.results import report
@@ -117,9 +118,9 @@ def test_a_gpu_result_shows_the_engines_estimates_filters_and_break_even(qtbot, 
     owned = OwnedHardware(699, 0.15, 220.0)  # launch price; the power measured in the run
     options = CompareOptions(clouds=("aws",), spot=True, owned=owned)
     expected = engine_rows(result, options).rows
-    assert column(page, "Break-even (days)") == [
-        "–" if r.break_even_days is None else f"{r.break_even_days:,.1f}" for r in expected
-    ]
+    # the engine's days and their range, from both throughputs' ranges (issue 38)
+    assert column(page, "Break-even (days)") == [r.break_even_text or "–" for r in expected]
+    assert any("(" in r.break_even_text for r in expected)
     page.rent.setCurrentIndex(page.rent.findText("aws p3.2xlarge", Qt.MatchFlag.MatchStartsWith))
     chosen = page.rented_row()
     assert chosen.instance_type == "p3.2xlarge"
@@ -128,6 +129,12 @@ def test_a_gpu_result_shows_the_engines_estimates_filters_and_break_even(qtbot, 
     )
     line = next(i for i in page.break_even.plot.items if hasattr(i, "label"))
     assert line.value() == pytest.approx(be.days) == pytest.approx(chosen.break_even_days)
+    assert chosen.break_even_text in line.label.toPlainText()
+    shaded = next(i for i in page.break_even.plot.items if hasattr(i, "getRegion"))
+    low, high = chosen.break_even_days_low, chosen.break_even_days_high
+    assert low < chosen.break_even_days < high
+    assert shaded.getRegion() == pytest.approx((low, high))
+    assert chosen.break_even_text in page.break_even.caption.text
     # a wrong figure is named, and the rest still compares
     page.inputs.owned["purchase_usd"].setText("-5")
     page.inputs.owned["purchase_usd"].editingFinished.emit()
@@ -211,7 +218,8 @@ def test_gpus_to_buy_sit_beside_the_cloud_rows_with_their_break_even(window):
     assert column(page, "Price date")[row] == "launch 2022-09-20"
     assert "launch price of GeForce RTX 4090" in column(page, "Price source")[row]
     days = column(page, "Break-even (days)")[row]
-    assert days not in ("", "–") and float(days.replace(",", "")) > 0
+    assert days not in ("", "–") and float(days.split(" ")[0].replace(",", "")) > 0
+    assert "(" in days  # with its range: the GPU's projected speed is a range
     header = [c.header for c in COLUMNS].index("Break-even (days)")
     assert not page.view.isColumnHidden(header)
     assert sum(m.startswith("buy ") for m in machines) >= 5

@@ -280,13 +280,22 @@ def draw_scatter(
 
 
 def draw_break_even(
-    chart: CompareChart, be: BreakEven | None, renting: str, colors: PlotColors, hint: str
+    chart: CompareChart,
+    be: BreakEven | None,
+    renting: str,
+    colors: PlotColors,
+    hint: str,
+    row: CompareRow | None = None,
 ) -> None:
-    """Cumulative money spent owning (purchase, then electricity) and renting the same work."""
+    """Cumulative money spent owning (purchase, then electricity) and renting the same work;
+    the break-even day with its range (`row`'s, engine/pricing/breakeven.py) shaded."""
     chart.reset("" if be is not None else hint)
     if be is None:
         return
-    series = be.series()
+    high = row.break_even_days_high if row is not None else None
+    # The days run past the range's far end, so the whole range lies on the lines.
+    horizon = max(2 * (be.days or 0.0), 1.1 * high) if be.days and high else None
+    series = be.series(horizon)
     day = [p["day"] for p in series]
     chart.plot.addItem(
         pg.PlotDataItem(
@@ -309,11 +318,23 @@ def draw_break_even(
         chart.hint.setText("renting stays cheaper: owning never pays off at these figures")
         chart.hint.show()
         return
+    text = row.break_even_text if row is not None and row.break_even_text else f"{days:,.1f}"
+    if row is not None and row.break_even_days_low is not None:
+        shade = pg.mkColor(colors.limit)
+        shade.setAlpha(40)
+        region = pg.LinearRegionItem(
+            (row.break_even_days_low, day[-1] if high is None else high),
+            movable=False,
+            brush=pg.mkBrush(shade),
+            pen=pg.mkPen(None),
+        )
+        region.setToolTip("break-even over both machines' throughput ranges")
+        chart.plot.addItem(region)
     line = pg.InfiniteLine(
         pos=days,
         angle=90,
         movable=False,
-        label=f"break-even after {days:,.1f} days",
+        label=f"break-even after {text} days",
         labelOpts={"position": 0.85, "color": colors.limit},
         pen=pg.mkPen(colors.limit, width=1.5, style=Qt.PenStyle.DashLine),
     )

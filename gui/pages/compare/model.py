@@ -11,7 +11,7 @@ from PySide6.QtGui import QFont
 
 from engine.pricing.comparison import CompareRow, Comparison
 from engine.results import report
-from gui.common.frame_model import Column, FrameTableModel
+from gui.common.frame_model import MISSING_TEXT, Column, FrameTableModel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,10 +33,6 @@ def _grams(value: Any) -> str:
     return f"{value * 1000:,.1f}"  # kg in the row, grams shown
 
 
-def _days(value: Any) -> str:
-    return f"{value:,.1f}"
-
-
 COLUMNS = (
     Column("instance_type", "Machine", display="machine_text"),
     Column("cloud", "Cloud"),
@@ -50,7 +46,7 @@ COLUMNS = (
     Column("usd_per_run", "$/run", report.money, True),
     Column("kwh_per_epoch", "kWh/epoch", _kwh, True),
     Column("co2_kg_per_epoch", "g CO2/epoch", _grams, True),
-    Column("break_even_days", "Break-even (days)", _days, True),
+    Column("break_even_days", "Break-even (days)", right=True, display="break_even_shown"),
     Column("price_date", "Price date"),
     Column("price_age", "Price age"),  # "N days old" past 30 days (catalog.stale_note)
     Column("price_source", "Price source"),
@@ -97,6 +93,8 @@ def frame(comparison: Comparison) -> pd.DataFrame:
     out["gpu_text"] = [gpu_text(r) for r in rows]
     out["throughput_text"] = [throughput_text(r) for r in rows]
     out["range_text"] = [range_text(r) for r in rows]
+    # the engine's days and their range, '250 (180–340)' (engine/pricing/breakeven.py)
+    out["break_even_shown"] = [r.break_even_text or MISSING_TEXT for r in rows]
     return out
 
 

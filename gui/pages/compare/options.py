@@ -1,6 +1,8 @@
 """The Compare page's inputs: which machines (cloud, GPU, spot, historical, size), how many
 epochs a run has, and the measured machine as owned hardware (purchase, tariff, use, power,
-grid). `options()` turns them into engine.pricing.compare's CompareOptions, or says what to fix."""
+rest of system, PSU, grid). An empty owned field takes the panel's figure (every one of them:
+engine.pricing.owning.carried), so the row prices as the panel does. `options()` turns them
+into engine.pricing.compare's CompareOptions, or says what to fix."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ OWNED = {
     "hours_per_day": ("Use h/day", 4, None),
     "lifetime_years": ("Lifetime y", 4, None),
     "power_w": ("Power W", 5, "W"),
+    "rest_of_system_w": ("Rest W", 4, "W"),
+    "psu_efficiency": ("PSU", 4, None),
 }
 
 
@@ -169,7 +173,7 @@ class CompareInputs(QWidget):
         self.owned["power_w"].setPlaceholderText("?" if watts is None else f"{watts:.0f}")
         self.owned["power_w"].setToolTip(f"Device draw while training. Empty: {basis}")
         self.owned["usd_per_kwh"].setPlaceholderText("give it")
-        for name in ("hours_per_day", "lifetime_years"):
+        for name in owning.DEFAULTS:
             self.owned[name].setPlaceholderText(f"{owning.DEFAULTS[name]:g}")
         for name, value in self._from_panel(result, catalog).items():
             if value is not None:
@@ -182,21 +186,11 @@ class CompareInputs(QWidget):
             self.grid.setToolTip(f"Empty: the panel's grid region, {region}")
 
     def _from_panel(self, result: dict[str, Any], catalog: Catalog) -> dict[str, float | None]:
-        """The panel's owned figures for this result: tariff and use always; purchase and
-        power when the panel's hardware is the result's GPU (or the result ran on no GPU)."""
+        """The panel's owned figures that apply to this result (owning.carried)."""
         choice = self.panel_owned
         if choice is None:
             return {}
-        o = choice.owned
-        figures: dict[str, float | None] = {
-            "usd_per_kwh": o.usd_per_kwh,
-            "hours_per_day": o.hours_per_day,
-            "lifetime_years": o.lifetime_years,
-        }
-        spec = owning.gpu_of_result(result, catalog, None)
-        if spec is None or spec.name == choice.hardware:
-            figures |= {"purchase_usd": o.purchase_usd, "power_w": o.power_w}
-        return figures
+        return owning.carried(choice.owned, choice.hardware, result, catalog)
 
     def _mark(self, exc: ConfigError) -> str:
         """Mark the field a range check of the engine refused; the line that says why."""
@@ -249,11 +243,12 @@ class CompareInputs(QWidget):
             if tariff is None:
                 error = error or "Tariff $/kWh: give it to price GPUs to buy"
             else:
-                defaults = owning.DEFAULTS
                 buy = BuyOptions(
                     usd_per_kwh=tariff,
-                    lifetime_years=given.get("lifetime_years") or defaults["lifetime_years"],
-                    hours_per_day=given.get("hours_per_day") or defaults["hours_per_day"],
+                    lifetime_years=given.get("lifetime_years"),
+                    hours_per_day=given.get("hours_per_day"),
+                    psu_efficiency=given.get("psu_efficiency"),
+                    rest_of_system_w=given.get("rest_of_system_w"),
                 )
         cloud = self.cloud.currentText()
         options = CompareOptions(

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.core.errors import ConfigError
-from engine.pricing.compare import break_even_against, compare
+from engine.pricing.breakeven import break_even_against
+from engine.pricing.compare import compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
 from engine.pricing.device import cpu_at_gpu_price, is_cpu
 from gui.common import theme
@@ -340,7 +341,7 @@ class ComparePage(Page):
         if self.options.owned is not None and row is None:
             hint = compare_text.nothing_to_rent(self.result, c, self.options)
         name = compare_text.rent_label(row, self.options.spot) if row is not None else ""
-        compare_charts.draw_break_even(self.break_even, be, name, self.colors, hint)
+        compare_charts.draw_break_even(self.break_even, be, name, self.colors, hint, row)
         shown = [row] if row is not None else []
         self.break_even.set_caption(compare_text.caption(c, shown, self.options, be, self.caveat))
 

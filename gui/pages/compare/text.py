@@ -100,6 +100,12 @@ def caption(
             f"owned: ${owned.purchase_usd:,.0f}, {owned.hours_per_day:g} h/day, "
             f"{owned.wall_power_w or 0:.0f} W at the wall at ${owned.usd_per_kwh:g}/kWh"
         )
+        said = rows[0].break_even_text if len(rows) == 1 else ""
+        if said:  # the engine's days and their range (engine/pricing/breakeven.py)
+            lines.append(
+                f"break-even after {said} days of use (the range: both machines' throughputs "
+                "at the ends of their ranges)"
+            )
     lines[-1] += f" · {_dt.date.today().isoformat()} · epochcost"
     return "<br>".join(html.escape(line) for line in lines)
 

@@ -53,6 +53,9 @@ FIELD_LABELS = {
     "usd_per_kwh": "Electricity",
     "purchase_usd": "Purchase price",
     "lifetime_years": "Lifetime",
+    "hours_per_day": "Use (hours/day)",
+    "psu_efficiency": "PSU efficiency",
+    "rest_of_system_w": "Rest of system",
     "runs_table": "Fully loaded",
     "runs": "Runs",
 }
@@ -100,6 +103,9 @@ NUMBERS = {
     "usd_per_kwh": _spec("usd_per_kwh", optional=True, unit="$", example="0.15"),
     "purchase_usd": _spec("purchase_usd", optional=True, unit="$", example="30,000"),
     "lifetime_years": _spec("lifetime_years", optional=True, example="3"),
+    "hours_per_day": _spec("hours_per_day", optional=True, example="24"),
+    "psu_efficiency": _spec("psu_efficiency", optional=True, example="0.9"),
+    "rest_of_system_w": _spec("rest_of_system_w", optional=True, unit="W", example="100"),
     "runs": _spec("runs", example="10", missing="give the number of full-size runs"),
 }
 
@@ -133,6 +139,10 @@ class FormValues:
     usd_per_kwh: str = ""
     purchase_usd: str = ""
     lifetime_years: str = ""
+    # Not on the form: the panel's owned set-up gives them (page.with_panel_owned).
+    hours_per_day: str = ""
+    psu_efficiency: str = ""
+    rest_of_system_w: str = ""
     runs_table: str = plan_presets.DEFAULT_RUNS_TABLE  # a shipped table, or GIVEN_RUNS
     runs: str = ""
 
@@ -264,6 +274,9 @@ def options(form: FormValues, u: Utilisation, cat: Catalog) -> PlanOptions:
         usd_per_kwh=number("usd_per_kwh", form.usd_per_kwh),
         purchase_usd=number("purchase_usd", form.purchase_usd),
         lifetime_years=number("lifetime_years", form.lifetime_years),
+        hours_per_day=number("hours_per_day", form.hours_per_day),
+        psu_efficiency=number("psu_efficiency", form.psu_efficiency),
+        rest_of_system_w=number("rest_of_system_w", form.rest_of_system_w),
     ).validated()
 
 

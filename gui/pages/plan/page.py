@@ -88,12 +88,19 @@ def chart_caption(plan: Plan, sources: Sources) -> str:
 
 
 def with_panel_owned(values: FormValues, choice: OwnedChoice | None) -> FormValues:
-    """The form's values with the panel's owned price where left empty: tariff, lifetime and
-    grid region always, the purchase price when the planned GPU is the panel's."""
+    """The form's values with the panel's owned set-up where left empty: tariff, lifetime, use,
+    rest of system, PSU and grid region always, the purchase price when the planned GPU is the
+    panel's (the device watts are the planned GPU's own)."""
     if choice is None:
         return values
     o = choice.owned
-    fill = {"usd_per_kwh": f"{o.usd_per_kwh:g}", "lifetime_years": f"{o.lifetime_years:g}"}
+    fill = {
+        name: f"{getattr(o, name):g}"
+        for name in (
+            *("usd_per_kwh", "lifetime_years", "hours_per_day"),
+            *("psu_efficiency", "rest_of_system_w"),
+        )
+    }
     if values.gpu == choice.hardware:
         fill["purchase_usd"] = f"{o.purchase_usd:g}"
     if choice.grid_region:
