@@ -186,7 +186,7 @@ def _billed(cloud: CloudRun, outcome: Outcome, left: str, cluster: str) -> Outco
         result = {**result, "cloud": section}
     message = outcome.message
     if result is not None and result.get("status") != "ok":
-        torn = left or f"{cluster} is torn down"
+        torn = left or "the cluster is torn down"
         message = (
             f"{result['error']['message']}; {torn}; billed at most {rental.minutes:.1f} min "
             f"since the launch, ${rental.usd:.2f} at the cluster's $/h"

@@ -66,6 +66,12 @@ def send(kind: str, **fields: Any) -> None:
     _OUT.flush()
 
 
+# SkyPilot's lines once it asks a cloud for an instance: before any of them, nothing can
+# have been provisioned (a refusal, a network or catalog failure is not billed).
+PROVISIONING_MARKS = ("Launching on", "Provisioning", "Launching a new cluster", "Launching")
+_SEEN = {"provisioning": False}
+
+
 class _Lines(io.TextIOBase):
     """A stream SkyPilot writes to, sent on as "line" messages."""
 
@@ -79,6 +85,8 @@ class _Lines(io.TextIOBase):
         self._pending += text
         *lines, self._pending = self._pending.split("\n")
         for line in lines:
+            if any(mark in line for mark in PROVISIONING_MARKS):
+                _SEEN["provisioning"] = True
             send("line", text=line.rstrip("\r"))
         return len(text)
 
@@ -298,7 +306,7 @@ def main(argv: list[str]) -> int:
 def _provisioned(exc: BaseException) -> bool:
     """Whether an instance may have run: false for SkyPilot's refusals before provisioning."""
     names = {c.__name__ for c in type(exc).__mro__}
-    return not names & set(REFUSED_BEFORE_PROVISIONING)
+    return _SEEN["provisioning"] and not names & set(REFUSED_BEFORE_PROVISIONING)
 
 
 if __name__ == "__main__":

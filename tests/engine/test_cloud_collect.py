@@ -19,7 +19,7 @@ G5 = 1.006  # the catalog's aws g5.xlarge $/h
 
 
 def test_the_run_commands_log_is_collected_with_price_and_startup(tmp_path, capsys):
-    mapping = task.task_mapping(task.sky_task(prepared()))
+    mapping = task.task_mapping(prepared())
     job_log = tmp_path / "job.log"
     assert run_here(mapping, job_log) == 0
     assert "(task, pid=4242) epochcost-clock first-measured" in job_log.read_text()
@@ -52,8 +52,8 @@ class RunsHere:
 
     downs: list[str] = []
 
-    def launch(self, sky_task, cluster, idle_minutes, output):
-        self.mapping = task.task_mapping(sky_task)
+    def launch(self, mapping, cluster, output):
+        self.mapping = mapping
         return 1
 
     def follow(self, cluster, job_id, output):
@@ -68,8 +68,17 @@ class RunsHere:
     def down(self, cluster):
         self.downs.append(cluster)
 
+    def down_command(self, cluster):
+        return f"sky down {cluster}"
 
-def test_cloud_run_brings_the_result_home_and_tears_down(monkeypatch, capsys):
+
+@pytest.fixture
+def on_this_cpu(monkeypatch):
+    """The task's command runs on this machine's CPU (a cloud run refuses --device cpu)."""
+    monkeypatch.setattr(task, "check_device", lambda config: None)
+
+
+def test_cloud_run_brings_the_result_home_and_tears_down(monkeypatch, capsys, on_this_cpu):
     monkeypatch.setattr(cmd_cloud, "connect", RunsHere)
     RunsHere.downs.clear()
     args = ["cloud", "run", "--instance", "aws:g5.xlarge", "--model", "tiny-mlp", "--device"]
@@ -80,6 +89,60 @@ def test_cloud_run_brings_the_result_home_and_tears_down(monkeypatch, capsys):
     assert "cloud: aws g5.xlarge (us-east-1) at $1.006/h" in out
     assert "start-up:" in out and "min from launch" in out
     assert "is torn down" in err and len(RunsHere.downs) == 1
+    shown = json.loads(capsys.readouterr().out or "null")
+    assert shown is None
+    assert main(["results", "list", "--json"]) == 0
+    (kept,) = json.loads(capsys.readouterr().out)
+    assert main(["results", "show", kept["run_id"], "--json"]) == 0
+    cloud = json.loads(capsys.readouterr().out)["cloud"]
+    # the rental whole, launch to teardown, at AWS's granularity (a minute at least)
+    assert cloud["rental_minutes"] >= 1.0
+    assert cloud["rental_usd"] == pytest.approx(cloud["rental_minutes"] / 60 * G5)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("stage", ["launch", "follow", "download_log"])
+def test_sigterm_and_sighup_in_each_stage_reach_the_teardown(
+    monkeypatch, capsys, on_this_cpu, stage, signal_name
+):
+    import os
+    import signal
+
+    def killed(self, *args):
+        os.kill(os.getpid(), getattr(signal, signal_name))
+        raise AssertionError("the signal did not stop the run")
+
+    stopped = type("Stopped", (RunsHere,), {stage: killed})
+    monkeypatch.setattr(cmd_cloud, "connect", stopped)
+    RunsHere.downs.clear()
+    args = ["cloud", "run", "--instance", "aws:g5.xlarge", "--model", "tiny-mlp", "--device"]
+    args += ["cpu", "--batch-size", "8", "--warmup-steps", "2", "--min-steps", "3"]
+    args += ["--max-steps", "5", "--max-seconds", "2", "--repeats", "1", "--threads", "1"]
+    assert main([*args, "--yes", "--json"]) == 3
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "cancelled"
+    assert "is torn down" in err and "billed at most" in err and len(RunsHere.downs) == 1
+    # the handlers are put back: a SIGTERM now would end the process as before
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_failed_teardown_is_retried_then_says_how_to_end_it(monkeypatch, capsys):
+    from engine.cloud import launch
+
+    class NeverDown(RunsHere):
+        def launch(self, *args):
+            raise KeyboardInterrupt
+
+        def down(self, cluster):
+            self.downs.append(cluster)
+            raise RuntimeError("the API server is gone")
+
+    monkeypatch.setattr(launch, "DOWN_RETRY_PAUSES_S", (0.0, 0.0))
+    monkeypatch.setattr(cmd_cloud, "connect", NeverDown)
+    RunsHere.downs.clear()
+    assert main(["cloud", "run", "--instance", "aws:g5.xlarge", "--yes"]) == 3
+    err = capsys.readouterr().err
+    assert len(RunsHere.downs) == 3 and "may still run and bill" in err and "sky down" in err
 
 
 def test_ctrl_c_tears_down_and_says_what_was_billed(monkeypatch, capsys):

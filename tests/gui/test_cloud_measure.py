@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.cloud import commands, skypilot, task
+from engine.cloud import commands, skypilot
 from engine.core import paths
 from engine.measure.config import RunConfig
 from engine.results.schema import validate
@@ -40,8 +39,8 @@ class HereInstead:
     launched: list[str] = []
     downs: list[str] = []
 
-    def launch(self, sky_task, cluster, idle_minutes, output):
-        self.mapping = task.task_mapping(sky_task)
+    def launch(self, mapping, cluster, output):
+        self.mapping = mapping
         self.launched.append(cluster)
         output.write(f"(setup pid=7) {commands.CLOCK} setup {time.time():.3f}\n")
         return 1
@@ -61,6 +60,9 @@ class HereInstead:
     def down(self, cluster):
         self.downs.append(cluster)
 
+    def down_command(self, cluster):
+        return f"sky down {cluster}"
+
     def cancel_launch(self):
         pass  # nothing under way on a server
 
@@ -74,7 +76,7 @@ class Stuck(HereInstead):
     def __init__(self):
         self.cancelled = threading.Event()
 
-    def launch(self, sky_task, cluster, idle_minutes, output):
+    def launch(self, mapping, cluster, output):
         self.launched.append(cluster)
         self.inside.set()
         self.cancelled.wait()
@@ -223,12 +225,14 @@ def test_a_cancel_tears_down_and_says_what_was_billed(qtbot, window, fake_sky, m
     assert window.status.text.text() == "Run cancelled" and not window.status._clock.isActive()
 
 
-def test_without_skypilot_the_action_says_how_to_add_it(qtbot, window, fake_sky, monkeypatch):
-    monkeypatch.setitem(sys.modules, "sky", None)  # `import sky` fails as if not installed
+def test_without_the_cloud_environment_the_action_says_how_to_make_it(
+    qtbot, window, fake_sky, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("EPOCHCOST_CLOUD_PYTHON", str(tmp_path / "none"))
     page = compare_g5(qtbot, window)
     assert not page.measure_selected()
     assert page.cloud.dialog is None
-    assert "pip install 'epochcost[cloud]'" in page.message_bar.text.text()
+    assert "epochcost env create --cloud" in page.message_bar.text.text()
 
 
 def test_closing_the_window_mid_launch_tears_down_first(qtbot, window, fake_sky, monkeypatch):
