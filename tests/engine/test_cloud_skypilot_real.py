@@ -41,7 +41,10 @@ def test_skypilots_zipper_packs_the_engine_alone():
     assert packed["bytes"] < 5_000_000  # the engine's source and the catalogs, not a checkout
 
 
-def test_a_launch_without_credentials_ends_within_a_minute_and_stores_nothing(capsys, sky_home):
+def test_a_launch_without_credentials_ends_within_a_minute_and_stores_nothing(
+    capsys,
+    sky_home,  # noqa: F811
+):
     import shutil
 
     from engine.cloud import sky_catalog
