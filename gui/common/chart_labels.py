@@ -1,12 +1,16 @@
-"""Labels that keep apart: a chart's level, mark and free labels never print over each other.
+"""Labels that keep apart: one rule places every label of a chart, so none prints over another,
+over a line, or off its plot.
 
-A chart holds labels of three kinds: those of horizontal lines (a result, a device's total, a
-past run overlaid), which can slide along their line; those of vertical lines (a phase, a
-sweep's cheapest batch), which can slide up and down theirs; and free labels (a peak's value,
-a hint in an empty plot), which stay where their owner put them. After every change that can
-move one (new data, a range, a size, an export's layout) the free ones are taken as they are
-and each line's label goes to the first of its places that touches no label placed before it
-and stays inside its plot; where none is free, the place that overlaps least.
+A chart holds labels of four kinds: those of horizontal lines (a result, a device's total, a
+past run overlaid), which slide along their line and stay beside it, above or below, or as near
+it as labels and lines already there allow; those of vertical lines (a phase, a sweep's cheapest
+batch), which slide up and down theirs, right or left of it; a point's label (a peak's value),
+above or below its point or raised clear of the curves around it; and hints in an empty plot, up
+or down from its middle. Free labels stay where their owner put them. After every change that
+can move one (new data, a range, a size, an export's layout) the free ones are taken as they
+are, then the horizontal lines' labels from the top line down, the points', the vertical lines'
+and the hints', each at the first of its places that is free, else at the one that costs least
+(gui/common/label_room.py: the plot's edge, other labels, lines, guarded curves).
 """
 
 from __future__ import annotations
@@ -17,13 +21,25 @@ from typing import TypeVar
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QTimer
 
-# Places along a horizontal line: (position along it, the label's horizontal anchor); at
-# each, above the line, then below it.
-ALONG = ((0.03, 0.0), (0.97, 1.0), (0.5, 0.5), (0.28, 0.0), (0.72, 1.0))
+from gui.common.label_room import Cost, Room
+
+# Places along a horizontal line: (position along it, the label's horizontal anchor).
+ALONG = (
+    (0.03, 0.0),
+    (0.97, 1.0),
+    (0.5, 0.5),
+    (0.28, 0.0),
+    (0.72, 1.0),
+    (0.15, 0.0),
+    (0.85, 1.0),
+)
 # Heights along a vertical line, top first; at each, right of the line, then left of it.
 UP = (0.92, 0.8, 0.68, 0.56, 0.44, 0.32, 0.2, 0.08)
 HINT_HEIGHTS = (0.5, 0.3, 0.7, 0.15, 0.85)  # a hint's places, from the top of its view
-GAP_PX = 2.0  # labels closer than this count as touching
+# A point's label's vertical anchors: above the point, below it, then a row further off at a
+# time, above first (clear of curves that run just above the point), in label heights.
+POINT_ANCHORS = (1.1, -0.1, 2.25, -1.25, 3.4, -2.4, 4.55, -3.55)
+MARGIN_PX = 1.0  # around a label's text (Qt's 4 px made a label 22 px high, a fifth of a plot)
 Place = tuple[float, tuple[float, float]]  # position along the line, the label's anchor
 P = TypeVar("P")
 
@@ -43,21 +59,19 @@ def _in_view(line: pg.InfiniteLine, vb: pg.ViewBox) -> bool:
     return min(low, high) <= value <= max(low, high)
 
 
-def _settle(
-    places: Sequence[P], put: Callable[[P], QRectF], cost: Callable[[QRectF], tuple[bool, float]]
-) -> QRectF:
-    """Put an item at each of `places` in turn (`put` returns its box there): the first where
-    it costs nothing (inside, over nothing) keeps it, else the cheapest. Its box."""
-    best: tuple[tuple[bool, float], P] | None = None
+def _choose(
+    places: Sequence[P], rect_at: Callable[[P], QRectF], cost: Callable[[QRectF], Cost]
+) -> P:
+    """The first of `places` where the item's box (`rect_at`) costs nothing, else the cheapest."""
+    best: tuple[Cost, P] | None = None
     for place in places:
-        rect = put(place)
-        score = cost(rect)
+        score = cost(rect_at(place))
         if not any(score):
-            return rect
+            return place
         if best is None or score < best[0]:
             best = (score, place)
     assert best is not None
-    return put(best[1])
+    return best[1]
 
 
 def _box(item: pg.TextItem) -> QRectF:
@@ -67,16 +81,17 @@ def _box(item: pg.TextItem) -> QRectF:
     return item.sceneBoundingRect()
 
 
-def _padded(rect: QRectF) -> QRectF:
-    return rect.adjusted(-GAP_PX, -GAP_PX, GAP_PX, GAP_PX)
+def _tighten(item: pg.TextItem) -> None:
+    """A label's text with MARGIN_PX around it (its backdrop no wider than that)."""
+    document = item.textItem.document()
+    if document.documentMargin() != MARGIN_PX:
+        document.setDocumentMargin(MARGIN_PX)
+        item.updateTextPos()
 
 
-def _overlap(rect: QRectF, others: list[QRectF]) -> float:
-    total = 0.0
-    for other in others:
-        cut = rect.intersected(other)
-        total += max(cut.width(), 0.0) * max(cut.height(), 0.0)
-    return total
+def _inside(item: pg.GraphicsObject) -> QRectF | None:
+    view = item.getViewBox()
+    return view.sceneBoundingRect() if view is not None else None
 
 
 class Labels:
@@ -98,6 +113,7 @@ class Labels:
         self.free: list[pg.TextItem] = []
         self.hints: list[pg.TextItem] = []
         self.points: list[pg.TextItem] = []
+        self.curves: list[pg.GraphicsObject] = []
         self._timer = QTimer(owner)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -114,9 +130,14 @@ class Labels:
         self.free.append(item)
 
     def add_point(self, item: pg.TextItem) -> None:
-        """A point's label (a peak's value): above the point, or below it where that is
-        taken; its owner keeps its horizontal anchor."""
+        """A point's label (a peak's value): above the point, below it, or raised above it
+        (POINT_ANCHORS); its owner keeps its horizontal anchor."""
         self.points.append(item)
+
+    def add_curve(self, item: pg.GraphicsObject) -> None:
+        """A curve the labels keep off where they can (the last thing a place is judged by):
+        one a label belongs to, whose line it would hide (a peak's value over its memory)."""
+        self.curves.append(item)
 
     def add_hint(self, item: pg.TextItem) -> None:
         """A line of text in an empty plot (a child of its view, centred by anchor (0.5,
@@ -157,35 +178,47 @@ class Labels:
         if self._closed():  # pyqtgraph has cleared the chart's scene
             return
         lines = list(self.lines())  # first: the views' transforms are brought up to date
-        placed = [_padded(_box(t)) for t in self.free if _visible(t) and _text(t)]
-        # Levels first (they have fewer places), then the vertical marks, then the hints.
-        lines.sort(key=lambda line: (line.angle % 180 != 0, line.value()))
-        levels = [line for line in lines if line.angle % 180 == 0]
+        for item in (*self._shown(), *(line.label for line in lines)):
+            _tighten(item)
+        room = Room(lines, [c for c in self.curves if _visible(c)])
+        for item in self.free:
+            if _visible(item) and _text(item):
+                room.take(_box(item))
+        # The horizontal lines' labels first (from the top line down: each has room above),
+        # then the points', the vertical lines' (they have more places), the hints'.
+        levels = sorted(room.rows, key=room.rows.__getitem__)
         for line in levels:
-            placed.append(_padded(self._place(line, placed)))
+            room.take(self._place_level(line, room))
         for point in self.points:
             if _visible(point) and _text(point):
-                placed.append(_padded(self._place_point(point, placed)))
-        for line in lines[len(levels) :]:
-            placed.append(_padded(self._place(line, placed)))
+                room.take(self._place_point(point, room))
+        for line in sorted(room.columns, key=room.columns.__getitem__):
+            room.take(self._place_mark(line, room))
         for hint in self.hints:
             if _visible(hint) and _text(hint):
-                placed.append(_padded(self._place_hint(hint, placed)))
+                room.take(self._place_hint(hint, room))
 
     def _shown(self) -> list[pg.TextItem]:
         return [t for t in (*self.free, *self.points, *self.hints) if _visible(t) and _text(t)]
 
-    def _place_point(self, point: pg.TextItem, placed: list[QRectF]) -> QRectF:
-        x = point.anchor.x()
+    @staticmethod
+    def _settle(
+        places: Sequence[P], put: Callable[[P], QRectF], cost: Callable[[QRectF], Cost]
+    ) -> QRectF:
+        """Put the item at the place _choose picks (`put` moves it there, returns its box)."""
+        return put(_choose(places, put, cost))
+
+    def _place_point(self, point: pg.TextItem, room: Room) -> QRectF:
+        x = point.anchor.x()  # the owner's: the label whole inside the plot
 
         def put(y: float) -> QRectF:
             point.setAnchor((x, y))
             return _box(point)
 
-        # above, clear of the point; below
-        return _settle((1.1, -0.1), put, lambda rect: (False, _overlap(rect, placed)))
+        inside = _inside(point)
+        return self._settle(POINT_ANCHORS, put, lambda rect: room.cost(rect, inside))
 
-    def _place_hint(self, hint: pg.TextItem, placed: list[QRectF]) -> QRectF:
+    def _place_hint(self, hint: pg.TextItem, room: Room) -> QRectF:
         view = hint.parentItem()
         width, height = view.boundingRect().width(), view.boundingRect().height()
 
@@ -193,27 +226,45 @@ class Labels:
             hint.setPos(width / 2, height * fraction)
             return _box(hint)
 
-        return _settle(HINT_HEIGHTS, put, lambda rect: (False, _overlap(rect, placed)))
+        inside = _inside(hint)
+        return self._settle(HINT_HEIGHTS, put, lambda rect: room.cost(rect, inside))
 
-    def _place(self, line: pg.InfiniteLine, placed: list[QRectF]) -> QRectF:
+    def _place_mark(self, line: pg.InfiniteLine, room: Room) -> QRectF:
         label = line.label
-        view = label.getViewBox()
-        inside = view.sceneBoundingRect() if view is not None else None
-        if line.angle % 180 == 0:
-            places = [(p, (x, y)) for p, x in ALONG for y in (1.1, -0.1)]  # clear of the line
-        else:
-            side = label.anchors[0][0]
-            places = [(h, (x, 0.5)) for h in UP for x in (side, 1.0 - side)]
+        side = label.anchors[0][0]
+        places = [(h, (x, 0.5)) for h in UP for x in (side, 1.0 - side)]
 
         def put(place: Place) -> QRectF:
             self._put(label, place)
             return _box(label)
 
-        def cost(rect: QRectF) -> tuple[bool, float]:
-            outside = inside is not None and not inside.contains(rect)
-            return outside, _overlap(rect, placed)
+        inside = _inside(label)
+        return self._settle(places, put, lambda rect: room.cost(rect, inside, own=line))
 
-        return _settle(places, put, cost)
+    def _place_level(self, line: pg.InfiniteLine, room: Room) -> QRectF:
+        """A horizontal line's label: its places are worked out from its size (the label is
+        moved once), at each height by its line (Room.tops_near) every position along it."""
+        label = line.label
+        size = _box(label).size()
+        width, height = size.width(), size.height()
+        inside = _inside(label)
+        y = room.rows[line]
+        if inside is None or height <= 0:
+            return _box(label)
+        places = [
+            (p, (x, (y - top) / height)) for top in room.tops_near(y, height) for p, x in ALONG
+        ]
+
+        def rect_at(place: Place) -> QRectF:
+            p, (x, anchor_y) = place
+            left = inside.left() + p * inside.width() - x * width
+            return QRectF(left, y - anchor_y * height, width, height)
+
+        def cost(rect: QRectF) -> Cost:
+            return room.cost(rect, inside, level=True)
+
+        self._put(label, _choose(places, rect_at, cost))
+        return _box(label)
 
     @staticmethod
     def _put(label: pg.TextItem, place: Place) -> None:

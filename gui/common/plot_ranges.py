@@ -6,6 +6,8 @@ growing curve. Here the time axis grows by half again when the data reaches its 
 grows with headroom when the data leaves it and shrinks only when the data uses less than half
 of it, and a plot stops following once the user zooms or pans it (Reset view, in the plot's
 right-click menu, brings it back). A selected result's level widens the range to hold it.
+What a range holds is everything drawn (data_top reads every curve's data whole, not the part
+drawn in the view), and an axis with nothing to hold yet starts at 0 (start_empty).
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ class FollowRange:
             return
         self.plot.setYRange(0.0, self.y_top, padding=0)
 
+    def start_empty(self) -> None:
+        """An axis with nothing to hold yet spans 0 to 1 (pyqtgraph's own range of an empty
+        view is centred on 0: -0.5 GiB of memory)."""
+        if self.y_top == 0.0:
+            self.plot.setYRange(0.0, 1.0, padding=0)
+
     def include_y(self, value: float) -> None:
         """Grow the y range to hold `value` (a selected result's level), following or not."""
         if not math.isfinite(value) or value <= 0 or value * 1.02 <= self.y_top:
@@ -80,3 +88,29 @@ def data_end(plot: pg.PlotItem) -> float:
         if x is not None and len(x) and np.isfinite(x).any():
             ends.append(float(np.nanmax(x)))
     return max(ends)
+
+
+def item_data(item: pg.GraphicsObject) -> tuple[np.ndarray, np.ndarray]:
+    """All of a curve's, band's or point set's data (x, y), whatever part of it is drawn (a
+    plot that clips to its view draws only what is in it)."""
+    if isinstance(item, pg.ScatterPlotItem):
+        return item.data["x"], item.data["y"]
+    x, y = getattr(item, "xData", None), getattr(item, "yData", None)
+    if x is None or y is None:
+        return np.empty(0), np.empty(0)
+    return np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+
+
+def data_top(view: pg.PlotItem | pg.ViewBox) -> float:
+    """The largest finite y of every curve, band and point set shown in a plot or a view (0
+    when none): what its y range must hold."""
+    vb = view.vb if isinstance(view, pg.PlotItem) else view
+    tops = [0.0]
+    for item in vb.addedItems:
+        drawn = hasattr(item, "implements") and item.implements("plotData")
+        if not drawn or not item.isVisible():
+            continue
+        _, y = item_data(item)
+        if len(y) and np.isfinite(y).any():
+            tops.append(float(np.nanmax(np.where(np.isfinite(y), y, np.nan))))
+    return max(tops)

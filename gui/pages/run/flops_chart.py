@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyqtgraph as pg
 
 from gui.common.chart import Chart, add_level, add_line, set_level
@@ -51,7 +50,6 @@ class FlopsChart(Chart):
         )
         self._title = TITLE
         self._foreground: Any = None
-        self.top: float | None = None  # the y range's top after the last refresh
 
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
@@ -66,7 +64,6 @@ class FlopsChart(Chart):
         self.plot.setTitle(self._title, color=colors.foreground)
 
     def begin(self, caption: str) -> None:
-        self.top = None
         self.line.setData([], [])
         self.final.hide()
         self.hint.setText(WAITING)
@@ -84,15 +81,13 @@ class FlopsChart(Chart):
         self.set_caption(f"{caption}<br>{per_step}; {series.peak_source}")
 
     def refresh(self, series: RunSeries) -> None:
-        """Redraw from the series; `top` becomes the highest rate so far."""
+        """Redraw from the series."""
         per_sample = series.tflop_per_sample
         if per_sample is None or not len(series.window_rate):
             return
         rates = series.window_rate.values * per_sample
         self.line.setData(series.window_t.values, rates)
         self._set_title(title_for(series))
-        if np.isfinite(rates).any():
-            self.top = float(np.nanmax(rates)) * 1.15  # room above the line
 
     def end(self, result: dict[str, Any]) -> None:
         """The result's own figures (the whole window's throughput, not the last median)."""

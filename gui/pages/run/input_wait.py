@@ -32,8 +32,7 @@ WINDOW_NAME = "input wait, this window (right axis)"
 BOUND = 0.20
 PARTLY = 0.05
 TOP_AT_LEAST = 25.0  # percent: the axis shows the input-bound threshold with room
-HEADROOM = 1.15  # the axis's top over the recent shares' 98th percentile or the result's level
-RECENT = 20_000  # steps that set the axis (as the throughput plot's)
+HEADROOM = 1.15  # the axis's top over the largest share or the result's level (100% at most)
 
 
 def verdict(fraction: float) -> str:
@@ -77,7 +76,7 @@ class InputWaitOverlay:
         self.final.hide()
         for item in (self.per_step, self.line, self.final):
             self.view.addItem(item)
-        self.top: float | None = None  # the recent shares' axis top after a refresh (percent)
+        self.top: float | None = None  # the shares' axis top after a refresh (percent)
         self._colors: PlotColors | None = None
         self._show(False)
 
@@ -147,9 +146,9 @@ class InputWaitOverlay:
         share = series.wait_share.values * 100
         self.per_step.setData(series.wait_t.values, share)
         self.line.setData(series.wait_window_t.values, series.wait_window.values * 100)
-        recent = np.concatenate([share[-RECENT:], series.wait_window.values[-RECENT:] * 100])
-        top = float(np.nanpercentile(recent, 98)) if np.isfinite(recent).any() else 0.0
-        self.top = min(100.0, max(TOP_AT_LEAST, top * HEADROOM))
+        every = np.concatenate([share, series.wait_window.values * 100])
+        top = float(np.nanmax(every)) if np.isfinite(every).any() else 0.0
+        self.top = min(100.0, max(TOP_AT_LEAST, top * HEADROOM))  # every step's share in view
         self.fit_y()
 
     def end(self, result: dict[str, Any]) -> None:
@@ -161,7 +160,7 @@ class InputWaitOverlay:
         self.fit_y()
 
     def fit_y(self) -> None:
-        """The right axis from 0 to the recent shares' top (25% at least) and the result's
-        level, with room for its label."""
+        """The right axis from 0 to the shares' top (25% at least) and the result's level, with
+        room for its label."""
         level = float(self.final.value()) * HEADROOM if self.final.isVisible() else 0.0
         self.view.setYRange(0.0, max(self.top or TOP_AT_LEAST, level), padding=0)

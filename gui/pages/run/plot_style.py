@@ -1,5 +1,6 @@
-"""How the Run tab's live plots draw: the interval band's outline, the phase marks' text, the
-result level's wording, and the colours of labels' backdrops and of the per-step rates."""
+"""How the Run tab's live plots draw: the interval band's outline and where it is drawn, the
+phase marks' text, the result level's wording, and the colours of labels' backdrops and of the
+per-step rates."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from engine.core.events import Phase
 from gui.common.theme import PlotColors
 
 BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
+# The band is drawn where its high end is at most this many times the projection: a window's
+# first steps give an interval up to unbounded (no slower end), which a y axis that holds all
+# it draws would have to reach, flattening the window's line to the bottom.
+BAND_REACH = 3.0
 FADE = 0.45  # the per-step rates' colour: this much of theirs, the rest the background
 # Phases worth a line on the time axis (importing and building come before it starts).
 MARKED_PHASES = {"measuring": "measuring", "evaluating": "evaluating", "finishing": "done"}
@@ -23,6 +28,16 @@ def band_outline(t: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.n
         keep = np.linspace(0, len(t) - 1, BAND_POINTS).round().astype(int)
         t, low, high = t[keep], low[keep], high[keep]
     return np.concatenate([t, t[::-1]]), np.concatenate([high, low[::-1]])
+
+
+def bounded_band(
+    t: np.ndarray, low: np.ndarray, mid: np.ndarray, high: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The band's points (t, low, high) where it is bounded: its high end finite and at most
+    BAND_REACH times the projection `mid` (from a window's first few steps on)."""
+    with np.errstate(invalid="ignore"):
+        keep = np.isfinite(high) & np.isfinite(low) & (high <= BAND_REACH * mid)
+    return t[keep], low[keep], high[keep]
 
 
 def mark_text(event: Phase) -> str:

@@ -35,11 +35,12 @@ from gui.pages.run.plot_style import (
     MARKED_PHASES,
     backdrop,
     band_outline,
+    bounded_band,
     faded,
     mark_text,
     median_of,
 )
-from gui.pages.run.ranges import RunRanges
+from gui.pages.run.ranges import RunRanges, link_time
 from gui.pages.run.series import RunSeries
 
 REFRESH_HZ = 25
@@ -61,10 +62,11 @@ class LivePlots(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         for i, chart in enumerate(four):
             grid.addWidget(chart, i // 2, i % 2)
-        # One time axis: zooming or panning one plot moves the others with it. The
+        # One time axis: zooming or panning one plot moves the others to the same range. The
         # throughput plot's range leads (gui/pages/run/ranges.py: follow, fit, export).
-        for chart in (self.memory, self.cost, self.flops):
-            chart.plot.setXLink(self.throughput.plot)
+        link_time(
+            self.throughput.plot.vb, [c.plot.vb for c in (self.memory, self.cost, self.flops)]
+        )
         self.ranges = RunRanges(self.charts, self._levels)
         for chart in self.charts.values():
             legend_below(chart)
@@ -90,6 +92,8 @@ class LivePlots(QWidget):
         self.memory.plot.addItem(self._peak)
         self.memory.plot.addItem(self._peak_label)
         self.memory.labels.add_point(self._peak_label)
+        for curve in (self._process, self._device):  # the peak's value never hides them
+            self.memory.labels.add_curve(curve)
         self.memory.plot.vb.sigRangeChanged.connect(lambda *_: self._place_peak_label())
         self.memory.plot.vb.sigResized.connect(lambda *_: self._place_peak_label())
         # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
@@ -119,7 +123,6 @@ class LivePlots(QWidget):
         self.config: RunConfig | None = None
         self.run_id: str | None = None
         self._dirty = False
-        self._ranged_steps = 0  # steps (warm-up and measured) when the y ranges last followed
         self.timer = QTimer(self)
         self.timer.setInterval(1000 // REFRESH_HZ)
         self.timer.timeout.connect(self.refresh)
@@ -175,7 +178,6 @@ class LivePlots(QWidget):
         """Clear the curves and start drawing a new run."""
         self.config = config
         self.run_id = None
-        self._ranged_steps = 0
         self.series = RunSeries(
             config.batch_size, config.resolved_epoch_samples, config.usd_per_hour
         )
@@ -247,26 +249,24 @@ class LivePlots(QWidget):
         self._dirty = False
         self.flops.refresh(s)
         self.input_wait.refresh(s)
-        steps = len(s.warm_rate) + len(s.meas_rate)
-        if steps != self._ranged_steps:  # new steps, warm-up too: the y ranges follow them
-            self._ranged_steps = steps
-            self.ranges.follow_run(s)
-        self.ranges.follow_x(s.latest_t)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._window.setData(s.window_t.values, s.window_rate.values)
         self._ends.setData(s.ends_t.values, s.ends_rate.values)
         self._process.setData(s.mem_t.values, s.mem_process.values / GIB)
         self._device.setData(s.mem_t.values, s.mem_device.values / GIB)
-        self._band.setData(*band_outline(s.proj_t.values, s.proj_low.values, s.proj_high.values))
+        proj = (s.proj_t.values, s.proj_low.values, s.proj_mid.values, s.proj_high.values)
+        self._band.setData(*band_outline(*bounded_band(*proj)))
         self._cost_hint.setVisible(len(s.proj_t) == 0)
         self._mid.setData(s.proj_t.values, s.proj_mid.values)
         if s.memory_total_bytes:
             total = f"device total {report.size(s.memory_total_bytes)}"
             set_level(self._total, s.memory_total_bytes / GIB, total)
-            self.ranges.follow_memory(s.memory_total_bytes / GIB)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
+        # After the curves: the ranges hold what they draw now.
+        self.ranges.follow_x(s.latest_t)
+        self.ranges.follow_run()
         self._separate_labels()
         self.updated.emit()
 
@@ -314,17 +314,21 @@ class LivePlots(QWidget):
         return [fixed, *(line for chart, line in self._overlays if chart.name == name)]
 
     def end_run(self, result: dict[str, Any] | None) -> None:
-        """Stop the timer after a last redraw; with a result, draw its final figures."""
+        """Stop the timer after a last redraw; with a result, draw its final figures; then fit
+        every axis to the finished run (for a look and for export)."""
         self._dirty = True
         self.refresh()
         self.timer.stop()
-        if self.series is not None:  # fit the finished run, for a look and for export
+        if result and result.get("status") == "ok":
+            self._show_result(result)
+        if self.series is not None:
             self.ranges.follow_x(self.series.latest_t, final=True)
-            self.ranges.follow_run(self.series, final=True)
-        self.ranges.include_levels()
+            self.ranges.follow_run(final=True)
+        self.ranges.include_levels()  # the result's levels in view
+        self.input_wait.fit_y()
         self._separate_labels()
-        if not result or result.get("status") != "ok":
-            return
+
+    def _show_result(self, result: dict[str, Any]) -> None:
         rate = result["throughput_samples_per_s"]
         set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}")
         self.flops.end(result)
@@ -333,7 +337,6 @@ class LivePlots(QWidget):
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
             set_level(self._final_cost, final, f"result {text} per epoch")
-        self.ranges.include_levels()  # the result's levels in view
         s = self.series
         peak = result.get("peak_memory_bytes")
         if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
@@ -372,6 +375,7 @@ class LivePlots(QWidget):
                     labelOpts={"position": 0.6, "color": color},
                     pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.DashDotLine),
                 )
+                line.label.fill = pg.mkBrush(backdrop(self.colors))  # readable over the data
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
         self._separate_labels()

@@ -5,6 +5,9 @@ What is shown is the run's curves and every level line of a plot (a past run ove
 result, the device's total): a new run, a new selection and Reset view fit the axes to all of
 it, from scratch, so that no past range (an overlay's 0-2500 samples/s) hides a live line.
 While a run is live the ranges follow it, its warm-up included; once it has ended they fit it.
+Every range holds all that its chart draws, read from the curves themselves (data_top): every
+per-step rate, the slowest window's projected cost, the band where it is drawn (plot_style
+says where), and an empty chart starts at 0.
 """
 
 from __future__ import annotations
@@ -12,33 +15,34 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-import numpy as np
 import pyqtgraph as pg
 
 from gui.common.chart import Chart
-from gui.common.plot_ranges import FollowRange, data_end
-from gui.pages.run.flops_chart import FlopsChart
+from gui.common.plot_ranges import FollowRange, data_end, data_top
 from gui.pages.run.series import RunSeries
 
-GIB = float(2**30)
-RECENT = 20_000  # steps that set the throughput axis (a percentile of all would cost O(n))
-PER_STEP_REACH = 2.0  # the throughput axis shows per-step rates up to this x the window's line
+
+def link_time(lead: pg.ViewBox, others: list[pg.ViewBox]) -> None:
+    """One time axis: zooming or panning any of the views moves the others, to the same range.
+    pyqtgraph lines linked views up by their pixels where they overlap on screen: the cost
+    chart, under the throughput chart with a narrower left axis, began at -0.15 s."""
+    for vb in (lead, *others):
+        # pyqtgraph looks the method up at each change of a linked view.
+        setattr(vb, "linkedViewChanged", functools.partial(_same_range, vb))  # noqa: B010
+    for vb in others:
+        vb.setXLink(lead)
 
 
-def throughput_top(series: RunSeries) -> float:
-    """The throughput axis's top for the steps so far, warm-up included (0: no step yet)."""
-    rates = np.concatenate([series.warm_rate.values[-RECENT:], series.meas_rate.values[-RECENT:]])
-    if not np.isfinite(rates).any():
-        return 0.0
-    # Single steps can be many times the typical rate (timer granularity on tiny steps):
-    # scale to the bulk of the recent ones. The window's line sets the scale: steps far
-    # above it (a busy machine's gaps between them) run off the top.
-    top = float(np.nanpercentile(rates, 98))
-    line = series.window_rate.values[-RECENT:]
-    if np.isfinite(line).any():
-        level = float(np.nanpercentile(line, 98))
-        top = max(level, min(top, PER_STEP_REACH * level))
-    return top
+def _same_range(vb: pg.ViewBox, view: pg.ViewBox | None, axis: int) -> None:
+    """`vb`'s x range becomes the linked `view`'s (pyqtgraph's linkedViewChanged, replicating)."""
+    if vb.linksBlocked or view is None or axis != pg.ViewBox.XAxis:
+        return
+    view.blockLink(True)  # no echo back to the view that moved
+    try:
+        vb.enableAutoRange(pg.ViewBox.XAxis, False)
+        vb.setXRange(*view.viewRange()[0], padding=0)
+    finally:
+        view.blockLink(False)
 
 
 class RunRanges:
@@ -60,25 +64,11 @@ class RunRanges:
         values = [float(line.value()) for line in self.levels(name) if line.isVisible()]
         return max(values, default=0.0)
 
-    def follow_run(self, series: RunSeries, final: bool = False) -> None:
-        """Each y range holds the run's data so far and the plot's levels; at the end, fit."""
-        top = throughput_top(series)
-        if top:
-            self._y("throughput", top, final)
-        if len(series.proj_t):
-            # The first few steps' interval can be huge; it may run off the top.
-            high = min(float(series.proj_high.values.max()), 3 * series.proj_mid.values[-1])
-            self._y("cost", high, final)
-        flops = self.charts["flops"]
-        if isinstance(flops, FlopsChart) and flops.top:
-            self._y("flops", flops.top, final)
-        if series.memory_total_bytes:
-            self.follow_memory(series.memory_total_bytes / GIB)
-
-    def follow_memory(self, total_gib: float) -> None:
-        """The memory plot holds the device's total (GiB) and its levels, with headroom even
-        once the run has ended: the total's label and the peak's sit near the top."""
-        self._y("memory", total_gib, final=False)
+    def follow_run(self, final: bool = False) -> None:
+        """Each y range holds all that its chart draws and the chart's levels (the device's
+        total among them); at the end of a run, fit."""
+        for name, chart in self.charts.items():
+            self._y(name, data_top(chart.plot), final)
 
     def _y(self, name: str, top: float, final: bool) -> None:
         self.follow[name].follow_y(max(top, self.level_top(name)), final)
@@ -94,10 +84,12 @@ class RunRanges:
             follow.reset()
         if series is not None and series.latest_t > 0:
             self.follow_x(series.latest_t, final=not live)
-            self.follow_run(series, final=not live)
+            self.follow_run(final=not live)
         else:
             self.follow_x(0.0)  # the time axis's first span
         self.include_levels()
+        for follow in self.follow.values():
+            follow.start_empty()
 
     def include_levels(self) -> None:
         """Each y range grows to hold its plot's levels (a selected result is in view at once)."""
