@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from engine.cloud.log import JobLog
 from engine.core.errors import ConfigError
@@ -36,9 +36,6 @@ from engine.results import plausible
 from engine.results.result_fields import CLOCK_SKEW_S
 from engine.results.schema import validate
 from engine.workloads import registry
-
-if TYPE_CHECKING:
-    from engine.cloud.collect import StartUp
 
 # The longest start-up a log may time (launch to the first measured step): what `cloud run
 # --startup-minutes` accepts. A day of provisioning and setup is no launch's.
@@ -195,13 +192,13 @@ def clocks_within(clocks: dict[str, float], end_s: float, where: str) -> None:
             )
 
 
-def startup_within(start: StartUp, where: str) -> None:
-    """A start-up no longer than MAX_STARTUP_MINUTES."""
-    if start.minutes is not None and start.minutes > MAX_STARTUP_MINUTES:
+def startup_within(minutes: float | None, basis: str, where: str) -> None:
+    """A start-up no longer than MAX_STARTUP_MINUTES (collect.startup's minutes and basis)."""
+    if minutes is not None and minutes > MAX_STARTUP_MINUTES:
         _refuse(
             where,
-            f"its clock lines time a start-up of {start.minutes:,.0f} minutes from "
-            f"{start.basis}, longer than any launch ({MAX_STARTUP_MINUTES:,} minutes at most)",
+            f"its clock lines time a start-up of {minutes:,.0f} minutes from "
+            f"{basis}, longer than any launch ({MAX_STARTUP_MINUTES:,} minutes at most)",
         )
 
 

@@ -106,7 +106,7 @@ def from_log(
     if result.get("price") != price.dated().to_dict():
         result = repriced(result, price)
     start = startup(job.clocks, price.usd_per_hour)
-    checks.startup_within(start, job.source)
+    checks.startup_within(start.minutes, start.basis, job.source)
     return {**result, "cloud": cloud_section(instance, price, spot, nodes, start, cluster)}
 
 
