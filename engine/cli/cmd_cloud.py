@@ -28,10 +28,9 @@ from engine.cli.common import (
 )
 from engine.cli.file_options import out_file
 from engine.cloud import collect, dryrun, launch, log, signals, task
-from engine.cloud.resources import sky_resources
+from engine.cloud.resources import measurable
 from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
-from engine.core.errors import ConfigError
 from engine.pricing.catalog import Catalog
 from engine.pricing.profiles import find_instance
 from engine.pricing.rows import Instance
@@ -121,7 +120,7 @@ def choose_instance(cat: Catalog, args: argparse.Namespace) -> Instance:
     rows = [
         i
         for i in cat.select(clouds, args.gpu)
-        if _measurable(i) and (not args.spot or i.usd_per_hour_spot is not None)
+        if measurable(i) and (not args.spot or i.usd_per_hour_spot is not None)
     ]
     if not rows:
         spot = " with a spot price" if args.spot else ""
@@ -130,28 +129,25 @@ def choose_instance(cat: Catalog, args: argparse.Namespace) -> Instance:
     return min(rows, key=key or (lambda i: (i.gpu_count, i.usd_per_hour)))
 
 
-def _measurable(instance: Instance) -> bool:
-    try:
-        sky_resources(instance)
-    except ConfigError:
-        return False
-    return True
-
-
-def _prepare(args: argparse.Namespace, instance: Instance | None = None) -> Prepared:
-    """The run on one instance, its task, and SkyPilot's verdict on it (refused: ConfigError)."""
+def _prepare(args: argparse.Namespace, instances: list[Instance] | None = None) -> list[Prepared]:
+    """The run on each instance (--instance or --gpu where none are given), its task, and
+    SkyPilot's verdict on it, asked once for all of them (refused: ConfigError)."""
     if args.price_per_hour is not None:
         raise UsageError("price_per_hour", "a cloud run is priced at its instance's catalog price")
     if not 0 <= args.startup_minutes <= 24 * 60:
         raise UsageError("startup_minutes", f"{args.startup_minutes:g}: give 0 to 1440 minutes")
     cat = load_reporting()
-    instance = instance or choose_instance(cat, args)
     config = config_from_args(args)
     task.check_device(config)
-    cloud = task.prepare(cat, instance, config, args.spot, args.nodes, time.time())
-    mapping = task.task_mapping(cloud)
-    verdict = dryrun.accepted(cat, cloud, mapping)
-    return Prepared(cloud, mapping, dryrun.plan(cloud, mapping, verdict, args.startup_minutes))
+    runs = []
+    for instance in instances or [choose_instance(cat, args)]:
+        cloud = task.prepare(cat, instance, config, args.spot, args.nodes, time.time())
+        runs.append((cloud, task.task_mapping(cloud)))
+    verdicts = dryrun.all_accepted(cat, runs)
+    return [
+        Prepared(cloud, mapping, dryrun.plan(cloud, mapping, verdict, args.startup_minutes))
+        for (cloud, mapping), verdict in zip(runs, verdicts, strict=True)
+    ]
 
 
 def _print_dryrun(plan: dict[str, Any]) -> None:
@@ -178,7 +174,7 @@ def _print_dryrun(plan: dict[str, Any]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    prepared = _prepare(args)
+    (prepared,) = _prepare(args)
     plan = prepared.plan
     if args.dryrun:
         print_json(plan) if args.json else _print_dryrun(plan)
@@ -226,7 +222,7 @@ def _sweep(args: argparse.Namespace) -> int:
     if not names or any(not n for n in names) or len(set(names)) != len(names):
         raise UsageError("instances", f"{args.instances!r}: give distinct instances, A,B,C")
     args.instance, args.gpu, args.cloud = None, None, None
-    prepared = [_prepare(args, find_instance(cat, name)) for name in names]
+    prepared = _prepare(args, [find_instance(cat, name) for name in names])
     total = sum(p.plan["estimated_usd"] for p in prepared)
     minutes = sum(p.plan["estimated_minutes"] for p in prepared)
     if args.dryrun or not args.json:

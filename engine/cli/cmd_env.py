@@ -13,6 +13,7 @@ import argparse
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
@@ -73,14 +74,7 @@ def _create(args: argparse.Namespace) -> int:
         return 0
     print(f"installing {choice.describe()}", file=sys.stderr)
     cancel = threading.Event()
-    shown = [0.0]
-
-    def progress(done: Progress) -> None:
-        now = time.monotonic()
-        if now - shown[0] >= PROGRESS_EVERY_S:
-            shown[0] = now
-            mb = done.downloaded_bytes / 1e6
-            print(f"  {done.packages} packages, {mb:,.0f} MB downloaded", file=sys.stderr)
+    progress = _progress_printer()
 
     def say(text: str) -> None:
         print(f"  {text}", file=sys.stderr)
@@ -125,6 +119,20 @@ def _create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_printer() -> Callable[[Progress], None]:
+    """What an installer has done, on stderr, at most every PROGRESS_EVERY_S."""
+    shown = [0.0]
+
+    def progress(done: Progress) -> None:
+        now = time.monotonic()
+        if now - shown[0] >= PROGRESS_EVERY_S:
+            shown[0] = now
+            mb = done.downloaded_bytes / 1e6
+            print(f"  {done.packages} packages, {mb:,.0f} MB downloaded", file=sys.stderr)
+
+    return progress
+
+
 def _create_cloud(args: argparse.Namespace) -> int:
     """SkyPilot in the cloud environment (engine/envs/cloud_env.py)."""
     if args.name is not None or args.device != "auto":
@@ -137,14 +145,7 @@ def _create_cloud(args: argparse.Namespace) -> int:
             print(f"would install {wanted} into {cloud_env.target()}")
         return 0
     print(f"installing {wanted} into {cloud_env.target()}", file=sys.stderr)
-    shown = [0.0]
-
-    def progress(done: Progress) -> None:
-        now = time.monotonic()
-        if now - shown[0] >= PROGRESS_EVERY_S:
-            shown[0] = now
-            mb = done.downloaded_bytes / 1e6
-            print(f"  {done.packages} packages, {mb:,.0f} MB downloaded", file=sys.stderr)
+    progress = _progress_printer()
 
     cancel = threading.Event()
     try:

@@ -4,9 +4,8 @@ cloud program; then the estimate: $/h with its source and date, start-up plus ru
 dollars.
 
 The one assumption: SkyPilot's optimizer is told the task's cloud is enabled (there are no
-credentials here). A row SkyPilot refuses is refused here with SkyPilot's own words; the $/h
-SkyPilot's optimizer prices must agree with the catalog's (within a cent), else the dry run
-says both.
+credentials here). A row SkyPilot refuses is refused here with SkyPilot's own words; the plan
+carries the $/h SkyPilot's optimizer prices beside the catalog's, and the dry run prints both.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from engine.core.errors import ConfigError
 from engine.pricing.catalog import Catalog, price_note
 
 CHECK_TIMEOUT_S = 300.0
-PRICE_TOLERANCE_USD = 0.01
 
 
 @dataclass(frozen=True)
@@ -59,10 +57,20 @@ def check(cat: Catalog, mappings: list[dict[str, Any]]) -> list[Verdict]:
 
 def accepted(cat: Catalog, cloud: CloudRun, mapping: dict[str, Any]) -> Verdict:
     """SkyPilot's acceptance of one task, or ConfigError with SkyPilot's reason."""
-    (verdict,) = check(cat, [mapping])
-    if not verdict.ok:
-        raise ConfigError("instance", f"SkyPilot refuses {cloud.instance.label}: {verdict.error}")
+    (verdict,) = all_accepted(cat, [(cloud, mapping)])
     return verdict
+
+
+def all_accepted(cat: Catalog, runs: list[tuple[CloudRun, dict[str, Any]]]) -> list[Verdict]:
+    """SkyPilot's acceptance of each task (one run of the cloud program for all of them), or
+    ConfigError with SkyPilot's reason for the first it refuses."""
+    verdicts = check(cat, [mapping for _cloud, mapping in runs])
+    for (cloud, _mapping), verdict in zip(runs, verdicts, strict=True):
+        if not verdict.ok:
+            raise ConfigError(
+                "instance", f"SkyPilot refuses {cloud.instance.label}: {verdict.error}"
+            )
+    return verdicts
 
 
 def plan(
@@ -88,14 +96,3 @@ def plan(
         "startup_minutes": startup_minutes,
         "estimated_usd": round(cloud.usd_per_hour * minutes / 60.0, 4),
     }
-
-
-def price_disagreement(plan_: dict[str, Any], share: float = 1.0) -> str:
-    """A line when SkyPilot's optimizer prices the cluster otherwise than the catalog."""
-    sky = plan_["skypilot"].get("usd_per_hour")
-    if sky is None:
-        return ""
-    ours = plan_["usd_per_hour"] / share
-    if abs(sky - ours) <= PRICE_TOLERANCE_USD:
-        return ""
-    return f"SkyPilot's optimizer prices it at ${sky:,.4g}/h, the catalog at ${ours:,.4g}/h"

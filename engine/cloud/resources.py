@@ -104,3 +104,12 @@ def sky_resources(instance: Instance) -> SkyResources:
         instance.instance_type,
         {instance.gpu_model: int(instance.gpu_count)},
     )
+
+
+def measurable(instance: Instance) -> bool:
+    """Whether a cloud run can measure on the instance (sky_resources takes it)."""
+    try:
+        sky_resources(instance)
+    except ConfigError:
+        return False
+    return True

@@ -196,10 +196,3 @@ def _accelerator(
 
 def _count(count: float) -> object:
     return int(count) if count == int(count) else count
-
-
-def check_fetched(text: str, where: str) -> None:
-    """A fetched vms.csv must be SkyPilot's: its header holds the columns SkyPilot reads."""
-    header = next(csv.reader(io.StringIO(text)), [])
-    if not {"InstanceType", "Price", "Region"} <= set(header):
-        raise ConfigError("from", f"{where}: not a SkyPilot vms.csv (no InstanceType/Price/Region)")

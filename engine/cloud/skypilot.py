@@ -15,7 +15,6 @@ import contextlib
 import io
 import json
 import os
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from typing import Any
 
 from engine.core import paths
 from engine.core.errors import ConfigError
+from engine.process import spawn
 
 INSTALL_HINT = (
     "the cloud environment (SkyPilot) is not made yet: run `epochcost env create --cloud` "
@@ -77,7 +77,7 @@ def call(
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(_tail(proc.stderr)), daemon=True)
     reader.start()
-    timer = threading.Timer(timeout_s, _stop, (proc,)) if timeout_s else None
+    timer = threading.Timer(timeout_s, spawn.stop_session, (proc,)) if timeout_s else None
     answer: Any = None
     failure: SkyError | None = None
     try:
@@ -107,7 +107,7 @@ def call(
                 )
         code = proc.wait()
     except BaseException:
-        _stop(proc)
+        spawn.stop_session(proc)
         raise
     finally:
         if timer:
@@ -137,20 +137,6 @@ def _tail(stream: Any, keep: int = 40) -> list[str]:
     for line in stream:
         lines = (lines + [line])[-keep:]
     return lines
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    """End the program's whole session (SkyPilot's client and what it started for a call)."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 class _Sink:

@@ -28,11 +28,13 @@ from engine.envs.create import (
     find_python,
     find_uv,
     python_in,
+    read_about,
+    write_about,
 )
 
 SKYPILOT = "skypilot==0.14.1"
 CLOUD_EXTRAS = ("aws", "gcp", "azure", "lambda", "runpod", "paperspace")
-ABOUT = "epochcost-cloud-env.json"
+REASON = "SkyPilot for cloud runs (epochcost cloud), in its own environment"
 
 
 def requirement(clouds: tuple[str, ...] = CLOUD_EXTRAS) -> str:
@@ -84,8 +86,9 @@ def create(
     cancel = cancel or threading.Event()
     wanted = requirement(clouds)
     if folder.exists() and not (folder / MARKER).exists():
-        about = _about(folder)
-        if about.get("requirement") == wanted:
+        about = read_about(folder)
+        held = about.get("choice")
+        if isinstance(held, dict) and held.get("label") == wanted:
             try:
                 return python_in(folder), check(python_in(folder)), True
             except InstallFailed:
@@ -122,20 +125,10 @@ def create(
         line = check(python_in(folder))
         if cancel.is_set():
             raise Cancelled
-        (folder / ABOUT).write_text(
-            json.dumps({"requirement": wanted, "installer": "uv" if uv else "pip"}) + "\n",
-            encoding="utf-8",
-        )
+        choice = {"framework": "cloud", "label": wanted, "reason": REASON}
+        write_about(folder, choice, "uv" if uv else "pip")
         (folder / MARKER).unlink()
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return python_in(folder), line, False
-
-
-def _about(folder: Path) -> dict:
-    try:
-        data = json.loads((folder / ABOUT).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -13,13 +13,11 @@ or a CPU build) is taken, and the report says which.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -30,7 +28,7 @@ from pathlib import Path
 from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.envs.choice import Choice
-from engine.process import environments
+from engine.process import environments, spawn
 from engine.process.interpreter import ENGINE_NEEDS, MIN_PYTHON, check_interpreter
 
 ENVS_FOLDER = "envs"
@@ -216,7 +214,7 @@ def create(
             raise Cancelled
         if not check.ok:
             raise InstallFailed(f"the new environment does not pass its check: {check.message}")
-        _write_about(target, choice, "uv" if uv else "pip")
+        write_about(target, asdict(choice), "uv" if uv else "pip")
         (target / MARKER).unlink()
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
@@ -337,18 +335,15 @@ def _run(
 def _stop_on_cancel(proc: subprocess.Popen[str], cancel: threading.Event) -> None:
     while proc.poll() is None:
         if cancel.wait(0.2):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+            spawn.stop_session(proc)
             return
 
 
-def _write_about(target: Path, choice: Choice, installer: str) -> None:
+def write_about(target: Path, choice: dict, installer: str) -> None:
+    """What an environment holds (`choice`: framework, label, reason, ...) and how it was made,
+    in its folder: `env list` reads it, and a later create keeps an environment that holds it."""
     about = {
-        "choice": asdict(choice),
+        "choice": choice,
         "installer": installer,
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }

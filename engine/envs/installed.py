@@ -7,6 +7,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.envs.create import MARKER, envs_home, python_in, read_about
 from engine.process import environments
@@ -62,7 +63,8 @@ def installed() -> list[Installed]:
                 reason=str(choice.get("reason", "")),
                 created_at=str(about.get("created_at", "")),
                 whole=not (path / MARKER).exists() and python_in(path).exists(),
-                used=str(python_in(path)) in chosen,
+                # the cloud environment is used by every cloud run (engine/cloud/skypilot.py)
+                used=str(python_in(path)) in chosen or path == paths.cloud_env(),
             )
         )
     return found

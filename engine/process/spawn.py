@@ -138,6 +138,20 @@ def end_group(pgid: int, grace_s: float = GROUP_GRACE_S) -> None:
     signal_group(pgid, signal.SIGKILL)
 
 
+def stop_session(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """End a child started in a session of its own (start_new_session) and everything it
+    started there: SIGTERM to its group, SIGKILL after grace_s if the child has not ended;
+    reaps it. Returns at once for a child that has ended already."""
+    if proc.poll() is not None:
+        return
+    signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        signal_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def signal_group(pgid: int, sig: int) -> bool:
     """Send sig to the group; False when the group has no process left."""
     try:

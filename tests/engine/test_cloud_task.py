@@ -226,7 +226,7 @@ def test_without_the_cloud_environment_it_says_how_to_make_it(monkeypatch, tmp_p
 def test_a_launch_without_yes_off_a_terminal_is_refused(monkeypatch, capsys):
     from engine.cloud import dryrun
 
-    monkeypatch.setattr(dryrun, "accepted", lambda *a: dryrun.Verdict(True, yaml="x"))
+    monkeypatch.setattr(dryrun, "all_accepted", lambda cat, runs: [dryrun.Verdict(True, yaml="x")])
     assert main(["cloud", "run", "--instance", "aws:g5.xlarge"]) == 2
     assert "--yes" in capsys.readouterr().err
 
@@ -247,7 +247,7 @@ def test_a_refusal_before_provisioning_stores_nothing(monkeypatch, capsys):
         def down_command(self, cluster):
             return f"sky down {cluster}"
 
-    monkeypatch.setattr(dryrun, "accepted", lambda *a: dryrun.Verdict(True, yaml="x"))
+    monkeypatch.setattr(dryrun, "all_accepted", lambda cat, runs: [dryrun.Verdict(True, yaml="x")])
     monkeypatch.setattr(cmd_cloud, "connect", Refused)
     assert main(["cloud", "run", "--instance", "aws:g5.xlarge", "--yes"]) == 3
     err = capsys.readouterr().err

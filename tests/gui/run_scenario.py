@@ -13,11 +13,24 @@ import numpy as np
 
 from engine.core.events import Flops, Phase, Sample, Started, Step
 from engine.workloads.data import random_folder
+from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import GIB, LivePlots
 from tests.gui.helpers import tiny_config
 
 RUN = "20260101T000000-abcdef12"
 ON_SCREEN = (925, 575)  # the Run tab's plots in a 1280x860 window
+
+
+def shown_plots(qtbot) -> LivePlots:
+    """The Run tab's plots, shown at their size in a 1280x860 window."""
+    p = LivePlots(LIGHT_PLOTS)
+    qtbot.addWidget(p)
+    p.resize(*ON_SCREEN)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
 TOTAL = 24 * 2**30  # the device's memory (24 GiB): the run's peak is under 4% of it
 BATCH = 64
 EPOCH = 50_000

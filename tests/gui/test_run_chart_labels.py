@@ -17,19 +17,12 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from gui.common.chart import Chart
-from gui.common.theme import LIGHT_PLOTS
-from gui.pages.run.plots import LivePlots
 from tests.gui import run_scenario as scenario
 
 
 @pytest.fixture
 def plots(qtbot):
-    p = LivePlots(LIGHT_PLOTS)
-    qtbot.addWidget(p)
-    p.resize(*scenario.ON_SCREEN)
-    p.show()
-    qtbot.waitExposed(p)
-    return p
+    return scenario.shown_plots(qtbot)
 
 
 def level_lines(chart: Chart) -> list[tuple[str, float]]:

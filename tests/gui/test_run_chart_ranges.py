@@ -11,21 +11,16 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF
 
-from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import LivePlots
 from tests.gui import run_scenario as scenario
-
-TOLERANCE = 1e-9  # relative: a range that ends exactly on the data holds it
 
 
 @pytest.fixture
 def plots(qtbot):
-    p = LivePlots(LIGHT_PLOTS)
-    qtbot.addWidget(p)
-    p.resize(*scenario.ON_SCREEN)
-    p.show()
-    qtbot.waitExposed(p)
-    return p
+    return scenario.shown_plots(qtbot)
+
+
+TOLERANCE = 1e-9  # relative: a range that ends exactly on the data holds it
 
 
 def full_data(item: pg.GraphicsObject) -> tuple[np.ndarray, np.ndarray]:
