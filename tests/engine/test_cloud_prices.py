@@ -9,6 +9,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from engine.cli import main
 from engine.pricing import catalog
 from engine.pricing.profiles import find_instance
@@ -75,3 +77,31 @@ def test_a_folder_without_skypilots_files_is_one_line(tmp_path, capsys):
     assert main(["catalog", "update", "--from", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no <cloud>/vms.csv" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.worker
+def test_online_each_cloud_is_fetched_on_its_own_and_one_failure_keeps_the_others(tmp_path):
+    """The address and schema come from the cloud environment's real SkyPilot (v8); the
+    network stands in: gcp's file is SkyPilot's, aws answers 404."""
+    from engine.cloud import prices, sky_catalog
+    from tests.engine.cloud_helpers import need_cloud_env
+
+    need_cloud_env()
+    files = skypilot_folder(tmp_path)
+    asked: list[str] = []
+
+    def fetch(url: str) -> str:
+        asked.append(url)
+        if "/aws/" in url:
+            raise OSError("HTTP Error 404: Not Found")
+        return (files / "gcp" / "vms.csv").read_text()
+
+    fetched = prices.update_online(["aws", "gcp"], fetch=fetch)
+    assert all("/v8/" in url and url.endswith("/vms.csv") for url in asked) and len(asked) == 2
+    assert list(fetched.failed) == ["aws"] and "404" in fetched.failed["aws"]
+    assert [r.cloud for r in fetched.reports] == ["gcp"]
+    a2 = find_instance(catalog.load(), "gcp:a2-highgpu-1g")
+    assert a2.usd_per_hour == pytest.approx(3.8) and a2.origin == "fetched"
+    assert find_instance(catalog.load(), "aws:g5.xlarge").usd_per_hour == 1.006  # kept
+    assert (sky_catalog.fetched_folder() / "gcp" / "vms.csv").is_file()  # for the dry run
+    assert not (sky_catalog.fetched_folder() / "aws" / "vms.csv").exists()
