@@ -10,6 +10,7 @@ carries the $/h SkyPilot's optimizer prices beside the catalog's, and the dry ru
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +35,16 @@ class Verdict:
     usd_per_hour: float | None = None
 
 
-def check(cat: Catalog, mappings: list[dict[str, Any]]) -> list[Verdict]:
-    """SkyPilot's verdict on each task (one run of the cloud program for all of them)."""
+def check(
+    cat: Catalog, mappings: list[dict[str, Any]], cancel: threading.Event | None = None
+) -> list[Verdict]:
+    """SkyPilot's verdict on each task (one run of the cloud program for all of them);
+    `cancel`, set from another thread, stops it (SkyError)."""
     answer = skypilot.call(
         "check",
         {"tasks": mappings, "runtime_dir": str(runtime_dir(cat))},
         timeout_s=CHECK_TIMEOUT_S,
+        cancel=cancel,
     )
     if not isinstance(answer, list) or len(answer) != len(mappings):
         raise ConfigError("cloud", "the cloud program gave no verdict for every task")
@@ -61,10 +66,14 @@ def accepted(cat: Catalog, cloud: CloudRun, mapping: dict[str, Any]) -> Verdict:
     return verdict
 
 
-def all_accepted(cat: Catalog, runs: list[tuple[CloudRun, dict[str, Any]]]) -> list[Verdict]:
+def all_accepted(
+    cat: Catalog,
+    runs: list[tuple[CloudRun, dict[str, Any]]],
+    cancel: threading.Event | None = None,
+) -> list[Verdict]:
     """SkyPilot's acceptance of each task (one run of the cloud program for all of them), or
     ConfigError with SkyPilot's reason for the first it refuses."""
-    verdicts = check(cat, [mapping for _cloud, mapping in runs])
+    verdicts = check(cat, [mapping for _cloud, mapping in runs], cancel)
     for (cloud, _mapping), verdict in zip(runs, verdicts, strict=True):
         if not verdict.ok:
             raise ConfigError(

@@ -59,10 +59,12 @@ def call(
     on_request: Callable[[str], None] = lambda _r: None,
     python: Path | None = None,
     timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
 ) -> Any:
     """Run one operation of the cloud program; its answer, or SkyError. Lines SkyPilot writes
     go to `on_line`, a request id to `on_request`; a KeyboardInterrupt (or any exception from
-    a callback) stops the program's whole session and is raised on."""
+    a callback) stops the program's whole session and is raised on, as `cancel` set (from
+    another thread) or `timeout_s` passed stop it (SkyError)."""
     command = [str(python or cloud_python()), "-I", str(paths.cloud_program()), operation]
     proc = subprocess.Popen(
         command,
@@ -78,6 +80,8 @@ def call(
     reader = threading.Thread(target=lambda: err.extend(_tail(proc.stderr)), daemon=True)
     reader.start()
     timer = threading.Timer(timeout_s, spawn.stop_session, (proc,)) if timeout_s else None
+    if cancel is not None:
+        threading.Thread(target=_stop_on, args=(cancel, proc), daemon=True).start()
     answer: Any = None
     failure: SkyError | None = None
     try:
@@ -122,6 +126,13 @@ def call(
         last = next((line for line in reversed(err) if line.strip()), f"exit code {code}")
         raise SkyError("CloudProgramFailed", last.strip(), None)
     return answer
+
+
+def _stop_on(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
+    while proc.poll() is None:
+        if cancel.wait(0.2):
+            spawn.stop_session(proc)
+            return
 
 
 def _message(raw: str) -> dict[str, Any] | None:

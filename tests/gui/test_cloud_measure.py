@@ -25,12 +25,13 @@ from engine.core import paths
 from engine.measure.config import RunConfig
 from engine.results.schema import validate
 from engine.results.store import Store
-from tests.engine.cloud_helpers import TINY, run_here, sky_home  # noqa: F401
+from tests.engine.cloud_helpers import TINY, need_cloud_env, run_here, sky_home  # noqa: F401
 from tests.engine.price_results import result as gpu_result
 from tests.gui.helpers import show_tab
 
 HOME_ID = "20250101T000000-home0001"
 RUN_TIMEOUT_MS = 120_000  # the worker imports torch on a busy two-core machine
+CHECK_TIMEOUT_MS = 120_000  # the cloud program imports SkyPilot on a busy two-core machine
 
 
 class HereInstead:
@@ -114,11 +115,21 @@ def compare_g5(qtbot, window):
     return page
 
 
+def offered(qtbot, page):
+    """Ask to measure on the selected row; the dialog, once SkyPilot's check (the real cloud
+    program, off the GUI thread) has answered."""
+    need_cloud_env()  # SkyPilot's own check of the offered launch is real
+    before = page.cloud.dialog
+    assert page.measure_selected()
+    assert "SkyPilot checks the launch" in page.message_bar.text.text()
+    qtbot.waitUntil(lambda: page.cloud.dialog not in (None, before), timeout=CHECK_TIMEOUT_MS)
+    return page.cloud.dialog
+
+
 def offer_g5(qtbot, window):
     """Ask to measure the home run's settings on the g5.xlarge row."""
     page = compare_g5(qtbot, window)
-    assert page.measure_selected()
-    return page, page.cloud.dialog
+    return page, offered(qtbot, page)
 
 
 def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, fake_sky):
@@ -137,8 +148,7 @@ def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, 
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible() and not page.cloud.job.running and fake_sky.launched == []
 
-    page.measure_selected()
-    dialog = page.cloud.dialog
+    dialog = offered(qtbot, page)
     dialog.confirm.setChecked(True)
     seen = []  # each stage, and what the Run tab's message bar says then
     page.cloud.job.stage.connect(lambda s: seen.append((s, window.message_bar.text.text())))
@@ -246,3 +256,11 @@ def test_closing_the_window_mid_launch_tears_down_first(qtbot, window, fake_sky,
     assert not page.cloud.job.running and fake_sky.downs == fake_sky.launched
     kept = Store().get(window.results.model.run_id(0))
     assert kept["status"] == "cancelled" and kept["cloud"]["cluster"] == fake_sky.downs[0]
+
+
+def test_closing_the_window_while_skypilot_checks_stops_the_check(qtbot, window, fake_sky):
+    need_cloud_env()
+    page = compare_g5(qtbot, window)
+    assert page.measure_selected() and page.cloud._checking is not None
+    window.close()  # the fixture fails a test that leaves a thread or a process running
+    assert page.cloud._checking is None and page.cloud.dialog is None

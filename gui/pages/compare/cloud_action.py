@@ -1,6 +1,7 @@
 """Compare's "Measure on this instance…": from a cloud row to a stored cloud result.
 
-The action plans the launch (gui/pages/compare/cloud_job.py), shows the estimate and asks for
+The action plans the launch (gui/pages/compare/cloud_job.py: the run at once, SkyPilot's own check
+of it on a background job, since the cloud program takes seconds), shows the estimate and asks for
 the dollar figure to be accepted (gui/pages/compare/cloud_dialog.py), launches on a background
 job, and says how it goes in the dialog, on the Run tab's message bar (the PageContext's
 run_message) and on the Compare tab's; the Run tab's plots follow the instance's worker
@@ -11,6 +12,7 @@ in Past runs, selected, beside the home run.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 from engine.core.errors import ConfigError
 from engine.pricing.comparison import CompareRow
 from gui.common import activity
+from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.catalog_source import CatalogSource
 from gui.pages.base import PageContext
 from gui.pages.compare import cloud_job
@@ -65,6 +68,7 @@ class CloudAction(QObject):
         self.say = say  # the Compare tab's message bar: (text, level)
         self.job = CloudJob(ctx.store, self)
         self.dialog: CloudDialog | None = None
+        self._checking: BackgroundJob | None = None  # SkyPilot's check of an offered launch
         # The Run tab's line says what is billed so far: renewed every few seconds, not each
         # second (the bar shows itself again on every message).
         self._clock = QTimer(self, interval=RUN_TAB_EVERY_MS)
@@ -88,18 +92,52 @@ class CloudAction(QObject):
             self.say(why, "info")
             return False
         assert result is not None and row is not None
-        try:
-            plan = cloud_job.plan(self.source.get(), row, result, spot)
-        except ConfigError as exc:  # no SkyPilot (how to add it), or a run it cannot take
-            self.say(f"Cannot measure on {row.cloud} {row.instance_type}: {exc.message}", "error")
+        where = f"{row.cloud} {row.instance_type}"
+        if self._checking is not None:
+            self.say(
+                f"SkyPilot is still checking a launch; ask for {where} once it answers.", "info"
+            )
             return False
+        cat = self.source.get()
+        try:
+            cloud, mapping = cloud_job.prepare(cat, row, result, spot)
+        except ConfigError as exc:  # no cloud environment (how to make it), or a run it cannot take
+            self.say(f"Cannot measure on {where}: {exc.message}", "error")
+            return False
+        self.say(f"SkyPilot checks the launch on {where} (its own validation, offline)…", "info")
+        stop = threading.Event()
+
+        def work(_emit: Any) -> Plan | ConfigError:
+            try:
+                return cloud_job.checked(cat, cloud, mapping, stop)
+            except ConfigError as exc:  # SkyPilot refuses it: its reason
+                return exc
+
+        job = BackgroundJob(work, cancel=stop.set)
+        job.done.connect(lambda outcome: self._on_checked(outcome, where))
+        self._checking = job
+        job.start()
+        return True
+
+    def _on_checked(self, outcome: object, where: str) -> None:
+        """SkyPilot's answer: the dialog with the estimate, or one line why not."""
+        dispose(self._checking)
+        self._checking = None
+        if isinstance(outcome, ConfigError):
+            self.say(f"Cannot measure on {where}: {outcome.message}", "error")
+            return
+        if isinstance(outcome, JobError) or not isinstance(outcome, Plan):
+            why = outcome.message if isinstance(outcome, JobError) else "no answer"
+            self.say(f"Cannot measure on {where}: SkyPilot's check failed ({why})", "error")
+            return
+        plan = outcome
+        self.say(f"SkyPilot accepts the launch on {where}.", "info")
         if self.dialog is not None:
             self.dialog.deleteLater()
         self.dialog = CloudDialog(plan, self.page)
         self.dialog.launch_requested.connect(lambda: self.launch(plan))
         self.dialog.cancel_requested.connect(self.cancel)
         self.dialog.open()
-        return True
 
     def launch(self, plan: Plan) -> bool:
         """Launch `plan` (the dialog's Launch, once its bill was accepted)."""
@@ -166,7 +204,12 @@ class CloudAction(QObject):
             self.ctx.results.refresh(select=ended.result["run_id"])
 
     def shutdown(self) -> None:
-        """The window closes: a running launch is cancelled and torn down first."""
+        """The window closes: a check is stopped; a running launch is cancelled and torn down
+        first."""
+        if self._checking is not None:
+            self._checking.stop(timeout_s=30)
+            dispose(self._checking)
+            self._checking = None
         if self.dialog is not None:
             self.dialog.hide()
             self.dialog = None  # nothing to show the end in: the window goes

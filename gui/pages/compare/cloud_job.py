@@ -91,17 +91,33 @@ def cloud_config(result: dict[str, Any]) -> RunConfig:
     )
 
 
-def plan(cat: Catalog, row: CompareRow, result: dict[str, Any], spot: bool) -> Plan:
-    """The launch of `result`'s settings on `row`'s instance, accepted by SkyPilot's own validation,
-    with its estimate. ConfigError: no cloud environment (how to make it), or a choice that
-    SkyPilot or the worker cannot run."""
-    from engine.cloud import dryrun, launch, task
+def prepare(
+    cat: Catalog, row: CompareRow, result: dict[str, Any], spot: bool
+) -> tuple[CloudRun, dict[str, Any]]:
+    """The run of `result`'s settings on `row`'s instance and its task, at once (no SkyPilot
+    yet). ConfigError: no cloud environment (how to make it), or a choice the worker cannot
+    run."""
+    from engine.cloud import task
+    from engine.cloud.skypilot import cloud_python
 
+    cloud_python()
     instance = instance_of(cat, row)
     spot = spot and instance.usd_per_hour_spot is not None
     cloud = task.prepare(cat, instance, cloud_config(result), spot, 1, time.time())
-    mapping = task.task_mapping(cloud)
-    verdict = dryrun.accepted(cat, cloud, mapping)
+    return cloud, task.task_mapping(cloud)
+
+
+def checked(
+    cat: Catalog,
+    cloud: CloudRun,
+    mapping: dict[str, Any],
+    cancel: threading.Event | None = None,
+) -> Plan:
+    """The launch, accepted by SkyPilot's own validation and optimizer (the cloud program:
+    seconds, so off the GUI thread), with its estimate. ConfigError: SkyPilot refuses it."""
+    from engine.cloud import dryrun, launch
+
+    ((verdict),) = dryrun.all_accepted(cat, [(cloud, mapping)], cancel)
     return Plan(cloud, dryrun.plan(cloud, mapping, verdict, launch.MIN_STARTUP_MINUTES))
 
 
