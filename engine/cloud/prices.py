@@ -13,6 +13,11 @@ shipped snapshot took it); GCP's VM+GPU rows add the VM's and the accelerator's.
 dated the day the files were fetched (today online, the file's modification date for DIR), go to
 the fetched file (engine/pricing/catalog.fetched_file), which the catalog reads over the shipped
 snapshot. Prices in USD per hour.
+
+Nothing is written that the catalog would skip: each price cell is held to the catalog's rule for a
+price (engine/pricing/rows.py), and each row to be written is checked as the catalog reads it (a
+spot price above the on-demand one included). A file with one bad row is refused whole, naming the
+row and the field, and the fetched file keeps the prices it had.
 """
 
 from __future__ import annotations
@@ -23,12 +28,13 @@ import io
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.pricing import catalog as catalog_module
+from engine.pricing import rows as rows_module
 from engine.pricing.rows import SCHEMAS, Instance
 
 Prices = dict[tuple[str, str], tuple[float, float | None]]  # (name, region) -> ($/h, spot)
@@ -55,14 +61,21 @@ def read_vms(path: Path) -> tuple[Prices, Prices]:
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ConfigError("from", f"{path}: cannot be read ({why})") from None
-    reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _read_vms(path, csv.DictReader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise ConfigError("from", f"{path}: cannot be read as CSV ({exc})") from None
+
+
+def _read_vms(path: Path, reader: csv.DictReader) -> tuple[Prices, Prices]:
     needed = {"InstanceType", "Price", "Region"}
     if not needed <= set(reader.fieldnames or ()):
         raise ConfigError("from", f"{path}: not a SkyPilot vms.csv (needs {', '.join(needed)})")
     vms: Prices = {}
     accelerators: Prices = {}
     for row in reader:
-        price, spot = _money(row.get("Price")), _money(row.get("SpotPrice"))
+        price = _price(path, reader.line_num, "Price", row.get("Price"))
+        spot = _price(path, reader.line_num, "SpotPrice", row.get("SpotPrice"))
         if price is None:
             continue
         region = (row.get("Region") or "").strip()
@@ -76,12 +89,27 @@ def read_vms(path: Path) -> tuple[Prices, Prices]:
     return vms, accelerators
 
 
+def _price(path: Path, line: int, column: str, text: str | None) -> float | None:
+    """A price cell by the catalog's rule for a price (blank: none); a bad one refuses the file,
+    naming its line and column."""
+    try:
+        return _PRICE(column, text or "")
+    except ConfigError as exc:
+        raise ConfigError(
+            "from", f"{path}, line {line}: {column}: {exc.message}; {_REFUSED}"
+        ) from None
+
+
+_PRICE = SCHEMAS["instances"].parsers["usd_per_hour"]
+_REFUSED = "the file is refused, nothing written (the fetched prices are kept)"
+
+
 def _money(text: str | None) -> float | None:
     try:
         value = float((text or "").strip())
     except ValueError:
         return None
-    return value if value >= 0 and value == value else None  # NaN is no price
+    return value if value >= 0 and value == value else None  # NaN is no count
 
 
 def _keep_cheapest(table: Prices, key: tuple[str, str], price: float, spot: float | None) -> None:
@@ -134,13 +162,26 @@ def update_from(folder: Path, where: str = "") -> list[CloudUpdate]:
                 report = replace(report, missing=report.missing + 1)
                 continue
             changed = (usd, spot) != (instance.usd_per_hour, instance.usd_per_hour_spot)
-            fetched[instance.key] = _dated(instance, usd, spot, as_of, where or str(folder))
+            row = _dated(instance, usd, spot, as_of, where or str(folder))
+            _check(path, row)
+            fetched[instance.key] = row
             report = replace(
                 report, updated=report.updated + 1, changed=report.changed + int(changed)
             )
         reports.append(report)
     _write_fetched(list(fetched.values()))
     return reports
+
+
+def _check(path: Path, row: Instance) -> None:
+    """The row as the catalog will read it; a row it would skip refuses the file."""
+    try:
+        rows_module.checked_cells("instances", row)
+    except ConfigError as exc:
+        what = f"{row.instance_type} in {row.region or 'its region'}"
+        raise ConfigError(
+            "from", f"{path}: {what}: {exc.field}: {exc.message}; {_REFUSED}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -217,17 +258,16 @@ def _read_fetched() -> list[Instance]:
 
 
 def _write_fetched(rows: list[Instance]) -> None:
-    """The fetched file, whole or not at all (a temporary file, then a rename)."""
+    """The fetched file, whole or not at all (a temporary file, then a rename); each row checked
+    as the catalog reads it (update_from has checked the new ones, naming their file)."""
     path = catalog_module.fetched_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     columns = SCHEMAS["instances"].columns
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer = csv.DictWriter(out, fieldnames=columns)
     writer.writeheader()
     for row in sorted(rows, key=lambda r: r.key):
-        values = asdict(row)
-        values["historical"] = "yes" if row.historical else "no"
-        writer.writerow({k: "" if values.get(k) is None else values[k] for k in columns})
+        writer.writerow(rows_module.checked_cells("instances", row))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".instances-", suffix=".csv")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
         f.write(out.getvalue())

@@ -2,7 +2,9 @@
 
 One parser serves the shipped files (assets/) and the user's own files, so a user row is held to
 the same rules as a shipped one. A bad cell raises ConfigError naming the column; the loader turns
-that into a problem with the file's line number and skips the row.
+that into a problem with the file's line number and skips the row. Every writer holds the rows it
+writes to the same rule (`checked_cells`: the row as the cells it writes, parsed back), so nothing
+is written that the loader would skip.
 Units: USD, hours, GiB (instances), GB as marketed (GPUs), GB/s, TFLOPS, watts, gCO2e/kWh.
 """
 
@@ -345,12 +347,42 @@ def parse_row(kind: str, raw: Mapping[str, str | None], origin: str) -> Any:
             values[column] = value
     if origin == "user" and schema.user_date_column:
         _date_or_blank(schema.user_date_column, raw.get(schema.user_date_column) or "")
+    if kind == "instances":
+        _spot_not_above(values)
     if kind == "instances" and "gpu_count" not in values:
         values["gpu_count"] = 1.0 if values.get("gpu_model") or values.get("gpu_spec") else 0.0
     if kind == "machines" and values.get("grid") and ":" not in values["grid"]:
         raise ConfigError("grid", f"{values['grid']!r}: give the grid region as provider:region")
     known = {f.name for f in fields(schema.row_type)}
     return schema.row_type(**{k: v for k, v in values.items() if k in known}, origin=origin)
+
+
+def _spot_not_above(values: Mapping[str, Any]) -> None:
+    """A spot price above the on-demand one is a mistake in the source (a column swapped)."""
+    spot, price = values.get("usd_per_hour_spot"), values.get("usd_per_hour")
+    if spot is not None and price is not None and spot > price:
+        raise ConfigError(
+            "usd_per_hour_spot", f"{spot:g} is above the on-demand price usd_per_hour {price:g}"
+        )
+
+
+def cell(value: Any) -> str:
+    """One value as its CSV cell: blank for None, yes/no, aliases joined by ';'."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple | list):
+        return ";".join(str(v) for v in value)
+    return str(value)
+
+
+def checked_cells(kind: str, row: Any) -> dict[str, str]:
+    """A row as the cells a writer puts in the file, checked by parsing them back as the loader
+    does; ConfigError(column, why) for a row the loader would skip."""
+    text = {c: cell(getattr(row, c, None)) for c in SCHEMAS[kind].columns}
+    parse_row(kind, text, getattr(row, "origin", "user"))
+    return text
 
 
 def row_key(kind: str, raw: Mapping[str, str | None]) -> tuple[str, ...]:

@@ -1,6 +1,7 @@
 """Editing the user's own catalog files (the GUI's price editor calls these).
 
-Every change is checked with the same parser the loader uses, then the file is rewritten whole
+Every change is checked with the same parser the loader uses (a row it would skip, a spot price
+above the on-demand one included, is refused naming the column), then the file is rewritten whole
 (engine/core/writing.py: a temporary file beside it, then a rename; a link's target is written,
 the link kept), so a crash leaves the old file or the new one, never half of one. Rows the
 change does not touch are written back exactly as they were, bad ones and comments included (a
@@ -18,17 +19,7 @@ from typing import Any
 from engine.core import writing
 from engine.core.errors import ConfigError
 from engine.pricing.catalog import UNCLOSED_QUOTE, Record, records, user_file
-from engine.pricing.rows import SCHEMAS, parse_row, row_key
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, tuple | list):
-        return ";".join(str(v) for v in value)
-    return str(value)
+from engine.pricing.rows import SCHEMAS, cell, parse_row, row_key
 
 
 def _records(path: Path) -> list[Record]:
@@ -82,7 +73,7 @@ def _checked(kind: str, values: Mapping[str, Any]) -> dict[str, str]:
     unknown = [k for k in values if k not in schema.parsers]
     if unknown:
         raise ConfigError(unknown[0], f"is not a column of {kind} ({', '.join(schema.columns)})")
-    text = {k: _cell(v) for k, v in values.items()}
+    text = {k: cell(v) for k, v in values.items()}
     parse_row(kind, text, "user")  # raises ConfigError(column, what to fix)
     return text
 
