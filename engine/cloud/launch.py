@@ -153,16 +153,31 @@ def run(
             outcome = _stopped(cloud, stage, cluster)
         else:
             reason, may_bill = launch_failure(exc)
-            outcome = Outcome(
-                _failed(cloud, reason, cluster, "launch") if may_bill else None,
-                reason if not may_bill else "",
-                may_bill,
-            )
+            if may_bill and _preempted(sky, cloud, cluster):
+                reason = f"the spot instance was taken back (preempted) during {stage}"
+                outcome = Outcome(_failed(cloud, reason, cluster, "preempted"), "", True)
+            else:
+                outcome = Outcome(
+                    _failed(cloud, reason, cluster, "launch") if may_bill else None,
+                    reason if not may_bill else "",
+                    may_bill,
+                )
     finally:
         left = "" if existing else _teardown(sky, cluster, say)
         if outcome is not None:
             outcome = _billed(cloud, outcome, left, cluster)
     return outcome
+
+
+def _preempted(sky: SkyPilot, cloud: CloudRun, cluster: str) -> bool:
+    """Whether a spot cluster that failed after it came up was taken back: SkyPilot no longer
+    has it UP. Unknown (SkyPilot cannot say) is not preemption."""
+    if not cloud.spot:
+        return False
+    try:
+        return sky.status(cluster) != "UP"
+    except Exception:  # noqa: BLE001 - no answer: the failure stays what it was
+        return False
 
 
 def _stopped(cloud: CloudRun, stage: str, cluster: str) -> Outcome:

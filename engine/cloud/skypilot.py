@@ -224,6 +224,13 @@ class SkyPilot:
         sink = _Sink(output) if output is not None else (lambda _l: None)
         call("down", {"cluster": cluster}, sink, python=self.python, timeout_s=900)
 
+    def status(self, cluster: str) -> str | None:
+        """The cluster's status as SkyPilot knows it (UP, INIT, STOPPED), None when it is
+        gone."""
+        answer = call("status", {"cluster": cluster}, python=self.python, timeout_s=120)
+        found = (answer or {}).get("status")
+        return None if found is None else str(found)
+
     def down_command(self, cluster: str) -> str:
         """The command that tears the cluster down by hand."""
         return f"{self.python.parent / 'sky'} down -y {cluster}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 # Failure kinds carried by a `failed` event (docs/architecture.md, "Events").
-FAILURE_KINDS = ("oom", "config", "framework", "crashed", "cancelled")
+# "preempted": a spot instance the cloud took back before the run measured (engine/cloud/launch.py).
+FAILURE_KINDS = ("oom", "config", "framework", "crashed", "cancelled", "preempted")
 
 
 class ConfigError(ValueError):

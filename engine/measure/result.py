@@ -19,7 +19,8 @@ from engine.measure.config import RunConfig, TrainingConfig
 from engine.workloads import model_file_source
 
 SCHEMA = "epochcost.result/1"
-STATUSES = ("ok", "oom", "failed", "cancelled")
+STATUSES = ("ok", "oom", "failed", "cancelled", "preempted")
+FAILED_STATUSES = tuple(s for s in STATUSES if s != "ok")  # a result without a measurement
 # The `kind` of a training-to-accuracy result (a timed run's result has none).
 ACCURACY_KIND = "accuracy"
 
@@ -59,7 +60,9 @@ def failure_header(
     event: Failed, config: TrainingConfig, environment: dict[str, Any]
 ) -> dict[str, Any]:
     """The header of a run that ended without a measurement (an OOM point is data)."""
-    status = {"oom": "oom", "cancelled": "cancelled"}.get(event.kind, "failed")
+    status = {"oom": "oom", "cancelled": "cancelled", "preempted": "preempted"}.get(
+        event.kind, "failed"
+    )
     error = {"kind": event.kind, "message": event.message, "batch_size": event.batch_size}
     return {
         **header(event.run_id, config, environment, status, error),

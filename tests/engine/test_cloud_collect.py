@@ -158,3 +158,31 @@ def test_ctrl_c_tears_down_and_says_what_was_billed(monkeypatch, capsys):
     assert result["status"] == "cancelled" and result["cloud"]["startup_usd"] is not None
     assert "stopped during provisioning and setup" in err and "billed at most" in err
     assert len(RunsHere.downs) == 1
+
+
+@pytest.mark.parametrize(("status", "stored"), [(None, "preempted"), ("UP", "failed")])
+def test_a_spot_cluster_taken_back_is_stored_as_preempted_with_its_bill(
+    monkeypatch, capsys, on_this_cpu, status, stored
+):
+    class TakenBack(RunsHere):
+        def follow(self, cluster, job_id, output):
+            from engine.cloud.skypilot import SkyError
+
+            raise SkyError("ClusterNotUpError", f"{cluster} is not up", True)
+
+        def status(self, cluster):
+            return status
+
+    monkeypatch.setattr(cmd_cloud, "connect", TakenBack)
+    RunsHere.downs.clear()
+    args = ["cloud", "run", "--instance", "aws:g5.xlarge", "--spot", "--model", "tiny-mlp"]
+    args += ["--device", "cpu", "--batch-size", "8", "--repeats", "1", "--max-seconds", "2"]
+    assert main([*args, "--yes", "--json"]) == 3
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert result["status"] == stored and len(RunsHere.downs) == 1
+    assert result["cloud"]["spot"] is True and result["cloud"]["rental_minutes"] >= 1.0
+    if stored == "preempted":
+        assert "taken back (preempted) during the measurement" in err and "billed at most" in err
+    assert main(["results", "list", "--json"]) == 0
+    assert [r["status"] for r in json.loads(capsys.readouterr().out)] == [stored]
