@@ -32,6 +32,8 @@ from engine.cloud.resources import measurable
 from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
 from engine.pricing.catalog import Catalog
+from engine.pricing.compare import CompareOptions, CompareRow, compare
+from engine.pricing.comparison import measured_elsewhere
 from engine.pricing.profiles import find_instance
 from engine.pricing.rows import Instance
 from engine.results import report, saving
@@ -89,6 +91,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_run_options(sweep)
     sweep.add_argument(
         "--startup-minutes", type=float, default=launch.MIN_STARTUP_MINUTES, metavar="M"
+    )
+    sweep.add_argument(
+        "--home",
+        metavar="RUN_ID",
+        default=None,
+        help="a stored run at home: the sweep ends with its comparison against the instances",
     )
     sweep.add_argument("--dryrun", action="store_true", help="print the plan and the total; exit")
     sweep.add_argument("--yes", action="store_true", help="launch without asking")
@@ -222,6 +230,7 @@ def _sweep(args: argparse.Namespace) -> int:
     if not names or any(not n for n in names) or len(set(names)) != len(names):
         raise UsageError("instances", f"{args.instances!r}: give distinct instances, A,B,C")
     args.instance, args.gpu, args.cloud = None, None, None
+    home = Store(readonly=True).get(args.home) if args.home is not None else None
     prepared = _prepare(args, [find_instance(cat, name) for name in names])
     total = sum(p.plan["estimated_usd"] for p in prepared)
     minutes = sum(p.plan["estimated_minutes"] for p in prepared)
@@ -245,13 +254,38 @@ def _sweep(args: argparse.Namespace) -> int:
         if outcome.result is not None:
             saving.keep(outcome.result, None if args.no_store else Store, None)
             results.append(outcome.result)
+    rows = _against_home(cat, home, [p.cloud.instance for p in prepared]) if home else []
     if args.json:
-        print_json({"results": results})
+        print_json({"results": results, "against_home": [r.to_row() for r in rows]})
     else:
         for result in results:
             print(report.summary(result))
             print(collect.describe(result))
+        if home is not None:
+            _print_against_home(home, rows)
     return code
+
+
+def _against_home(
+    cat: Catalog, home: dict[str, Any], instances: list[Instance]
+) -> list[CompareRow]:
+    """The home run's comparison (engine/pricing/compare.py, as `epochcost compare` makes it,
+    measured where a stored run ran on that GPU), its own row and the swept instances'."""
+    elsewhere = measured_elsewhere(Store(readonly=True).list(), home)
+    comparison = compare(home, cat, CompareOptions(), elsewhere)
+    keys = {(i.cloud, i.instance_type, i.region) for i in instances}
+    return [r for r in comparison.rows if r.local or (r.cloud, r.instance_type, r.region) in keys]
+
+
+def _print_against_home(home: dict[str, Any], rows: list[CompareRow]) -> None:
+    print(f"against the home run {home['run_id']} (epochcost compare {home['run_id']}):")
+    print(f"{'machine':34} {'samples/s':>10} {'$/h':>8} {'$/epoch':>9}  basis")
+    for r in rows:
+        name = "this machine" if r.local else f"{r.cloud} {r.instance_type}"
+        rate = "-" if r.throughput_samples_per_s is None else f"{r.throughput_samples_per_s:,.1f}"
+        per_h = "-" if r.usd_per_hour is None else f"{r.usd_per_hour:.4g}"
+        epoch = "-" if r.usd_per_epoch is None else f"{r.usd_per_epoch:.4g}"
+        print(f"{name:34} {rate:>10} {per_h:>8} {epoch:>9}  {r.status}")
 
 
 def _print_sweep(prepared: list[Prepared], total: float, minutes: float, as_json: bool) -> None:

@@ -186,3 +186,32 @@ def test_a_spot_cluster_taken_back_is_stored_as_preempted_with_its_bill(
         assert "taken back (preempted) during the measurement" in err and "billed at most" in err
     assert main(["results", "list", "--json"]) == 0
     assert [r["status"] for r in json.loads(capsys.readouterr().out)] == [stored]
+
+
+@pytest.mark.worker
+def test_cloud_sweep_measures_each_instance_tears_each_down_and_compares_with_home(
+    monkeypatch, capsys, on_this_cpu
+):
+    from engine.results.store import Store
+    from tests.engine.cloud_helpers import need_cloud_env
+    from tests.engine.price_results import result as home_result
+
+    need_cloud_env()  # each instance's dry run is SkyPilot's own
+    home = home_result(model="tiny-mlp", batch_size=8)
+    Store().add(home)
+    monkeypatch.setattr(cmd_cloud, "connect", RunsHere)
+    RunsHere.downs.clear()
+    args = ["cloud", "sweep", "--instances", "aws:g5.xlarge,aws:p3.2xlarge", "--model"]
+    args += ["tiny-mlp", "--device", "cpu", "--batch-size", "8", "--warmup-steps", "2"]
+    args += ["--min-steps", "3", "--max-steps", "5", "--max-seconds", "2", "--repeats", "1"]
+    args += ["--threads", "1", "--home", home["run_id"], "--yes"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert len(RunsHere.downs) == 2 and len(set(RunsHere.downs)) == 2
+    assert err.count("is torn down") == 2
+    assert "total" in out and f"against the home run {home['run_id']}" in out
+    table = out.split("against the home run", 1)[1]
+    assert "this machine" in table and "aws g5.xlarge" in table and "aws p3.2xlarge" in table
+    assert main(["results", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted(r["cloud_instance"] or "" for r in listed) == ["", "g5.xlarge", "p3.2xlarge"]
