@@ -10,16 +10,25 @@ this machine's GPU and driver (engine/envs/: which build, from where, and why).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
 from engine.envs import cloud_env, installed
 from engine.envs.choice import choose
-from engine.envs.create import Cancelled, InstallFailed, Progress, create
+from engine.envs.create import (
+    Cancelled,
+    InstallFailed,
+    Progress,
+    check_name,
+    create,
+    own_envs_home,
+)
 from engine.envs.machine import read_machine
 
 PROGRESS_EVERY_S = 2.0
@@ -62,13 +71,21 @@ def _create(args: argparse.Namespace) -> int:
         return _create_cloud(args)
     machine = read_machine()
     choice = choose(args.framework, machine, args.device)
+    name = check_name(args.name, choice)  # the same check as the install's, dry run or not
     if args.dry_run:
+        folder = own_envs_home() / name
         if args.json:
             print_json(
-                {"machine": machine.source, "driver": machine.driver, "choice": asdict(choice)}
+                {
+                    "machine": machine.source,
+                    "driver": machine.driver,
+                    "choice": asdict(choice),
+                    "name": name,
+                    "folder": str(folder),
+                }
             )
         else:
-            print(f"would install {choice.describe()}")
+            print(f"would install {choice.describe()} into {folder}")
             if choice.fallback is not None and choice.index_url:
                 print(f"  where that index cannot be reached: {choice.fallback.describe()}")
         return 0
@@ -80,22 +97,19 @@ def _create(args: argparse.Namespace) -> int:
         print(f"  {text}", file=sys.stderr)
 
     try:
-        made = create(
-            choice,
-            args.name,
-            python=args.python,
-            installer=args.installer,
-            progress=progress,
-            say=say,
-            cancel=cancel,
-        )
-    except KeyboardInterrupt:
+        with _signals_interrupt():
+            made = create(
+                choice,
+                name,
+                python=args.python,
+                installer=args.installer,
+                progress=progress,
+                say=say,
+                cancel=cancel,
+            )
+    except (KeyboardInterrupt, Cancelled) as exc:
         cancel.set()
-        print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Cancelled:
-        print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _cancelled(exc)
     except InstallFailed as exc:
         print(
             f"epochcost: error: env create failed; nothing was left behind: {exc}", file=sys.stderr
@@ -117,6 +131,47 @@ def _create(args: argparse.Namespace) -> int:
         print(f"{made.name}: {made.choice.label}, {verb} ({made.message})")
         print(f"{made.choice.framework} runs now use {made.python}")
     return 0
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while an environment is made: handled as Ctrl-C is (the installer's
+    group ended, the half-made folder removed: engine/envs/create.py)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a `kill`, the terminal closed) raise _Signalled in the main thread
+    while the block runs; a second one is ignored, so that the clean-up is not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (main() called from another thread)
+        return
+    caught = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+
+    def interrupt(signum: int, _frame: object) -> None:
+        for sig in caught:
+            signal.signal(sig, signal.SIG_IGN)
+        raise _Signalled(signum)
+
+    before = {sig: signal.signal(sig, interrupt) for sig in caught}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _cancelled(exc: BaseException) -> int:
+    """The line and exit code of a create stopped by Ctrl-C, a cancel or a signal."""
+    if isinstance(exc, _Signalled):
+        name = signal.Signals(exc.signum).name
+        print(f"epochcost: env create stopped by {name}; nothing was left behind", file=sys.stderr)
+        return 128 + exc.signum
+    print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _progress_printer() -> Callable[[Progress], None]:
@@ -149,13 +204,13 @@ def _create_cloud(args: argparse.Namespace) -> int:
 
     cancel = threading.Event()
     try:
-        python, line, kept = cloud_env.create(
-            python=args.python, installer=args.installer, progress=progress, cancel=cancel
-        )
-    except (KeyboardInterrupt, Cancelled):
+        with _signals_interrupt():
+            python, line, kept = cloud_env.create(
+                python=args.python, installer=args.installer, progress=progress, cancel=cancel
+            )
+    except (KeyboardInterrupt, Cancelled) as exc:
         cancel.set()
-        print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _cancelled(exc)
     except InstallFailed as exc:
         print(
             f"epochcost: error: env create failed; nothing was left behind: {exc}", file=sys.stderr

@@ -27,6 +27,7 @@ from engine.envs.create import (
     _run,
     find_python,
     find_uv,
+    own_envs_home,
     python_in,
     read_about,
     write_about,
@@ -82,9 +83,12 @@ def create(
     """Make (or keep) the cloud environment: its Python, its check line, whether it was kept.
     ConfigError for what the user can fix, InstallFailed, Cancelled; nothing half-made is
     left after any of them."""
+    own_envs_home()  # never made through a link (create.own_envs_home)
     folder = target()
     cancel = cancel or threading.Event()
     wanted = requirement(clouds)
+    if folder.is_symlink():
+        raise ConfigError("cloud", f"{folder} is a link: epochcost makes nothing through it")
     if folder.exists() and not (folder / MARKER).exists():
         about = read_about(folder)
         held = about.get("choice")

@@ -6,9 +6,12 @@ framework's worker Python (engine/process/environments.py).
 It installs with uv (PyPI's `uv`: the app ships it) where there is one, else with pip. It
 reports progress (packages, bytes downloaded) from the installer's own lines, can be cancelled
 between any two of them, and leaves nothing half-made: the folder carries a marker until the
-environment passes its check, and a cancel, a failure or an interrupted earlier attempt removes
-it. Where PyTorch's own index cannot be reached, the choice's fallback (PyPI's build that fits,
-or a CPU build) is taken, and the report says which.
+environment passes its check, and a cancel, a failure, an interrupt (Ctrl-C, or a signal the
+command turns into one) or an interrupted earlier attempt ends the installer's whole process
+group and removes it. What it made says so (the marker, then its about file): `env remove`
+removes nothing else, and nothing reached through a link (engine/envs/installed.py). Where
+PyTorch's own index cannot be reached, the choice's fallback (PyPI's build that fits, or a CPU
+build) is taken, and the report says which.
 """
 
 from __future__ import annotations
@@ -84,6 +87,33 @@ def envs_home(create: bool = False) -> Path:
     if create:
         folder.mkdir(exist_ok=True)
     return folder
+
+
+def own_envs_home(create: bool = False) -> Path:
+    """envs_home, refused when it is a link: environments are made and removed only inside the
+    data folder, never in a folder a link leads to (`env remove photos` through a link to the
+    user's files)."""
+    folder = envs_home()
+    if folder.is_symlink():
+        raise ConfigError(
+            "name",
+            f"{folder} is a link (to {os.readlink(folder)}); epochcost makes and removes "
+            "environments only inside its data folder: remove the link, or set EPOCHCOST_HOME "
+            "to a data folder on that disk",
+        )
+    return envs_home(create=create)
+
+
+def check_name(name: str | None, choice: Choice) -> str:
+    """The environment's name: `name`, or the build's default when it is not given (None); an
+    empty or unusable one (a path, a dot first) is refused."""
+    if name is None:
+        return default_name(choice)
+    if not name.strip():
+        raise ConfigError("name", "is empty: give a name (letters, digits, . _ -), or leave it out")
+    if not _NAME.match(name):
+        raise ConfigError("name", f"{name!r} is not a usable name (letters, digits, . _ -)")
+    return name
 
 
 def python_in(env: Path) -> Path:
@@ -176,15 +206,13 @@ def create(
     else pip ("uv" or "pip" insists); `say` gets each decision in words. Raises
     ConfigError for what the user can fix, InstallFailed when the installer fails, Cancelled
     when `cancel` was set; after any of them nothing of this attempt is left."""
-    name = name or default_name(choice)
-    if not _NAME.match(name):
-        raise ConfigError("name", f"{name!r} is not a usable name (letters, digits, . _ -)")
-    target = envs_home(create=True) / name
+    name = check_name(name, choice)
+    target = own_envs_home(create=True) / name
     cancel = cancel or threading.Event()
     kept = _kept(target, choice)
     if kept is not None:
         return kept
-    if target.exists() and not (target / MARKER).exists():
+    if target.is_symlink() or (target.exists() and not (target / MARKER).exists()):
         raise ConfigError(
             "name",
             f"{target} is there and does not pass its check; remove it first "
@@ -310,6 +338,24 @@ def _run(
     )
     stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
     stopper.start()
+    try:
+        tail = _follow(proc, done, progress)
+    except BaseException:
+        # Ctrl-C, a signal the command raised as one, an error in `progress`: the installer
+        # runs in a session of its own and would go on writing into a folder being removed.
+        spawn.stop_session(proc)
+        raise
+    code = proc.wait()
+    if cancel.is_set():
+        raise Cancelled
+    if code != 0:
+        raise InstallFailed(f"{' '.join(command[:4])} ... failed:\n" + "\n".join(tail))
+
+
+def _follow(
+    proc: subprocess.Popen[str], done: Progress, progress: Callable[[Progress], None]
+) -> list[str]:
+    """The installer's lines to `progress` until it closes its output; its last 8 lines."""
     tail: list[str] = []
     assert proc.stdout is not None
     with proc.stdout:  # closed also when a cancel ends the loop
@@ -325,11 +371,7 @@ def _run(
                 done.downloaded_bytes += float(size[1]) * _UNITS[size[2]]
             done.line = line
             progress(done)
-    code = proc.wait()
-    if cancel.is_set():
-        raise Cancelled
-    if code != 0:
-        raise InstallFailed(f"{' '.join(command[:4])} ... failed:\n" + "\n".join(tail))
+    return tail
 
 
 def _stop_on_cancel(proc: subprocess.Popen[str], cancel: threading.Event) -> None:
