@@ -264,3 +264,33 @@ def test_closing_the_window_while_skypilot_checks_stops_the_check(qtbot, window,
     assert page.measure_selected() and page.cloud._checking is not None
     window.close()  # the fixture fails a test that leaves a thread or a process running
     assert page.cloud._checking is None and page.cloud.dialog is None
+
+
+def test_several_instances_one_confirmation_with_the_total_then_one_after_another(
+    qtbot, window, fake_sky
+):
+    from PySide6.QtCore import QItemSelectionModel
+
+    page = compare_g5(qtbot, window)  # g5.xlarge selected; p3.2xlarge added to the selection
+    machines = [page.model.record(r)["instance_type"] for r in range(page.model.rowCount())]
+    row = page.model.index(machines.index("p3.2xlarge"), 0)
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    page.view.selectionModel().select(row, flags)
+    assert {r.instance_type for r in page.selected_rows()} == {"g5.xlarge", "p3.2xlarge"}
+    dialog = offered(qtbot, page)
+    estimate = dialog.estimate.text()
+    assert "aws g5.xlarge (us-east-1): $1.006/h" in estimate
+    assert "aws p3.2xlarge (us-east-1): $3.06/h" in estimate
+    total = sum(p.estimate["estimated_usd"] for p in dialog.plans)
+    assert f"about ${total:.2f} in all (2 instances" in dialog.confirm.text()
+    assert dialog.launch.text() == f"Launch (about ${total:.2f})"
+    dialog.confirm.setChecked(True)
+    ends = []
+    page.cloud.job.ended.connect(ends.append)
+    qtbot.mouseClick(dialog.launch, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(ends) == 2, timeout=2 * RUN_TIMEOUT_MS)
+    kept = [Store().get(e.result["run_id"])["cloud"]["instance_type"] for e in ends]
+    assert sorted(kept) == ["g5.xlarge", "p3.2xlarge"]
+    # one cluster at a time, each torn down before the next was launched
+    assert fake_sky.downs == fake_sky.launched and len(set(fake_sky.launched)) == 2
+    assert dialog.close_button.text() == "Close" and not window.activity.busy()

@@ -69,6 +69,7 @@ class CloudAction(QObject):
         self.job = CloudJob(ctx.store, self)
         self.dialog: CloudDialog | None = None
         self._checking: BackgroundJob | None = None  # SkyPilot's check of an offered launch
+        self._queue: list[Plan] = []  # the instances still to measure, one after another
         # The Run tab's line says what is billed so far: renewed every few seconds, not each
         # second (the bar shows itself again on every message).
         self._clock = QTimer(self, interval=RUN_TAB_EVERY_MS)
@@ -79,10 +80,14 @@ class CloudAction(QObject):
         self.job.ended.connect(self._on_ended)
         ctx.panel.cancel_requested.connect(self.cancel)  # the panel's Cancel stops it too
 
-    def offer(self, result: dict[str, Any] | None, row: CompareRow | None, spot: bool) -> bool:
-        """Show the estimate of measuring `result`'s settings on `row`'s machine and ask to
-        launch; False (and a sentence why) when it cannot be offered."""
+    def offer(self, result: dict[str, Any] | None, rows: list[CompareRow], spot: bool) -> bool:
+        """Show the estimate of measuring `result`'s settings on each of `rows`' machines (one
+        confirmation with the total) and ask to launch; False (and a sentence why) when they
+        cannot be offered. SkyPilot checks them on a background job first."""
+        row = rows[0] if rows else None
         why = can_measure(row) if result is not None else "Select a result first."
+        for other in rows[1:]:
+            why = why or can_measure(other)
         if not why and self.job.running:
             why = f"{RUNNING} on {self.job.plan.label if self.job.plan else 'a cloud'}."
         busy = self.ctx.activity.reason(besides=activity.CLOUD)
@@ -91,26 +96,29 @@ class CloudAction(QObject):
         if why:
             self.say(why, "info")
             return False
-        assert result is not None and row is not None
-        where = f"{row.cloud} {row.instance_type}"
+        assert result is not None
+        where = ", ".join(f"{r.cloud} {r.instance_type}" for r in rows)
         if self._checking is not None:
-            self.say(
-                f"SkyPilot is still checking a launch; ask for {where} once it answers.", "info"
-            )
+            self.say(f"SkyPilot is still checking a launch; ask for {where} after.", "info")
             return False
         cat = self.source.get()
-        try:
-            cloud, mapping = cloud_job.prepare(cat, row, result, spot)
-        except ConfigError as exc:  # no cloud environment (how to make it), or a run it cannot take
-            self.say(f"Cannot measure on {where}: {exc.message}", "error")
-            return False
+        runs = []
+        for one in rows:
+            try:
+                runs.append(cloud_job.prepare(cat, one, result, spot))
+            except ConfigError as exc:  # no cloud environment (how to make it), or a run it
+                # cannot take
+                self.say(
+                    f"Cannot measure on {one.cloud} {one.instance_type}: {exc.message}", "error"
+                )
+                return False
         self.say(f"SkyPilot checks the launch on {where} (its own validation, offline)…", "info")
         stop = threading.Event()
 
-        def work(_emit: Any) -> Plan | ConfigError:
+        def work(_emit: Any) -> list[Plan] | ConfigError:
             try:
-                return cloud_job.checked(cat, cloud, mapping, stop)
-            except ConfigError as exc:  # SkyPilot refuses it: its reason
+                return cloud_job.checked(cat, runs, stop)
+            except ConfigError as exc:  # SkyPilot refuses one: its reason
                 return exc
 
         job = BackgroundJob(work, cancel=stop.set)
@@ -120,31 +128,38 @@ class CloudAction(QObject):
         return True
 
     def _on_checked(self, outcome: object, where: str) -> None:
-        """SkyPilot's answer: the dialog with the estimate, or one line why not."""
+        """SkyPilot's answer: the dialog with the estimates and their total, or one line why
+        not."""
         dispose(self._checking)
         self._checking = None
         if isinstance(outcome, ConfigError):
             self.say(f"Cannot measure on {where}: {outcome.message}", "error")
             return
-        if isinstance(outcome, JobError) or not isinstance(outcome, Plan):
+        if not isinstance(outcome, list) or not outcome:
             why = outcome.message if isinstance(outcome, JobError) else "no answer"
             self.say(f"Cannot measure on {where}: SkyPilot's check failed ({why})", "error")
             return
-        plan = outcome
+        plans: list[Plan] = outcome
         self.say(f"SkyPilot accepts the launch on {where}.", "info")
         if self.dialog is not None:
             self.dialog.deleteLater()
-        self.dialog = CloudDialog(plan, self.page)
-        self.dialog.launch_requested.connect(lambda: self.launch(plan))
+        self.dialog = CloudDialog(plans, self.page)
+        self.dialog.launch_requested.connect(lambda: self.launch(plans))
         self.dialog.cancel_requested.connect(self.cancel)
         self.dialog.open()
 
-    def launch(self, plan: Plan) -> bool:
-        """Launch `plan` (the dialog's Launch, once its bill was accepted)."""
+    def launch(self, plans: list[Plan]) -> bool:
+        """Launch the first of `plans` (the dialog's Launch, once their bill was accepted); the
+        others follow, one after another, each once the one before is torn down."""
         busy = self.ctx.activity.reason(besides=activity.CLOUD)
         if self.job.running or busy:
             self.say(f"{busy or RUNNING}: not launched.", "info")
             return False
+        self._queue = list(plans[1:])
+        self._start(plans[0])
+        return True
+
+    def _start(self, plan: Plan) -> None:
         self.ctx.activity.set(activity.CLOUD, True)
         self.job.start(plan)
         instance = plan.cloud.instance
@@ -152,13 +167,13 @@ class CloudAction(QObject):
         self.ctx.follow_run(plan.cloud.config, f"{gpu}{plan.label}")
         self._clock.start()
         if self.dialog is not None:
-            self.dialog.show_launched(self.job.billed_so_far)
+            self.dialog.show_launched(self.job.billed_so_far, plan)
+        more = f" ({len(self._queue)} more after it)" if self._queue else ""
         self.say(
-            f"Measuring on {plan.label}: progress on the Run tab and in its dialog; the panel's "
-            "Cancel tears the cluster down.",
+            f"Measuring on {plan.label}{more}: progress on the Run tab and in its dialog; the "
+            "panel's Cancel tears the cluster down.",
             "info",
         )
-        return True
 
     def cancel(self) -> None:
         """Tear the cluster down now (the panel's Cancel, the dialog's)."""
@@ -195,13 +210,23 @@ class CloudAction(QObject):
     def _on_ended(self, ended: Ended) -> None:
         self._clock.stop()
         self.ctx.activity.set(activity.CLOUD, False)
+        stopped = self.job.cancel_asked
+        if stopped and self._queue:
+            ended = Ended(
+                ended.result,
+                f"{ended.text} The {len(self._queue)} instance(s) after it were not launched.",
+                ended.level,
+            )
+            self._queue = []
         if self.dialog is not None:
-            self.dialog.show_ended(ended)
+            self.dialog.show_ended(ended, last=not self._queue)
             self.dialog.show()  # it may have been closed while the job went on
         self.ctx.run_message(ended.text, ended.level)
         self.say(ended.text, ended.level)
         if ended.result is not None:
             self.ctx.results.refresh(select=ended.result["run_id"])
+        if self._queue:  # the next instance, now that this one is torn down
+            self._start(self._queue.pop(0))
 
     def shutdown(self) -> None:
         """The window closes: a check is stopped; a running launch is cancelled and torn down
@@ -210,6 +235,7 @@ class CloudAction(QObject):
             self._checking.stop(timeout_s=30)
             dispose(self._checking)
             self._checking = None
+        self._queue = []  # the window goes: nothing more is launched
         if self.dialog is not None:
             self.dialog.hide()
             self.dialog = None  # nothing to show the end in: the window goes

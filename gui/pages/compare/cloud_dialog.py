@@ -47,32 +47,47 @@ def estimate_lines(plan: Plan) -> list[str]:
     ]
 
 
-def bill_text(plan: Plan) -> str:
-    """The figure the user agrees to, as the confirmation names it."""
-    e = plan.estimate
-    return f"about ${e['estimated_usd']:.2f} (${e['usd_per_hour']:,.4g}/h)"
+def bill_text(plans: list[Plan]) -> str:
+    """The figure the user agrees to, as the confirmation names it: the total of every
+    instance's estimate."""
+    usd = sum(p.estimate["estimated_usd"] for p in plans)
+    if len(plans) == 1:
+        return f"about ${usd:.2f} (${plans[0].estimate['usd_per_hour']:,.4g}/h)"
+    minutes = sum(p.estimate["estimated_minutes"] for p in plans)
+    return f"about ${usd:.2f} in all ({len(plans)} instances, {minutes:.0f} min)"
+
+
+def plans_text(plans: list[Plan]) -> str:
+    """Every instance's estimate, then (several) the order and the total."""
+    parts = ["\n".join(estimate_lines(p)) for p in plans]
+    if len(plans) > 1:
+        parts.append(
+            f"One after another, each torn down before the next is launched: {bill_text(plans)}."
+        )
+    return "\n\n".join(parts)
 
 
 class CloudDialog(QDialog):
-    """Confirm, then follow one cloud measurement."""
+    """Confirm, then follow the cloud measurements (one instance, or several one after
+    another)."""
 
     launch_requested = Signal()
     cancel_requested = Signal()
 
-    def __init__(self, plan: Plan, parent: QWidget | None = None) -> None:
+    def __init__(self, plans: list[Plan], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("cloud_dialog")
-        self.setWindowTitle(f"Measure on {plan.label}")
-        self.plan = plan
-        self.estimate = QLabel("\n".join(estimate_lines(plan)), objectName="cloud_estimate")
+        title = plans[0].label if len(plans) == 1 else f"{len(plans)} instances"
+        self.setWindowTitle(f"Measure on {title}")
+        self.plans = plans
+        self.estimate = QLabel(plans_text(plans), objectName="cloud_estimate")
         self.estimate.setWordWrap(True)
         self.estimate.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.confirm = QCheckBox(
-            f"Launch it: I accept a bill of {bill_text(plan)}", objectName="cloud_confirm"
+            f"Launch it: I accept a bill of {bill_text(plans)}", objectName="cloud_confirm"
         )
-        self.launch = QPushButton(
-            f"Launch (about ${plan.estimate['estimated_usd']:.2f})", objectName="cloud_launch"
-        )
+        total = sum(p.estimate["estimated_usd"] for p in plans)
+        self.launch = QPushButton(f"Launch (about ${total:.2f})", objectName="cloud_launch")
         self.launch.setEnabled(False)
         self.launch.setAutoDefault(False)
         self.close_button = QPushButton("Close", objectName="cloud_close")
@@ -134,8 +149,16 @@ class CloudDialog(QDialog):
 
     # following the job ---------------------------------------------------------------------
 
-    def show_launched(self, billed_so_far: Callable[[], tuple[float, float]]) -> None:
-        """The job started: the estimate stays, the confirmation becomes the stages."""
+    def show_launched(
+        self, billed_so_far: Callable[[], tuple[float, float]], plan: Plan | None = None
+    ) -> None:
+        """The job (of `plan`, one of several) started: the estimate stays, the confirmation
+        becomes the stages."""
+        if plan is not None and len(self.plans) > 1:
+            n = next(i for i, p in enumerate(self.plans, 1) if p is plan)
+            self.setWindowTitle(f"Measure on {plan.label} ({n} of {len(self.plans)})")
+            self.outcome.hide()
+            self.show_stage(STAGES[0])
         self._running = True
         self._billed_so_far = billed_so_far
         self.confirm.hide()
@@ -169,7 +192,13 @@ class CloudDialog(QDialog):
                 f"{minutes:.1f} min since the launch: at most ${usd:.2f} billed so far"
             )
 
-    def show_ended(self, ended: Ended) -> None:
+    def show_ended(self, ended: Ended, last: bool = True) -> None:
+        """A job ended with its sentence; `last`: no other instance follows (Close, not
+        Cancel)."""
+        if not last:
+            self.outcome.setText(ended.text)
+            self.outcome.show()
+            return
         self._running = False
         self._clock.stop()
         self.billed.hide()

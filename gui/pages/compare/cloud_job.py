@@ -109,16 +109,19 @@ def prepare(
 
 def checked(
     cat: Catalog,
-    cloud: CloudRun,
-    mapping: dict[str, Any],
+    runs: list[tuple[CloudRun, dict[str, Any]]],
     cancel: threading.Event | None = None,
-) -> Plan:
-    """The launch, accepted by SkyPilot's own validation and optimizer (the cloud program:
-    seconds, so off the GUI thread), with its estimate. ConfigError: SkyPilot refuses it."""
+) -> list[Plan]:
+    """The launches, accepted by SkyPilot's own validation and optimizer (one run of the cloud
+    program for all: seconds, so off the GUI thread), each with its estimate. ConfigError:
+    SkyPilot refuses one (named)."""
     from engine.cloud import dryrun, launch
 
-    ((verdict),) = dryrun.all_accepted(cat, [(cloud, mapping)], cancel)
-    return Plan(cloud, dryrun.plan(cloud, mapping, verdict, launch.MIN_STARTUP_MINUTES))
+    verdicts = dryrun.all_accepted(cat, runs, cancel)
+    return [
+        Plan(cloud, dryrun.plan(cloud, mapping, verdict, launch.MIN_STARTUP_MINUTES))
+        for (cloud, mapping), verdict in zip(runs, verdicts, strict=True)
+    ]
 
 
 def stage_of_line(line: str) -> str | None:

@@ -121,8 +121,9 @@ class ComparePage(Page):
         csv_button = QPushButton("Export table CSV…")
         self.measure_button = QPushButton(ACTION, objectName="measure_on_cloud")
         self.measure_button.setToolTip(
-            "Run the selected result's settings on the selected cloud machine through "
-            "SkyPilot: the estimate first, then a launch you confirm"
+            "Run the selected result's settings on the selected cloud machine (or on each of "
+            "several selected rows, one after another) through SkyPilot: the estimate first, "
+            "then a launch you confirm"
         )
         measure = QAction(ACTION, self.view)
         self.view.addAction(measure)  # the rows' context menu
@@ -276,21 +277,31 @@ class ComparePage(Page):
 
     # measuring on a cloud machine --------------------------------------------------------
 
+    def selected_rows(self) -> list[CompareRow]:
+        """The comparison's rows selected in the table, in the table's order."""
+        picked = self.view.selectionModel().selectedRows() if self.body is not None else []
+        if self.comparison is None:
+            return []
+        found = []
+        for index in sorted(picked, key=lambda i: i.row()):
+            r = self.model.record(index.row())
+            key = (r["cloud"], r["instance_type"], r["region"], bool(r["local"]))
+            found += [
+                c
+                for c in self.comparison.rows
+                if (c.cloud, c.instance_type, c.region, c.local) == key
+            ][:1]
+        return found
+
     def selected_row(self) -> CompareRow | None:
-        """The comparison's row selected in the table (None: none)."""
-        rows = self.view.selectionModel().selectedRows() if self.body is not None else []
-        if not rows or self.comparison is None:
-            return None
-        r = self.model.record(rows[0].row())
-        key = (r["cloud"], r["instance_type"], r["region"], bool(r["local"]))
-        found = (
-            c for c in self.comparison.rows if (c.cloud, c.instance_type, c.region, c.local) == key
-        )
-        return next(found, None)
+        """The first of the selected rows (None: none)."""
+        rows = self.selected_rows()
+        return rows[0] if rows else None
 
     def measure_selected(self) -> bool:
-        """Measure on this instance…: the selected result's settings on the selected row."""
-        return self.cloud.offer(self.result, self.selected_row(), self.options.spot)
+        """Measure on this instance… (or on these, several rows selected): the selected
+        result's settings on each selected machine, one after another."""
+        return self.cloud.offer(self.result, self.selected_rows(), self.options.spot)
 
     # charts --------------------------------------------------------------------------------
 
