@@ -4,32 +4,38 @@
 epochcost's own (one line; EPOCHCOST_TRACEBACK=1 shows the traceback). Standard output passes
 through engine.core.text.printable: no control character from a stored or imported text reaches
 the terminal raw. A standard stream that is closed (`>&-`, `2>&-`) is the null device: what
-cannot be printed is dropped, and a run still completes and is stored."""
+cannot be printed is dropped, and a run still completes and is stored. Ctrl-C at any moment,
+the imports at start-up included, is one line and exit 130."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
-import io
-import os
-import pkgutil
 import sys
-import traceback
-from typing import Any
 
-from engine import __version__
-from engine.cli import streams  # first of the CLI's modules: defaults bound to sys.stderr
-from engine.cli.common import (
-    EXIT_INTERRUPTED,
-    EXIT_RUN_FAILED,
-    EXIT_USAGE,
-    UsageError,
-    option_name,
-)
-from engine.core.asks import worded
-from engine.core.errors import ConfigError, StoreError
-from engine.core.text import printable
+try:  # Ctrl-C while the command starts (its imports take most of a second): one line, no traceback
+    import argparse
+    import contextlib
+    import importlib
+    import io
+    import os
+    import pkgutil
+    import traceback
+    from typing import Any
+
+    from engine import __version__
+    from engine.cli import streams  # first of the CLI's modules: defaults bound to sys.stderr
+    from engine.cli.common import (
+        EXIT_INTERRUPTED,
+        EXIT_RUN_FAILED,
+        EXIT_USAGE,
+        UsageError,
+        option_name,
+    )
+    from engine.core.asks import worded
+    from engine.core.errors import ConfigError, StoreError
+    from engine.core.text import printable
+except KeyboardInterrupt:
+    sys.stderr.write("epochcost: interrupted\n")
+    raise SystemExit(130) from None
 
 EXIT_INTERNAL = 1
 EXIT_BROKEN_PIPE = 141  # as a command killed by SIGPIPE (128 + 13)
@@ -66,10 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    streams.open_closed()
-    parser = build_parser()
     try:
+        streams.open_closed()
+        parser = build_parser()  # imports every command's module: most of a second
         args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("epochcost: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except SystemExit as exc:  # --help, --version or a usage error: argparse printed and exits
         _flush_or_fail(exc)
         raise

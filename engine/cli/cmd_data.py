@@ -7,7 +7,7 @@ import argparse
 import sys
 from dataclasses import asdict
 
-from engine.cli import numbers
+from engine.cli import interrupts, numbers
 from engine.cli.common import print_json
 from engine.workloads import data
 from engine.workloads.data import download, random_folder
@@ -84,9 +84,16 @@ def _download(args: argparse.Namespace) -> int:
 
 
 def _make_imagefolder(args: argparse.Namespace) -> int:
-    folder = random_folder.make(
-        args.path, args.images, args.size, args.classes, args.format, args.seed
-    )
+    try:
+        with interrupts.as_interrupt():  # SIGTERM and SIGHUP clean up as Ctrl-C does
+            folder = random_folder.make(
+                args.path, args.images, args.size, args.classes, args.format, args.seed
+            )
+    except random_folder.Stopped as stopped:
+        cause = stopped.__cause__ or KeyboardInterrupt()
+        by = cause.name if isinstance(cause, interrupts.Stopped) else "Ctrl-C"
+        print(f"epochcost: make-imagefolder stopped by {by}; {stopped.what()}", file=sys.stderr)
+        return interrupts.exit_code(cause)
     print(
         f"{args.images:,} random {args.size}x{args.size} {args.format.upper()} images in "
         f"{args.classes} class folders under {folder}; use --data imagefolder:{folder}"

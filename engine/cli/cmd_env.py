@@ -10,14 +10,14 @@ this machine's GPU and driver (engine/envs/: which build, from where, and why).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict
 
+from engine.cli import interrupts
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
 from engine.envs import cloud_env, installed
 from engine.envs.choice import choose
@@ -97,7 +97,7 @@ def _create(args: argparse.Namespace) -> int:
         print(f"  {text}", file=sys.stderr)
 
     try:
-        with _signals_interrupt():
+        with interrupts.as_interrupt():
             made = create(
                 choice,
                 name,
@@ -133,43 +133,13 @@ def _create(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Signalled(KeyboardInterrupt):
-    """SIGTERM or SIGHUP while an environment is made: handled as Ctrl-C is (the installer's
-    group ended, the half-made folder removed: engine/envs/create.py)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def _signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP (a `kill`, the terminal closed) raise _Signalled in the main thread
-    while the block runs; a second one is ignored, so that the clean-up is not cut short."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers (main() called from another thread)
-        return
-    caught = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
-
-    def interrupt(signum: int, _frame: object) -> None:
-        for sig in caught:
-            signal.signal(sig, signal.SIG_IGN)
-        raise _Signalled(signum)
-
-    before = {sig: signal.signal(sig, interrupt) for sig in caught}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-
-
 def _cancelled(exc: BaseException) -> int:
     """The line and exit code of a create stopped by Ctrl-C, a cancel or a signal."""
-    if isinstance(exc, _Signalled):
-        name = signal.Signals(exc.signum).name
-        print(f"epochcost: env create stopped by {name}; nothing was left behind", file=sys.stderr)
-        return 128 + exc.signum
+    if isinstance(exc, interrupts.Stopped) and exc.signum != signal.SIGINT:
+        print(
+            f"epochcost: env create stopped by {exc.name}; nothing was left behind", file=sys.stderr
+        )
+        return interrupts.exit_code(exc)
     print("epochcost: env create cancelled; nothing was left behind", file=sys.stderr)
     return EXIT_INTERRUPTED
 
@@ -204,7 +174,7 @@ def _create_cloud(args: argparse.Namespace) -> int:
 
     cancel = threading.Event()
     try:
-        with _signals_interrupt():
+        with interrupts.as_interrupt():
             python, line, kept = cloud_env.create(
                 python=args.python, installer=args.installer, progress=progress, cancel=cancel
             )

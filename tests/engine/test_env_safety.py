@@ -106,6 +106,7 @@ wait
 """
 
 
+@pytest.mark.worker
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path, sig):
     bin_dir = tmp_path / "bin"

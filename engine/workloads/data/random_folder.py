@@ -1,9 +1,17 @@
 """`epochcost data make-imagefolder`: a folder of random images in class folders, so that an
 image-folder run can be tried without downloading a data set. Uses Pillow (torchvision's
-dependency), imported only when called."""
+dependency), imported only when called.
+
+Cut short (Ctrl-C, a signal the command raises as one, a full disk), it removes what it wrote:
+the class folders it made (the folder was new or empty) and the folder itself when it made it;
+Stopped says how many images it had written and what, if anything, is left.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +47,8 @@ def make(
         ) from None
     rng = np.random.default_rng(seed)
     suffix = ".jpg" if image_format == "jpeg" else ".png"
+    made_root = not root.exists()
+    written = 0
     try:
         for c in range(classes):
             (root / f"class_{c:03d}").mkdir(parents=True, exist_ok=True)
@@ -47,9 +57,50 @@ def make(
             coarse = rng.integers(0, 256, (max(2, size // 8), max(2, size // 8), 3), np.uint8)
             image = Image.fromarray(coarse).resize((size, size), Image.Resampling.BILINEAR)
             image.save(root / f"class_{i % classes:03d}" / f"{i:07d}{suffix}")
+            written += 1
+    except KeyboardInterrupt as exc:
+        raise Stopped(written, *_undo(root, classes, made_root)) from exc
     except OSError as exc:
-        raise ConfigError("path", f"cannot write into {root}: {exc.strerror or exc}") from None
+        left = Stopped(written, *_undo(root, classes, made_root))
+        why = exc.strerror or exc
+        raise ConfigError("path", f"cannot write into {root}: {why}; {left.what()}") from None
+    except BaseException:
+        _undo(root, classes, made_root)
+        raise
     return root.resolve()
+
+
+@dataclass
+class Stopped(Exception):
+    """Writing was cut short: the images written, and the files (and bytes) left after the
+    clean-up, under `root` (none when it all went)."""
+
+    written: int
+    root: Path
+    files_left: int = 0
+    bytes_left: int = 0
+
+    def what(self) -> str:
+        """What was done about it, in words."""
+        if not self.files_left:
+            return f"the {self.written:,} images it wrote were removed"
+        mb = self.bytes_left / 1e6
+        return (
+            f"{self.files_left:,} files ({mb:,.1f} MB) it wrote are left in {self.root}: "
+            "remove that folder"
+        )
+
+
+def _undo(root: Path, classes: int, made_root: bool) -> tuple[Path, int, int]:
+    """Remove the class folders make() made (the folder was new or empty), and the folder when
+    it made it; the folder, and the files and bytes still there after."""
+    for c in range(classes):
+        shutil.rmtree(root / f"class_{c:03d}", ignore_errors=True)
+    if made_root:
+        with contextlib.suppress(OSError):  # not empty: a file not ours is there
+            root.rmdir()
+    left = [f for f in root.rglob("*") if f.is_file()] if root.is_dir() else []
+    return root, len(left), sum(f.stat().st_size for f in left)
 
 
 def _check(images: int, size: int, classes: int, image_format: str) -> None:
