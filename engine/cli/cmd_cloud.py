@@ -9,7 +9,6 @@ imports a job log saved by hand. Both keep the result like a local run (engine/r
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from engine.cli.common import (
 )
 from engine.cli.file_options import out_file
 from engine.cloud import collect, dryrun, launch, log, signals, task
+from engine.cloud import sweep as cloud_sweep
 from engine.cloud.resources import measurable
 from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
@@ -97,6 +97,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="RUN_ID",
         default=None,
         help="a stored run at home: the sweep ends with its comparison against the instances",
+    )
+    sweep.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"up to N clusters at a time (1 to {cloud_sweep.MAX_PARALLEL}; default 1)",
     )
     sweep.add_argument("--dryrun", action="store_true", help="print the plan and the total; exit")
     sweep.add_argument("--yes", action="store_true", help="launch without asking")
@@ -229,6 +236,8 @@ def _sweep(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.instances.split(",")]
     if not names or any(not n for n in names) or len(set(names)) != len(names):
         raise UsageError("instances", f"{args.instances!r}: give distinct instances, A,B,C")
+    if not 1 <= args.parallel <= cloud_sweep.MAX_PARALLEL:
+        raise UsageError("parallel", f"{args.parallel}: give 1 to {cloud_sweep.MAX_PARALLEL}")
     args.instance, args.gpu, args.cloud = None, None, None
     home = Store(readonly=True).get(args.home) if args.home is not None else None
     prepared = _prepare(args, [find_instance(cat, name) for name in names])
@@ -241,19 +250,28 @@ def _sweep(args: argparse.Namespace) -> int:
     _confirm(
         args, {"estimated_usd": total, "usd_per_hour": max(p.cloud.usd_per_hour for p in prepared)}
     )
+    folder = paths.home() / "cloud-logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    outcomes = cloud_sweep.run_all(
+        [(p.cloud, p.mapping) for p in prepared],
+        connect,
+        folder,
+        lambda line: print(line, file=sys.stderr),
+        Progress(label=f"{len(prepared)} instances"),
+        args.parallel,
+    )
     results: list[dict[str, Any]] = []
-    code = EXIT_OK
-    for one in prepared:
-        one = dataclasses.replace(
-            one, cloud=dataclasses.replace(one.cloud, launched_at=time.time())
-        )
-        outcome = _launch(args, one)
+    code = EXIT_OK if len(outcomes) == len(prepared) else EXIT_RUN_FAILED
+    for one, outcome in zip(prepared, outcomes, strict=False):
         if outcome.message:
             print(f"epochcost: {one.cloud.instance.label}: {outcome.message}", file=sys.stderr)
             code = EXIT_RUN_FAILED
         if outcome.result is not None:
             saving.keep(outcome.result, None if args.no_store else Store, None)
             results.append(outcome.result)
+    if len(outcomes) < len(prepared):
+        left = ", ".join(p.cloud.instance.label for p in prepared[len(outcomes) :])
+        print(f"epochcost: stopped: not launched: {left}", file=sys.stderr)
     rows = _against_home(cat, home, [p.cloud.instance for p in prepared]) if home else []
     if args.json:
         print_json({"results": results, "against_home": [r.to_row() for r in rows]})
@@ -308,7 +326,7 @@ def _print_sweep(prepared: list[Prepared], total: float, minutes: float, as_json
             f"{plan['estimated_minutes']:8.1f} {plan['estimated_usd']:8.2f}"
         )
     print(f"{'total':34} {'':9} {'':9} {minutes:8.1f} {total:8.2f}")
-    print("each cluster is launched when the one before it is torn down")
+    print("each cluster is launched when the one before it is torn down (or --parallel N)")
 
 
 def _confirm(args: argparse.Namespace, plan: dict[str, Any]) -> None:

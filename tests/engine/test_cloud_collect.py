@@ -215,3 +215,46 @@ def test_cloud_sweep_measures_each_instance_tears_each_down_and_compares_with_ho
     assert main(["results", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert sorted(r["cloud_instance"] or "" for r in listed) == ["", "g5.xlarge", "p3.2xlarge"]
+
+
+SWEEP = ["cloud", "sweep", "--instances", "aws:g5.xlarge,aws:p3.2xlarge", "--model", "tiny-mlp"]
+SWEEP += ["--device", "cpu", "--batch-size", "8", "--warmup-steps", "2", "--min-steps", "3"]
+SWEEP += ["--max-steps", "5", "--max-seconds", "2", "--repeats", "1", "--threads", "1", "--yes"]
+
+
+@pytest.mark.worker
+def test_cloud_sweep_in_parallel_measures_both_and_tears_both_down(
+    monkeypatch, capsys, on_this_cpu
+):
+    from tests.engine.cloud_helpers import need_cloud_env
+
+    need_cloud_env()
+    monkeypatch.setattr(cmd_cloud, "connect", RunsHere)
+    RunsHere.downs.clear()
+    assert main([*SWEEP, "--parallel", "2", "--json"]) == 0
+    out, err = capsys.readouterr()
+    results = json.loads(out)["results"]
+    assert sorted(r["cloud"]["instance_type"] for r in results) == ["g5.xlarge", "p3.2xlarge"]
+    assert len(set(RunsHere.downs)) == 2
+    assert "[aws g5.xlarge] " in err and "[aws p3.2xlarge] " in err  # each line says whose
+
+
+@pytest.mark.worker
+def test_a_stop_during_a_sweep_tears_that_cluster_down_and_launches_no_more(
+    monkeypatch, capsys, on_this_cpu
+):
+    from tests.engine.cloud_helpers import need_cloud_env
+
+    need_cloud_env()
+
+    class Stopped(RunsHere):
+        def launch(self, *args):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cmd_cloud, "connect", Stopped)
+    RunsHere.downs.clear()
+    assert main([*SWEEP, "--json"]) == 3
+    out, err = capsys.readouterr()
+    (result,) = json.loads(out)["results"]
+    assert result["status"] == "cancelled" and len(RunsHere.downs) == 1
+    assert "not launched: aws p3.2xlarge" in err
