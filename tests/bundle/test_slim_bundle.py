@@ -103,3 +103,20 @@ def test_it_makes_a_pytorch_environment_and_measures_in_it(tmp_path):
     assert result["status"] == "ok" and result["throughput_samples_per_s"] > 0
     listed = _cli(home, "env", "list", "--json")
     assert json.loads(listed.stdout)[0]["used"]
+
+
+@pytest.mark.skipif(shutil.which("python3") is None, reason="no python3 on this machine")
+def test_it_makes_the_cloud_environment_and_skypilot_accepts_a_dry_run(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    # Without it, a cloud run says how to make it, in one line.
+    bare = _cli(home, "cloud", "run", "--instance", "aws:g5.xlarge", "--dryrun")
+    assert bare.returncode == 2 and "epochcost env create --cloud" in bare.stderr, bare.stderr
+    # The bundle's own uv makes SkyPilot's environment with the machine's python3.
+    made = _cli(home, "env", "create", "--cloud", "--json", timeout=CREATE_TIMEOUT_S)
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-3000:]
+    print(f"cloud environment: {json.loads(made.stdout)['check']}")
+    # The cloud program (the bundle's engine source) with SkyPilot's own validation.
+    plan = _cli(home, "cloud", "run", "--instance", "aws:g5.xlarge", "--dryrun", "--json")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    assert json.loads(plan.stdout)["skypilot"]["accepted"] is True
