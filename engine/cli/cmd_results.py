@@ -13,6 +13,8 @@ from engine.cli import numbers
 from engine.cli.cmd_profile import add_profile_option, profile_price
 from engine.cli.common import UsageError, print_json
 from engine.cli.file_options import out_file
+from engine.core.interval import interval_text
+from engine.core.precision import MARK
 from engine.core.text import printable
 from engine.pricing.cost import Price
 from engine.results import data_cost, report
@@ -75,11 +77,14 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'run id':26s} {'status':9s} {'model':15s} {'fw':10s} {'batch':>5s} "
-        f"{'samples/s':>10s} {'± 95%':>7s} {'mem':>6s} {'$/epoch':>10s}  device"
+        f"{'samples/s':>10s} {'95% interval':>16s} {'mem':>6s} {'$/epoch':>10s}  device"
     )
+    rough = 0
     for r in frame.itertuples():
         tput = _cell(r.throughput_samples_per_s, lambda v: f"{v:,.1f}")
         spread = _spread(r.throughput_low, r.throughput_high, r.throughput_samples_per_s)
+        if isinstance(r.imprecise, str):  # marked here, said under the table
+            spread, rough = f"{spread} *", rough + 1
         fill = _cell(r.memory_fill, lambda v: f"{v * 100:.0f}%")
         usd = _cell(r.usd_per_epoch, report.money)
         batch = _cell(r.batch_size, lambda v: f"{v:.0f}")
@@ -87,7 +92,12 @@ def _list(args: argparse.Namespace) -> int:
         device = report.listed_device(_text(r.device), r.cloud_instance)
         print(
             f"{_text(r.run_id):26s} {status:9s} {model:15s} {fw:10s} {batch:>5s} "
-            f"{tput:>10s} {spread:>7s} {fill:>6s} {usd:>10s}  {device}"
+            f"{tput:>10s} {spread:>16s} {fill:>6s} {usd:>10s}  {device}"
+        )
+    if rough:
+        print(
+            f"* {MARK}: its 95% interval is wider than ±25% "
+            "(`epochcost results show RUN_ID` says why and what to do)"
         )
     return 0
 
@@ -109,10 +119,11 @@ def _cell(value: Any, fmt: Callable[[float], str]) -> str:
 
 
 def _spread(low: Any, high: Any, center: Any) -> str:
-    """'±2.1%' from a listing row's interval; '-' for a result stored without one."""
+    """'±2.1%' or '-88% / +760%' from a listing row's interval (interval_text); '-' for a
+    result stored without one."""
     if not all(_number(v) for v in (low, high, center)) or not center > 0:
         return "-"
-    return f"±{(high - low) / 2 / center:.1%}"
+    return interval_text([float(low), float(high)], float(center))
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -23,16 +23,18 @@ is what moves a result). Two things do, and both are measured:
   the machine's speed changed during the run; the interval keeps their spread, and the run says
   it may not repeat (repeat_warning).
 
-The interval is centred on the headline figure where nothing widens one side, so that
-"76.7 samples/s ± 2.1%" reads true. Cost per epoch is inversely proportional to throughput: its
-interval is the same one, turned over.
+The interval is centred on the headline figure where nothing widens one side; where something
+does (the busy share), it is not. `interval_text` is the one way it is written, everywhere:
+"±2.1%" where it is symmetric, else its two sides, "-88% / +760%", never a "±" that would put
+the figure below zero. Cost per epoch is inversely proportional to throughput: its interval is
+the same one, turned over.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # t(0.975, df) for df = 1..30; past 30 it comes close to the normal 1.96.
@@ -59,6 +61,9 @@ DISAGREE = 5.0
 # The most of a run's speed the interval takes as lost to others: past it (a tenth of the
 # speed) the bound says nothing more, and the busy warning says measure again.
 MAX_CONTENTION = 0.9
+# What `interval_method` says of an interval widened for the busy share (engine/core/precision.py
+# reads it to name the cause).
+WIDENED_FOR_OTHERS = "widened for other processes'"
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ class Interval:
 
     @property
     def relative(self) -> float:
-        """Half the width over the centre: the "± 2.1%"."""
+        """Half the width over the centre (not how it is written: interval_text)."""
         return (self.high - self.low) / 2 / self.center if self.center else math.inf
 
     def to_list(self) -> list[float]:
@@ -117,9 +122,7 @@ def throughput_interval(
     if f > 0 and (center * (1 - f) < low or center / (1 - f) > high):
         low, high = min(low, center * (1 - f)), max(high, center / (1 - f))
         plural = "s" if threads > 1 else ""
-        method += (
-            f"; widened for other processes' {share:.0%} of the CPU ({threads} thread{plural})"
-        )
+        method += f"; {WIDENED_FOR_OTHERS} {share:.0%} of the CPU ({threads} thread{plural})"
     disagree = by_windows / by_steps if n >= 3 and by_steps > 0 else None
     return Interval(center, low, high, method, disagree)
 
@@ -144,11 +147,31 @@ def cost_interval(usd: float, throughput: Interval) -> list[float | None]:
     return [low, high]
 
 
-def plus_minus(interval: list[float | None] | None, center: float | None) -> str:
-    """'± 2.1%' for a stored [low, high] around `center`; 'no interval' where there is none."""
-    if not interval or center is None or center <= 0:
+def interval_text(
+    interval: Sequence[float | None] | None,
+    center: float | None,
+    ends: Callable[[float], str] | None = None,
+) -> str:
+    """The one way a stored 95% interval [low, high] around `center` is written (the app, the
+    command line, the report, exports): how far each end lies from the figure, "±2.1%" where
+    both read the same, else "-88% / +760%"; with `ends` (how a value is written) named and
+    with its two ends, "95% interval 1.5 to 109.0 (-88% / +760%)". A cost's interval has no
+    upper end where the throughput's reaches zero (high None): "no upper bound". "no interval"
+    where none was recorded (results stored before intervals)."""
+    if not interval or center is None or not center > 0 or interval[0] is None:
         return "no interval"
-    low, high = interval
-    if low is None or high is None:
-        return "± more than 100%"
-    return f"± {(high - low) / 2 / center:.1%}"
+    low, high = interval[0], interval[1]
+    down = _percent((center - low) / center)
+    if high is None:
+        if ends is None:
+            return f"-{down} / no upper bound"
+        return f"95% interval {ends(low)} to no upper bound (-{down})"
+    up = _percent((high - center) / center)
+    sides = f"±{down}" if up == down else f"-{down} / +{up}"
+    return f"95% interval {ends(low)} to {ends(high)} ({sides})" if ends else sides
+
+
+def _percent(share: float) -> str:
+    """A side of an interval as a percentage: a decimal below 10% ("2.1%"), none above ("760%")."""
+    share = max(share, 0.0)
+    return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from engine.core.interval import t975
+from engine.core.interval import interval_text, t975
 from engine.core.stats import Spread
 
 Interval = tuple[float, float]  # (low, high)
@@ -48,7 +48,8 @@ def no_clear_winner(best: int, close: Sequence[int], settle: str, widths: str = 
 
 
 def spread_text(interval: Interval | None, center: float | None) -> str:
-    """'±32%' of an interval around its centre; 'no interval' without one."""
+    """'±32%' (or '-40% / +73%') of an interval around its centre, as interval_text writes
+    every interval; 'no interval' without one."""
     if interval is None or not center:
         return "no interval"
-    return f"±{(interval[1] - interval[0]) / 2 / abs(center):.0%}"
+    return interval_text(interval, abs(center))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.core.precision import MARK, imprecise
 from engine.pricing import breakeven, buying, cost
 from engine.pricing.catalog import Catalog, stale_note
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
@@ -329,6 +330,12 @@ def _source_text(result: dict[str, Any], spec: GpuSpec | None) -> str:
 
 def _notes(result: dict[str, Any], spec: GpuSpec | None, cloud_rows: bool) -> tuple[str, ...]:
     notes = []
+    verdict = imprecise(result)
+    if verdict is not None:  # first: every row below rests on this run's figure
+        notes.append(
+            f"This run is {MARK}: {verdict.why}. Every cost here rests on it, so which machine "
+            f"is cheapest is not known from it. To price it, {verdict.todo}."
+        )
     if is_cpu(result):
         notes.append(
             "This result ran on a CPU. A CPU's speed cannot be scaled to a GPU (or to another "

@@ -9,14 +9,14 @@ environment. Charts are inline SVG
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from engine import __version__
-from engine.core.interval import plus_minus
+from engine.core.interval import interval_text
+from engine.core.precision import MARK, imprecise
 from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
@@ -24,6 +24,7 @@ from engine.pricing.cost import BreakEven
 from engine.pricing.device import cpu_at_gpu_price
 from engine.results import data_cost, data_lines
 from engine.results import report as text
+from engine.results.html_environment import environment_table
 from engine.results.svg_charts import Bar, bar_chart, line_chart
 
 TABLE_ROWS = 15  # compare rows in a run's table (the cheapest), and bars in its chart
@@ -132,6 +133,12 @@ def _overview(runs: Sequence[RunReport]) -> str:
         if r.get("usd_per_epoch") is not None
     ]
     out = ["<h2>The runs side by side</h2>"]
+    rough = [_name(r) for r in ok if imprecise(r) is not None]
+    if rough:  # the cheapest bar may be cheapest by chance: the reader is told which
+        out.append(
+            f'<p class="warn">{MARK} (95% interval wider than ±25%), so these are left out of '
+            f"which run is cheapest or fastest: {escape('; '.join(rough))}.</p>"
+        )
     if tput:
         out.append(bar_chart("Throughput (median of windows, 95% interval)", tput, "samples/s"))
     if costs:
@@ -156,11 +163,7 @@ def _run(run: RunReport, options: CompareOptions) -> str:
         tput = r["throughput_samples_per_s"]
         unit = (r.get("workload") or {}).get("epoch_unit") or "samples"
         facts += [
-            (
-                "throughput",
-                f"{tput:,.1f} samples/s {plus_minus(r.get('throughput_ci95'), tput)} "
-                f"({_interval(r)})",
-            ),
+            ("throughput", f"{tput:,.1f} samples/s, {_interval(r)}"),
             ("epoch", f"{r['epoch_samples']:,} {unit} in {text.duration(r['epoch_seconds'])}"),
             (
                 "memory",
@@ -172,7 +175,7 @@ def _run(run: RunReport, options: CompareOptions) -> str:
                 "cost per epoch",
                 text.money(r.get("usd_per_epoch"))
                 + (
-                    f" {plus_minus(r.get('usd_per_epoch_ci95'), r['usd_per_epoch'])}"
+                    f" ({interval_text(r.get('usd_per_epoch_ci95'), r['usd_per_epoch'])})"
                     if r.get("usd_per_epoch") is not None
                     else ""
                 ),
@@ -185,20 +188,32 @@ def _run(run: RunReport, options: CompareOptions) -> str:
     out.append("</dl>")
     if run.caveat:
         out.append(f'<p class="warn">{escape(run.caveat)}</p>')
+    verdict = imprecise(r)
+    if verdict is not None:
+        out.append(
+            f'<p class="warn"><b>{MARK}</b>: {escape(verdict.why)}. To price it, '
+            f"{escape(verdict.todo)}.</p>"
+        )
     out += [f'<p class="warn">warning: {escape(w)}</p>' for w in r.get("warnings") or []]
     if r["status"] == "ok":
         out.append(_windows_chart(r))
     if run.comparison is not None:
         out.append(_compare(run.comparison, options, r, run.caveat))
-    out.append(_environment(r.get("environment") or {}))
+    out.append(environment_table(r.get("environment") or {}))
     out.append("</section>")
     return "\n".join(out)
 
 
 def _interval(r: dict[str, Any]) -> str:
+    """'95% interval 75.1 to 78.3 (±2.1%), Student t over 3 windows', or why there is none."""
     if not r.get("throughput_ci95"):
         return "no interval: measured before epochcost recorded one"
-    return "95% interval" + (f", {r['interval_method']}" if r.get("interval_method") else "")
+    shown = interval_text(r["throughput_ci95"], r["throughput_samples_per_s"], _rate)
+    return shown + (f", {r['interval_method']}" if r.get("interval_method") else "")
+
+
+def _rate(samples_per_s: float) -> str:
+    return f"{samples_per_s:,.1f}"
 
 
 def _windows_chart(r: dict[str, Any]) -> str:
@@ -259,7 +274,7 @@ def _compare(
     out.append("</tbody></table>")
     out += [f'<p class="note">[{k}] {escape(basis)}</p>' for basis, k in bases.items()]
     out += [f'<p class="note">{escape(note)}</p>' for note in c.notes]
-    out.append(_break_even(c, options))
+    out.append(_break_even(c, options, imprecise(result) is not None))
     return "\n".join(out)
 
 
@@ -293,7 +308,9 @@ def _compare_row(n: int, row: CompareRow, basis: int, run_price_date: str) -> st
     return f'<tr class="local">{body}</tr>' if row.local else f"<tr>{body}</tr>"
 
 
-def _break_even(c: Comparison, options: CompareOptions) -> str:
+def _break_even(c: Comparison, options: CompareOptions, rough: bool = False) -> str:
+    """The break-even of owning this machine against the cheapest rental; `rough`: the run is
+    not precise enough to price, and the verdict says so."""
     local = next((r for r in c.rows if r.local), None)
     rented = [r for r in c.rows if not r.local and r.usd_per_epoch is not None]
     if options.owned is not None and not rented:
@@ -321,6 +338,8 @@ def _break_even(c: Comparison, options: CompareOptions) -> str:
         else "owning never pays against it: its electricity costs more than renting "
         f"({cheapest.break_even_text})"
     )
+    if rough:
+        verdict += f" (but this run is {MARK}: the days may be far off)"
     series = be.series()
     chart = line_chart(
         f"Owning this machine against renting {_machine(cheapest)}",
@@ -336,45 +355,6 @@ def _break_even(c: Comparison, options: CompareOptions) -> str:
         f"({escape(cheapest.price_source)}, {escape(_row_date(cheapest) or 'undated')}): "
         f"{escape(verdict)} at {be.hours_per_day:g} h a day.</p>{chart}"
     )
-
-
-def _environment(env: dict[str, Any]) -> str:
-    rows = "".join(
-        f"<tr><th>{escape(_env_name(k))}</th><td>{escape(_env_value(k, v))}</td></tr>"
-        for k, v in sorted(env.items())
-    )
-    return f"<h3>Environment</h3><table><tbody>{rows}</tbody></table>"
-
-
-# The environment's keys as a reader names them; the rest lose their unit suffix and "_".
-ENV_NAMES = {
-    "os": "OS",
-    "cpu": "CPU",
-    "cpu_count_logical": "CPU threads",
-    "cpu_count_physical": "CPU cores",
-    "ram_bytes": "RAM",
-    "cuda": "CUDA",
-    "cudnn": "cuDNN",
-}
-_UNITS = ("_bytes", "_seconds", "_s")
-
-
-def _env_name(key: str) -> str:
-    if key in ENV_NAMES:
-        return ENV_NAMES[key]
-    for suffix in _UNITS:
-        key = key.removesuffix(suffix)
-    return key.replace("_", " ")
-
-
-def _env_value(key: str, v: Any) -> str:
-    """Bytes in KiB/MiB/GiB, seconds to two decimals, text as it is."""
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        if key.endswith("_bytes"):
-            return text.size(v)
-        if key.endswith(("_seconds", "_s")):
-            return f"{v:.2f} s"
-    return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
 
 
 def _prices(runs: Sequence[RunReport]) -> str:

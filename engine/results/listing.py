@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.core import reading
 from engine.core.errors import ConfigError
+from engine.core.precision import imprecise
 from engine.results.json_checks import short
 from engine.results.schema import validate
 
@@ -51,7 +52,10 @@ _FROM_BODY = {
     "input_wait_fraction": ("input_wait_fraction",),
     "cloud_instance": ("cloud", "instance_type"),  # a run on a rented instance; None: here
 }
-LISTING = (*LIST_COLUMNS, *_FROM_BODY)
+# Found from each stored result's JSON by the engine's own rules: why the result is not precise
+# enough to price (engine/core/precision.py: the mark, the cause, what to do), None where it is.
+_FOUND = {"imprecise": lambda data: _text_of(imprecise(data))}
+LISTING = (*LIST_COLUMNS, *_FROM_BODY, *_FOUND)
 # The status a listing gives a row whose stored JSON does not pass validate(): its figures are
 # left out (no comparison or projection reads them) and Store.damaged() says why.
 DAMAGED = "damaged"
@@ -124,7 +128,7 @@ def listed(row: tuple[Any, ...]) -> tuple[Any, ...]:
             keep = isinstance(value, str) and key not in _FIGURES
         listed[key] = value if keep else None
     listed.update(run_id=_text(row[0]), status=DAMAGED)
-    return (*listed.values(), *(None for _ in _FROM_BODY))
+    return (*listed.values(), *(None for _ in (*_FROM_BODY, *_FOUND)))
 
 
 def problem(row: tuple[Any, ...]) -> str | None:
@@ -176,7 +180,12 @@ def _check(body: Any) -> tuple[str | None, tuple[Any, ...]]:
         data = read_body(body)
     except Damage as exc:
         return str(exc), ()
-    return None, (*columns(data), *(_pick(data, path) for path in _FROM_BODY.values()))
+    picked = (_pick(data, path) for path in _FROM_BODY.values())
+    return None, (*columns(data), *picked, *(find(data) for find in _FOUND.values()))
+
+
+def _text_of(verdict: Any) -> str | None:
+    return None if verdict is None else verdict.text()
 
 
 def _pick(data: Any, path: tuple[str | int, ...]) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from engine.core.interval import plus_minus
+from engine.core.interval import interval_text
+from engine.core.precision import MARK, imprecise
 
 if TYPE_CHECKING:
     from engine.core.stats import Spread
@@ -109,9 +110,8 @@ def summary(result: dict[str, Any]) -> str:
     st = result["step_time_s"]
     unit = (result.get("workload") or {}).get("epoch_unit") or "samples"
     tput = result["throughput_samples_per_s"]
-    spread = plus_minus(result.get("throughput_ci95"), tput)
     lines += [
-        f"{'throughput':10s} {tput:,.1f} samples/s {spread}  ({_interval_text(result)})",
+        f"{'throughput':10s} {tput:,.1f} samples/s, {_interval_text(result)}",
         f"{'':10s} step {st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
         f"{result['steps_measured']} steps, {_windows(result)}",
         f"{'epoch':10s} {result['epoch_samples']:,} {unit} in {duration(result['epoch_seconds'])}",
@@ -126,13 +126,17 @@ def summary(result: dict[str, Any]) -> str:
     price = result.get("price")
     if price:
         usd = result["usd_per_epoch"]
-        spread = plus_minus(result.get("usd_per_epoch_ci95"), usd) if usd is not None else ""
+        spread = interval_text(result.get("usd_per_epoch_ci95"), usd) if usd is not None else ""
         lines.append(
-            f"{'cost':10s} {money(usd)} per epoch {spread} at "
+            f"{'cost':10s} {money(usd)} per epoch ({spread}) at "
             f"${price['usd_per_hour']:,.2f}/h ({price['source']}, {price['as_of']})"
         )
     else:
         lines.append(f"{'cost':10s} no price given (--price-per-hour USD)")
+    verdict = imprecise(result)
+    if verdict is not None:
+        lines.append(f"{'precision':10s} {MARK}: {verdict.why}")
+        lines.append(f"{'':10s} to price it, {verdict.todo}")
     if "stored_price" in result:
         was = result["stored_price"]
         stored = (
@@ -150,12 +154,12 @@ def summary(result: dict[str, Any]) -> str:
 
 
 def _interval_text(result: dict[str, Any]) -> str:
-    """'95% interval 75.1 to 78.3, Student t over 3 windows', or why there is none."""
+    """'95% interval 75.1 to 78.3 (±2.1%); Student t over 3 windows', or why there is none."""
     ci = result.get("throughput_ci95")
     if not ci:
         return "no interval: measured before epochcost recorded one"
-    low, high = ci
-    return f"95% interval {low:,.1f} to {high:,.1f}; {result.get('interval_method', '')}"
+    text = interval_text(ci, result["throughput_samples_per_s"], lambda v: f"{v:,.1f}")
+    return f"{text}; {result.get('interval_method', '')}"
 
 
 def _windows(result: dict[str, Any]) -> str:

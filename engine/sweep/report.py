@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.core.interval import plus_minus
+from engine.core.interval import interval_text
 from engine.results.report import duration, money
 from engine.sweep.events import Trial
 from engine.sweep.summary import SweepSummary
@@ -15,7 +15,7 @@ def trial_line(trial: Trial) -> str:
         return f"{'':8s}  batch {trial.batch_size:>7d}  skipped ({trial.message})"
     if trial.fits:
         tput = trial.value("throughput_samples_per_s")
-        spread = plus_minus(trial.value("throughput_ci95"), tput)
+        spread = interval_text(trial.value("throughput_ci95"), tput)
         return f"{head}  fits     {tput:,.1f} samples/s {spread}  ({trial.seconds:.1f} s)"
     status = "DOES NOT FIT" if trial.status == "oom" else trial.status
     return f"{head}  {status}  ({trial.seconds:.1f} s)  {trial.message}"
@@ -27,12 +27,12 @@ def _cell(value: float | None, fmt: str) -> str:
 
 def _spread(p: Trial) -> str:
     tput = p.value("throughput_samples_per_s")
-    return plus_minus(p.value("throughput_ci95"), tput) if tput else "-"
+    return interval_text(p.value("throughput_ci95"), tput) if tput else "-"
 
 
 def table(summary: SweepSummary) -> list[str]:
     lines = [
-        f"{'batch':>7s}  {'run':7s}  {'status':9s}  {'samples/s':>11s}  {'± 95%':>11s}  "
+        f"{'batch':>7s}  {'run':7s}  {'status':9s}  {'samples/s':>11s}  {'95% interval':>13s}  "
         f"{'memory':>7s}  "
         f"{'epoch':>12s}  {'$/epoch':>9s}"
     ]
@@ -46,7 +46,7 @@ def table(summary: SweepSummary) -> list[str]:
         lines.append(
             f"{p.batch_size:>7d}  {p.role:7s}  {status:9s}  "
             f"{_cell(p.value('throughput_samples_per_s'), ',.1f'):>11s}  "
-            f"{_spread(p):>11s}  "
+            f"{_spread(p):>13s}  "
             f"{'-' if fill is None else f'{fill:.1%}':>7s}  "
             f"{'-' if epoch is None else duration(epoch):>12s}  "
             f"{'-' if usd is None else money(usd):>9s}"

@@ -17,6 +17,7 @@ from typing import Any
 from engine.core import verdict
 from engine.core.asks import ask
 from engine.core.events import json_safe
+from engine.core.precision import MARK, PRICE_TOLERANCE, imprecise
 from engine.sweep.events import Trial
 
 SCHEMA = "epochcost.sweep/1"
@@ -103,6 +104,19 @@ def no_clear_winner_note(candidates: list[Trial], best: int, close: tuple[int, .
         if p.batch_size == b
     ]
     return verdict.no_clear_winner(best, close, SETTLE, ", ".join(widths))
+
+
+def imprecise_note(candidates: list[Trial]) -> str | None:
+    """The batches whose runs are not precise enough to price (engine/core/precision.py): the
+    cheapest verdict rests on them, and says so."""
+    rough = [p.batch_size for p in candidates if p.result and imprecise(p.result) is not None]
+    if not rough:
+        return None
+    names = ", ".join(f"batch {b}" for b in rough)
+    return (
+        f"{names}: {MARK} (95% interval wider than ±{PRICE_TOLERANCE:.0%}), so the cheapest "
+        f"batch may be another; {SETTLE}"
+    )
 
 
 def knee(candidates: list[Trial], tolerance: float) -> tuple[int | None, float | None]:
@@ -197,6 +211,9 @@ def summarize(
     knee_batch, best = knee(candidates, knee_tolerance)
     notes = list(notes or [])
     close = cheapest_rivals(candidates, cheapest_batch)
+    rough = imprecise_note(candidates)
+    if rough:
+        notes.insert(0, rough)
     if cheapest_batch is not None and close:
         notes.insert(0, no_clear_winner_note(candidates, cheapest_batch, close))
     if basis == "epoch_seconds":

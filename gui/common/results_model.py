@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 
+from engine.core.interval import interval_text
+from engine.core.precision import MARK
 from engine.measure.busy import BUSY_CPU_FRACTION
+from engine.measure.result import FAILED_STATUSES
 from engine.results import report
 from gui.common.frame_model import Column, FrameTableModel, missing
 
@@ -75,8 +78,9 @@ def result_label(result: dict[str, Any]) -> str:
 
 
 def run_kind(status: Any, kind: Any, sweep_trial: Any) -> str:
-    """run, sweep or accuracy for a measurement; failed, cancelled or oom for one without."""
-    if status in ("failed", "cancelled", "oom"):
+    """run, sweep or accuracy for a measurement; its status (failed, cancelled, oom,
+    preempted) for one without."""
+    if status in FAILED_STATUSES:
         return str(status)
     if kind == "accuracy":
         return "accuracy"
@@ -94,7 +98,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("precision", "Precision", _plain),
     Column("data", "Data", _plain),
     Column("throughput_samples_per_s", "Samples/s", _rate, True),
-    Column("throughput_pm", "± 95%", _plain, True, display="throughput_pm_text"),
+    Column("throughput_spread", "95% interval", _plain, True, display="throughput_interval"),
     Column("memory_fill", "Memory fill", _fill, True),
     Column("input_wait_fraction", "Input wait", _fill, True),
     Column("usd_per_epoch", "$ per epoch", report.money, True),
@@ -109,23 +113,29 @@ def with_shown_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the columns the table shows that the listing holds only in parts: a readable label
     (model, batch, device, date), the device with a cloud run's instance ("NVIDIA A10G on
     g5.xlarge"), the kind of run (run, sweep, accuracy, failed, cancelled, oom), where its
-    batches came from (data), the relative half width of the throughput's 95% interval (and
-    its text: "no interval" for results stored before intervals were recorded) and the status
-    with "busy" where other processes used much of the CPU while it was measured."""
+    batches came from (data), the throughput's 95% interval as interval_text writes it ("±2.1%",
+    "-88% / +760%", "no interval" for results stored before intervals were recorded) and, to
+    sort by, how far its farther end lies from the figure (relative), and the status with "busy"
+    where other processes used much of the CPU while it was measured and "not precise enough to
+    price" where the engine says so (engine/core/precision.py; the row's tooltip says why)."""
     import pandas as pd
 
     frame = frame.copy()
     center = pd.to_numeric(frame["throughput_samples_per_s"], errors="coerce")
     low = pd.to_numeric(frame["throughput_low"], errors="coerce")
     high = pd.to_numeric(frame["throughput_high"], errors="coerce")
-    frame["throughput_pm"] = (high - low) / 2 / center
-    frame["throughput_pm_text"] = [
-        "no interval" if pm != pm else f"±{pm:.1%}" for pm in frame["throughput_pm"]
+    frame["throughput_spread"] = pd.concat([center - low, high - center], axis=1).max(axis=1)
+    frame["throughput_spread"] /= center
+    frame["throughput_interval"] = [
+        interval_text(None if lo != lo else [lo, hi], c)
+        for lo, hi, c in zip(low, high, center, strict=True)
     ]
-    frame.loc[frame["status"] != "ok", "throughput_pm_text"] = ""
+    frame.loc[frame["status"] != "ok", "throughput_interval"] = ""
     other = pd.to_numeric(frame["other_cpu_fraction"], errors="coerce")
     busy = other > BUSY_CPU_FRACTION
     frame["status_text"] = frame["status"].where(~busy, frame["status"] + " (busy machine)")
+    rough = frame["imprecise"].notna()
+    frame["status_text"] = frame["status_text"].where(~rough, frame["status_text"] + f" · {MARK}")
     frame["device"] = [
         report.listed_device(device, instance)
         for device, instance in zip(frame["device"], frame["cloud_instance"], strict=True)
@@ -152,7 +162,8 @@ class ResultsTableModel(FrameTableModel):
         super().__init__(COLUMNS)
 
     def set_frame(self, frame: pd.DataFrame) -> None:
-        """The store's listing, with the interval as "± 2.1%" and a busy run said in Status."""
+        """The store's listing, with the interval as it is ("-88% / +760%"), and a busy run and
+        one not precise enough to price said in Status."""
         super().set_frame(with_shown_columns(frame))
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -161,8 +172,11 @@ class ResultsTableModel(FrameTableModel):
         return super().data(index, role)
 
     def tooltip(self, row: int) -> str | None:
+        """The run's id, and why it is not precise enough to price and what to do, if it is not."""
         assert self.frame is not None
-        return f"run {self.frame.iloc[row]['run_id']}"
+        why = self.frame.iloc[row]["imprecise"]
+        run = f"run {self.frame.iloc[row]['run_id']}"
+        return run if missing(why) else f"{run}\n{why}"
 
     def run_id(self, row: int) -> str:
         assert self.frame is not None

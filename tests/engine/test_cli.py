@@ -110,7 +110,7 @@ def test_run_summary_is_readable(tmp_path):
         "50,000 images",
         "memory",
         "peak of",
-        "per epoch ± ",
+        "per epoch (",
         "at $2.50/h (my quote,",
     ):
         assert words in proc.stdout

@@ -9,7 +9,7 @@ import pytest
 from engine.core.interval import (
     DISAGREE,
     cost_interval,
-    plus_minus,
+    interval_text,
     repeat_warning,
     t975,
     throughput_interval,
@@ -67,10 +67,10 @@ def test_cost_interval_turns_the_throughput_interval_over():
     assert cost_interval(2.0, Interval(100.0, 0.0, 200.0, "hand")) == [1.0, None]
 
 
-def test_plus_minus_text():
-    assert plus_minus([75.1, 78.3], 76.7) == "± 2.1%"
-    assert plus_minus(None, 76.7) == "no interval"
-    assert plus_minus([1.0, None], 2.0) == "± more than 100%"
+def test_interval_text():
+    assert interval_text([75.1, 78.3], 76.7) == "±2.1%"
+    assert interval_text(None, 76.7) == "no interval"
+    assert interval_text([1.0, None], 2.0) == "-50% / no upper bound"
 
 
 def test_an_old_result_without_an_interval_still_loads_and_says_so():
@@ -82,8 +82,7 @@ def test_an_old_result_without_an_interval_still_loads_and_says_so():
     assert "throughput_ci95" not in old
     Store().add(old)
     text = report.summary(Store(readonly=True).get(old["run_id"]))
-    assert "100.0 samples/s no interval" in text
-    assert "no interval: measured before epochcost recorded one" in text
+    assert "100.0 samples/s, no interval: measured before epochcost recorded one" in text
 
 
 # issue 32: intervals that hold between runs ---------------------------------------------------

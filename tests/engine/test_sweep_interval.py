@@ -41,8 +41,8 @@ def test_points_carry_their_intervals_and_the_table_shows_them():
     assert rows[0]["usd_per_epoch_low"] < rows[0]["usd_per_epoch"] < rows[0]["usd_per_epoch_high"]
     assert rows[1]["throughput_low"] is None  # a point stored before intervals
     text = report.text(s)
-    assert "± 2.0%" in text and "no interval" in text
-    assert "± 2.0%" in report.trial_line(s.points[0])
+    assert "±2.0%" in text and "no interval" in text
+    assert "±2.0%" in report.trial_line(s.points[0])
 
 
 def test_a_cheapest_batch_inside_anothers_interval_is_no_clear_winner():
@@ -50,7 +50,7 @@ def test_a_cheapest_batch_inside_anothers_interval_is_no_clear_winner():
     assert close.cheapest_batch == 64 and close.cheapest_rivals == (16,)
     said = close.notes[0]  # the summary says it: the CLI's notes and the app's alike
     assert said.startswith("no clear winner between batch 64 and batch 16")
-    assert "their 95% intervals overlap (±10%, ±10%); more measuring windows (repeats)" in said
+    assert "their 95% intervals overlap (±9.5%, ±10%); more measuring windows (repeats)" in said
     assert "a quieter machine" in said
     assert said in report.text(close) and close.to_dict()["cheapest_rivals"] == [16]
     apart = _summary([_trial(1, 16, 100.0, [98.0, 102.0]), _trial(2, 64, 200.0, [196.0, 204.0])])

@@ -21,7 +21,7 @@ def test_the_table_shows_the_interval_and_a_busy_machine(qtbot):
     model = ResultsTableModel()
     model.set_frame(store.list())
     headers = [c.header for c in COLUMNS]
-    pm, status = headers.index("± 95%"), headers.index("Status")
+    pm, status = headers.index("95% interval"), headers.index("Status")
 
     def shown(row: int, column: int) -> str:
         return model.data(model.index(row, column), Qt.ItemDataRole.DisplayRole)

@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from engine.core.precision import MARK, imprecise
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import throughput_to_beat
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
@@ -19,10 +20,17 @@ from engine.results import report
 
 def heading(result: dict[str, Any], c: Comparison, caveat: str | None = None) -> str:
     """What was measured; `caveat`: what its price means when it is another device's
-    (engine/pricing/device.py cpu_at_gpu_price)."""
+    (engine/pricing/device.py cpu_at_gpu_price); a run not precise enough to price says so, why
+    and what to do (engine/core/precision.py), since the cheapest row may be so by chance."""
     text = f"<b>Measured:</b> {html.escape(c.source)}"
     if caveat:
         text += f"<br><b>{html.escape(caveat)}</b>"
+    verdict = imprecise(result)
+    if verdict is not None:
+        text += (
+            f"<br><b>This run is {MARK}</b>: {html.escape(verdict.why)}. Which machine is "
+            f"cheapest is not known from it; to price it, {html.escape(verdict.todo)}."
+        )
     if is_cpu(result):
         text += (
             "<br><b>This result ran on a CPU: its speed cannot be projected to GPUs.</b> "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QVBoxLayout
 
 from engine.core.events import Event, Failed, Finished
+from engine.core.precision import MARK, imprecise
 from engine.measure.config import RunConfig
 from gui.common import activity, export, settings
 from gui.common.log import logger
@@ -100,13 +101,19 @@ class RunPage(Page):
 
     def _show_warnings(self, result: dict[str, Any]) -> None:
         """What may have bent the figure (a busy machine, a throttled card, a window cut short)
-        stands above the plots, beside the figure it concerns; the result is kept either way."""
+        stands above the plots, beside the figure it concerns, and so does a result not precise
+        enough to price, with its cause and what to do; the result is kept either way."""
         warnings = result.get("warnings") or []
+        verdict = imprecise(result)  # engine/core/precision.py: why, and what to do
+        said = (
+            [f"{MARK.capitalize()}: {verdict.why}. To price it, {verdict.todo}."] if verdict else []
+        )
         if warnings:
-            self.message_bar.show_message(
-                "Measured, with a caution: " + " ".join(w.rstrip(".") + "." for w in warnings),
-                "warning",
+            said.append(
+                "Measured, with a caution: " + " ".join(w.rstrip(".") + "." for w in warnings)
             )
+        if said:
+            self.message_bar.show_message(" ".join(said), "warning")
 
     def _on_run_failed(self, failure: Failed, text: str) -> None:
         logger().warning(

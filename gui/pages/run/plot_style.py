@@ -55,6 +55,17 @@ def median_of(result: dict[str, Any]) -> str:
     return f" (median of {n} windows)" if n and n > 1 else " (one window)" if n else ""
 
 
+def turned(result: dict[str, Any], per_epoch: float) -> list[float | None] | None:
+    """The 95% interval of a per-epoch figure (its cost or its time), which goes as 1 /
+    throughput: the throughput's interval turned over, [x c / high, x c / low] (engine/core/
+    interval.py, cost_interval); None without one, no upper end where it reaches zero."""
+    ci, center = result.get("throughput_ci95"), result.get("throughput_samples_per_s")
+    if not ci or not center or ci[1] is None or not ci[1] > 0:
+        return None
+    low, high = ci
+    return [per_epoch * center / high, per_epoch * center / low if low else None]
+
+
 def backdrop(colors: PlotColors) -> Any:
     """A label's background: the plot's, a little see-through."""
     backdrop = pg.mkColor(colors.background)

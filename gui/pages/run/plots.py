@@ -24,6 +24,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine.core.events import Event, Flops, Phase, Sample, Started, Step
+from engine.core.interval import interval_text
 from engine.measure.config import RunConfig
 from engine.results import report
 from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
@@ -39,6 +40,7 @@ from gui.pages.run.plot_style import (
     faded,
     mark_text,
     median_of,
+    turned,
 )
 from gui.pages.run.ranges import RunRanges, link_time
 from gui.pages.run.series import RunSeries
@@ -103,7 +105,9 @@ class LivePlots(QWidget):
         self._mid = add_line(self.cost, "projected from this window's throughput")
         # A wide translucent line stands for the band in the legend.
         self._band_key = pg.PlotDataItem()
-        self.cost.legend.addItem(self._band_key, "95 % interval (step times)")
+        # Not the result's interval (that also holds the windows' spread and the busy share,
+        # and labels the result's level at the end): the legend says which it is.
+        self.cost.legend.addItem(self._band_key, "95% band: window's steps")
         self._final_cost = add_level(self.cost, "result")
         # Shown in the empty cost plot until the first measured steps give a projection.
         self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
@@ -330,13 +334,15 @@ class LivePlots(QWidget):
 
     def _show_result(self, result: dict[str, Any]) -> None:
         rate = result["throughput_samples_per_s"]
-        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}")
+        sides = _named(interval_text(result.get("throughput_ci95"), rate))
+        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
         self.flops.end(result)
         self.input_wait.end(result)
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
-            set_level(self._final_cost, final, f"result {text} per epoch")
+            sides = _named(interval_text(turned(result, final), final))
+            set_level(self._final_cost, final, f"result {text} per epoch{sides}")
         s = self.series
         peak = result.get("peak_memory_bytes")
         if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
@@ -379,3 +385,9 @@ class LivePlots(QWidget):
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
         self._separate_labels()
+
+
+def _named(sides: str) -> str:
+    """'95% interval -88% / +758%' on a second line of a result level's label (one line ran past
+    a narrow plot's edge); nothing without an interval."""
+    return "" if sides == "no interval" else f"\n95% interval {sides}"

@@ -15,7 +15,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from engine.core.events import Event, Failed, Finished, Phase, Step
-from engine.core.interval import plus_minus
+from engine.core.interval import interval_text
+from engine.core.precision import MARK, imprecise
 from engine.results import report
 from gui.common.elided_label import ElidedLabel
 from gui.common.results_model import data_text
@@ -117,7 +118,13 @@ class RunStatus(QWidget):
             )
             low, mid, high = w.usd_per_epoch or w.epoch_s
             show = report.money if w.usd_per_epoch is not None else report.duration
-            interval = f" ({show(low)} to {show(high)})" if math.isfinite(high) else ""
+            # The live band is this window's step noise only (its label says so); the result's
+            # interval, at the end, also holds the windows' spread and the busy share.
+            interval = (
+                f" ({show(low)} to {show(high)} from this window's steps)"
+                if math.isfinite(high)
+                else ""
+            )
             parts.append(f"{show(mid)} per epoch{interval}")
         if s is not None and s.peak_memory is not None:
             parts.append(f"peak memory {report.size(s.peak_memory[1])}")
@@ -149,21 +156,25 @@ class RunStatus(QWidget):
 
 
 def finished_text(result: dict[str, Any]) -> str:
-    """The result's figures with their 95% intervals; the throughput as the throughput plot's
-    "result" level says it."""
+    """The result's figures with their 95% intervals as they are (interval_text: its two ends,
+    and -x% / +y% where they are not symmetric), and "not precise enough to price" where
+    engine/core/precision.py says so (its cause and what to do in the tooltip, the whole line);
+    the throughput as the throughput plot's "result" level says it."""
     n = result.get("repeats") or len(result.get("throughput_repeats") or ())
     how = f", median of {n} windows" if n and n > 1 else ""
     tput = result["throughput_samples_per_s"]
-    spread = plus_minus(result.get("throughput_ci95"), tput)
+    spread = interval_text(result.get("throughput_ci95"), tput, lambda v: f"{v:,.1f}")
+    verdict = imprecise(result)
+    # The mark first, where a narrow window still shows it; why and what to do at the end.
+    head = "Finished" if verdict is None else f"Finished, {MARK}"
     parts = [
-        f"Finished: {tput:,.1f} samples/s ({spread}{how})",
+        f"{head}: {tput:,.1f} samples/s ({spread}{how})",
         f"epoch {report.duration(result.get('epoch_seconds'))}",
     ]
     usd = result.get("usd_per_epoch")
     if usd is not None:
-        parts.append(
-            f"{report.money(usd)} per epoch ({plus_minus(result.get('usd_per_epoch_ci95'), usd)})"
-        )
+        cost = interval_text(result.get("usd_per_epoch_ci95"), usd)
+        parts.append(f"{report.money(usd)} per epoch ({cost})")
     fill = result.get("memory_fill")
     if fill is not None:
         parts.append(f"memory {report.size(result.get('peak_memory_bytes'))} ({fill:.1%})")
@@ -172,6 +183,8 @@ def finished_text(result: dict[str, Any]) -> str:
         kind = (result.get("data") or {}).get("kind")
         parts.append(f"{data_text(kind)} data, input wait {waited:.1%}")
     warnings = result.get("warnings") or []
+    if verdict is not None:
+        parts.append(f"{MARK}: {verdict.why}; to price it, {verdict.todo}")
     if warnings:
         parts.append("1 warning" if len(warnings) == 1 else f"{len(warnings)} warnings")
     return " · ".join(parts)
