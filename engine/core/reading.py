@@ -60,6 +60,41 @@ def read_text(path: Path, limit: int | None = None, errors: str = "strict") -> s
     return data.decode("utf-8-sig", errors)
 
 
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first `size` bytes of the regular file at `path` (an image's magic number), opened
+    without waiting as read_text opens; NotRegular for a FIFO, a device or a socket."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(errno.EINVAL, f"{_kind(info.st_mode)}, not a file", str(path))
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+def why_absent(path: str | Path) -> str:
+    """Why `path`, given as a folder or file, cannot be used, in words that follow its name:
+    "does not exist", "is a loop of symbolic links ...", "cannot be read (...)"; "is not a
+    folder" when it is there (a file)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a loop of symbolic links (a link that leads, through others, to itself)"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "does not exist"
+        return f"cannot be read ({exc.strerror or exc})"
+    return "is not a folder"
+
+
+def kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words ("a FIFO (a named pipe)")."""
+    return _kind(mode)
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "a FIFO (a named pipe)"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.core import reading
 from engine.core.errors import ConfigError
 
 NAME = "cifar10"
@@ -49,7 +50,7 @@ def find_files(folder: Path) -> CifarFiles:
     naming what is missing otherwise."""
     folder = Path(folder).expanduser()
     if not folder.is_dir():
-        raise ConfigError("dataset", f"{folder} is not a folder")
+        raise ConfigError("dataset", f"{folder} {reading.why_absent(folder)}")
     if not (folder / TRAIN_FILES[0]).exists() and (folder / SUBFOLDER).is_dir():
         folder = folder / SUBFOLDER
     wanted = (*TRAIN_FILES, TEST_FILE)

@@ -4,18 +4,23 @@
 
 `scan(path)` checks a folder without a framework (the parent validates it before a worker
 starts; the worker reads the same list): it exists, holds class folders, the class folders hold
-images, and each image's first bytes are an image's. A problem is a ConfigError on the `data`
-field that names the file or folder. Images are only opened, never decoded, here: a file that
-is corrupt past its first bytes is met in the worker, which names it too.
+images, and each image's first bytes are an image's. Only regular files are read: an image's
+name on a FIFO (which would wait for ever), a device, a socket or a link to nothing is refused,
+naming it; a link that leads back to a folder above it (a loop) is refused, naming both. A
+problem is a ConfigError on the `data` field that names the file or folder. Images are only
+opened, never decoded, here: a file that is corrupt past its first bytes is met in the worker,
+which names it too.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from engine.core import reading
 from engine.core.errors import ConfigError
 
 # The formats both PyTorch (PIL) and TensorFlow (tf.io.decode_image) decode.
@@ -55,7 +60,8 @@ def scan(path: str | Path) -> ImageFolder:
     """Check and list an image folder; ConfigError(data, ...) naming what is wrong."""
     root = Path(path).expanduser()
     if not root.exists():
-        raise ConfigError(FIELD, f"{root} does not exist; give a folder of class folders")
+        why = reading.why_absent(root)
+        raise ConfigError(FIELD, f"{root} {why}; give a folder of class folders")
     if not root.is_dir():
         raise ConfigError(FIELD, f"{root} is a file; give a folder of class folders")
     root = root.resolve()
@@ -107,17 +113,41 @@ def _images_in(folder: str) -> tuple[list[str], int]:
     how many other files there are."""
     found: list[str] = []
     other = 0
-    try:
-        for dirpath, dirnames, filenames in os.walk(folder, followlinks=True):
-            dirnames.sort()
-            for name in filenames:
-                if is_image(name):
-                    found.append(os.path.join(dirpath, name))
-                elif name[0] != ".":
-                    other += 1
-    except OSError as exc:
-        raise ConfigError(FIELD, f"{folder} cannot be read: {exc.strerror}") from None
+    # Each folder with the folders above it (device, inode -> path): one met again is a loop.
+    pending: list[tuple[str, dict[tuple[int, int], str]]] = [(folder, {})]
+    while pending:
+        here, above = pending.pop()
+        try:
+            info = os.stat(here)
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError as exc:
+            raise ConfigError(FIELD, f"{here} cannot be read: {exc.strerror}") from None
+        key = (info.st_dev, info.st_ino)
+        if key in above:
+            raise ConfigError(
+                FIELD, f"{here} leads back to {above[key]} (a loop of symbolic links): remove it"
+            )
+        inside = {**above, key: here}
+        for entry in entries:
+            if entry.is_dir():  # a link to a folder is followed, as ImageFolder does
+                pending.append((entry.path, inside))
+            elif is_image(entry.name):
+                found.append(_regular(entry))
+            elif entry.name[0] != ".":
+                other += 1
     return sorted(found), other
+
+
+def _regular(entry: os.DirEntry) -> str:
+    """The entry's path when it is a regular file (a link to one too); ConfigError naming what
+    it is otherwise: a FIFO would make every reader wait for ever."""
+    if entry.is_file():
+        return entry.path
+    try:
+        what = reading.kind(entry.stat().st_mode)
+    except OSError as exc:
+        what = "a loop of symbolic links" if exc.errno == errno.ELOOP else "a link to nothing"
+    raise ConfigError(FIELD, f"{entry.path} is {what}, not an image file: remove it")
 
 
 def _check_headers(files: list[str]) -> None:
@@ -129,8 +159,7 @@ def _check_headers(files: list[str]) -> None:
 def check_header(path: str) -> None:
     """ConfigError naming `path` when it cannot be read or does not start as an image does."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(8)
+        head = reading.read_head(path, 8)  # not waiting: a FIFO made since the scan is refused
     except OSError as exc:
         raise ConfigError(FIELD, f"{path} cannot be read: {exc.strerror}") from None
     if not head:

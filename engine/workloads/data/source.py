@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.workloads.data import cifar10, imagefolder
 
@@ -64,7 +65,11 @@ def normalized(spec: str) -> str:
         return spec
     if data.path is None:
         return f"{data.kind}"
-    return f"{data.kind}:{Path(data.path).expanduser().resolve()}"
+    folder = Path(data.path).expanduser()
+    try:
+        return f"{data.kind}:{folder.resolve()}"
+    except (RuntimeError, OSError):  # a loop of links (Python 3.11 raises RuntimeError)
+        return f"{data.kind}:{folder.absolute()}"  # check() says what it is
 
 
 def check(spec: object, files: bool = True) -> DataSpec:
@@ -75,10 +80,10 @@ def check(spec: object, files: bool = True) -> DataSpec:
         return data
     folder = folder_of(data)
     if not folder.is_dir():
-        what = "does not exist" if not folder.exists() else "is not a folder"
+        what = reading.why_absent(folder)
         hint = (
             f"; download it: `epochcost data download cifar10 --to {folder.parent}`"
-            if data.kind == "cifar10"
+            if data.kind == "cifar10" and what == "does not exist"
             else ""
         )
         raise ConfigError(FIELD, f"{folder} {what}{hint}")

@@ -25,6 +25,7 @@ from engine.worker.frameworks.tensorflow.runtime import (
     start_runtime,
 )
 from engine.worker.frameworks.timers import WallTimer
+from engine.worker.measure import input_wait
 from engine.worker.workloads.file_workload import FileWorkload
 from engine.workloads.data import Dataset
 from engine.workloads.registry import Workload
@@ -62,6 +63,8 @@ class TfSession(TfRuntime):
         self.data_samples: int | None = None
         if self._feed is not None:
             self.input_waits, self.data_record = [], self._feed.record
+            model_file = workload.path if isinstance(workload, FileWorkload) else None
+            self._data_limit = (config.max_seconds, input_wait.source_name(config.data, model_file))
             self.data_samples = self._feed.samples
             self.step = self._step_fed  # type: ignore[method-assign]
         # tf.function traces on its first call (and XLA compiles then, with jit_compile), so
@@ -96,7 +99,8 @@ class TfSession(TfRuntime):
 
     def _step_fed(self) -> None:
         t0 = time.perf_counter()
-        inputs, targets = self._feed.next()  # type: ignore[union-attr]
+        with input_wait.bounded(*self._data_limit):  # the time limit holds for the wait too
+            inputs, targets = self._feed.next()  # type: ignore[union-attr]
         self.input_waits.append(time.perf_counter() - t0)  # type: ignore[union-attr]
         self._last_loss = self._train_step(inputs, targets)
         if self._traces_after_first is None:

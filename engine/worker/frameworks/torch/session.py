@@ -21,6 +21,7 @@ from engine.worker.frameworks.timers import DeviceEventTimer, WallTimer
 from engine.worker.frameworks.torch import data as torch_data
 from engine.worker.frameworks.torch import runtime
 from engine.worker.frameworks.torch.runtime import TorchRuntime
+from engine.worker.measure import input_wait
 from engine.worker.workloads.file_workload import FileWorkload
 from engine.workloads.data import Dataset
 from engine.workloads.registry import Workload
@@ -65,6 +66,8 @@ class TorchSession(TorchRuntime):
         self.data_samples: int | None = None
         if self._feed is not None:
             self.input_waits, self.data_record = [], self._feed.record
+            model_file = workload.path if isinstance(workload, FileWorkload) else None
+            self._data_limit = (config.max_seconds, input_wait.source_name(config.data, model_file))
             self.data_samples = self._feed.samples
             self.step = self._step_fed  # type: ignore[method-assign]
         self.compiles = config.compile
@@ -86,7 +89,8 @@ class TorchSession(TorchRuntime):
 
     def _step_fed(self) -> None:
         t0 = time.perf_counter()
-        inputs, targets = self._feed.next()  # type: ignore[union-attr]
+        with input_wait.bounded(*self._data_limit):  # the time limit holds for the wait too
+            inputs, targets = self._feed.next()  # type: ignore[union-attr]
         self.input_waits.append(time.perf_counter() - t0)  # type: ignore[union-attr]
         self._train_on(inputs, targets)
 
