@@ -4,7 +4,15 @@ the technical details one click away (never a traceback in the user's face)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 MAX_LINES = 2  # a longer message scrolls within the bar: the plots under it keep their room
 
@@ -25,6 +33,9 @@ class MessageBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("message_bar")
+        # Never taller than its lines need (MAX_LINES at most, then it scrolls): a page with
+        # room to spare (Compare with nothing to price) must not stretch the bar to fill it.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.level = ""
         self.text = QLabel(wordWrap=True, objectName="message_text")
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

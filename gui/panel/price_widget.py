@@ -2,7 +2,8 @@
 
 Rented: a $/hour figure of your own (source "user", quoted today), or a machine picked from the
 catalog (gui/panel/price_picker.py) at its on-demand or spot price, with the catalog's source and
-date.
+date. Typing into the field while a catalog machine is chosen makes the figure your own (the
+line under it says so, and what it replaced).
 Owned: purchase, lifetime, use, tariff and power (gui/panel/price_owned.py). Either way `fields()`
 gives
 the RunConfig price fields (usd_per_hour, price_source, price_as_of), so the live cost plot, the
@@ -40,6 +41,15 @@ from gui.panel.price_owned import OwnedForm
 from gui.panel.price_picker import PricePicker, gpu_text
 
 DEFAULT_USD_PER_HOUR = "0.90"
+OWN_TIP = (
+    "What an hour of this machine costs you, in US dollars (an example to replace with "
+    "yours), or pick one from the catalog. Leave it empty to see the projected epoch time "
+    "instead of cost."
+)
+TYPE_OVER = (
+    "The chosen machine's price, from the catalog. Type a figure to make it your own price "
+    "(✕ does the same)."
+)
 ON_DEMAND, SPOT = "on-demand", "spot"
 
 
@@ -66,7 +76,9 @@ class PriceWidget(QWidget):
         # The profile the figures were filled from, while they are its (ProfileBox sets and
         # clears it): the price is then Profile.price(), whose source names the profile.
         self.profile: Profile | None = None
-        self._missing = ""  # a restored machine no longer in the catalog
+        # The line under the field when no machine is chosen: a restored machine no longer in
+        # the catalog, or the catalog price a typed figure replaced.
+        self._missing = ""
 
         self.rented_button = QRadioButton("Rented", objectName="price_rented")
         self.owned_button = QRadioButton("Owned", objectName="price_owned")
@@ -88,9 +100,7 @@ class PriceWidget(QWidget):
             maximum=MAX_USD_PER_HOUR,
             unit="$",
             placeholder="none",
-            tooltip="What an hour of this machine costs you, in US dollars (an example to "
-            "replace with yours), or pick one from the catalog. Leave it empty to see the "
-            "projected epoch time instead of cost.",
+            tooltip=OWN_TIP,
         )
         self.choose = QPushButton("Catalog…", objectName="price_catalog")
         self.choose.setToolTip("Pick a cloud machine's price (search by GPU, cloud or price)")
@@ -130,6 +140,7 @@ class PriceWidget(QWidget):
         layout.addWidget(self.owned)
 
         self.edit.textChanged.connect(self._typed)
+        self.edit.textEdited.connect(self._typed_over)  # keys only, never setText
         self.owned_button.toggled.connect(self._mode_changed)
         self.choose.clicked.connect(self.pick)
         self.kind.currentIndexChanged.connect(self._show_instance)
@@ -143,6 +154,19 @@ class PriceWidget(QWidget):
         if self.instance is None and not self.edit.signalsBlocked():
             self.quote = None  # a figure typed over a profile's is the user's own
         self.changed.emit()
+
+    def _typed_over(self) -> None:
+        """A key typed into the field while a catalog machine prices the run: the figure is
+        the user's own from now on, and the line under it says which price it replaced."""
+        i = self.instance
+        if i is None:
+            return
+        price = i.usd_per_hour_spot if self.spot else i.usd_per_hour
+        was = f"{i.label} {self.kind.currentText()}" + ("" if price is None else f" ${price:g}/h")
+        self.set_instance(None)  # the typed text stays
+        self._missing = f"Your own price (it replaced {was})"
+        self.quote = None
+        self._show_instance()
 
     def set_quote(self, usd_per_hour: float, source: str, as_of: str | None) -> None:
         """A typed figure with its source and date (a profile's)."""
@@ -193,7 +217,7 @@ class PriceWidget(QWidget):
     def _show_instance(self) -> None:
         i = self.instance
         chosen = i is not None
-        self.edit.setReadOnly(chosen)
+        self.edit.setToolTip(TYPE_OVER if chosen else OWN_TIP)
         for w in (self.kind, self.clear_instance):
             w.setVisible(chosen)
         if i is None:

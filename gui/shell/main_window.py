@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from engine.core import paths
 from engine.measure.devices import Device, list_devices
 from engine.process.launcher import WorkerSpec
 from gui.common import activity, settings, theme
@@ -39,11 +38,9 @@ from gui.shell.page_tabs import PageTabs
 if TYPE_CHECKING:
     from engine.results.store import Store
     from gui.common.catalog_source import CatalogSource
+    from gui.shell.guide import GuideWindow
     from gui.shell.report_export import ReportExport
     from gui.shell.settings_dialog import SettingsDialog
-
-
-USER_GUIDE = "desktop-app.md"  # in engine.core.paths.docs()
 
 
 class MainWindow(QMainWindow):
@@ -118,6 +115,7 @@ class MainWindow(QMainWindow):
         # The table loads once the window has painted (reading the store imports pandas,
         # see gui/common/lazy_store.py), so the window shows without waiting for it.
         self._table_loaded = False
+        self.guide: GuideWindow | None = None  # Help > User guide, made when first asked for
         self.installEventFilter(self)
         self._store_imported.connect(self._load_table)
 
@@ -271,14 +269,21 @@ class MainWindow(QMainWindow):
         self.controller.interpreters = dict(chosen)  # the Run tab's, which every tab asks
         self.panel.set_interpreters(chosen)
 
-    def show_user_guide(self) -> bool:
-        """Help > User guide: docs/desktop-app.md in the system's viewer; where the docs are
-        missing, the message bar says where they were looked for."""
-        guide = paths.docs() / USER_GUIDE
+    def show_user_guide(self) -> GuideWindow | None:
+        """Help > User guide (F1): docs/desktop-app.md in a window of the app (one, brought
+        forward again); where the docs are missing, the message bar says where they were
+        looked for."""
+        from gui.shell.guide import GuideWindow, guide_path
+
+        guide = guide_path()
         if not guide.is_file():
             self.message_bar.show_message(f"The user guide is not at {guide}.", "error")
-            return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
+            return None
+        if self.guide is None:
+            self.guide = GuideWindow(guide, self)
+        self.guide.show()
+        self.guide.activateWindow()  # brings it forward where it was open already
+        return self.guide
 
     def show_about(self) -> None:
         from gui.shell import about

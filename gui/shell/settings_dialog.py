@@ -7,8 +7,10 @@ choice is checked in the background (engine.process.interpreter: can it import t
 framework?) and the answer shows under it in plain words; OK waits for the checks to pass.
 
 "Make environment…" beside each framework makes the environment this machine's GPU and driver
-need (engine/envs/: `epochcost env create`), with its progress under the button; a second click
-cancels it and leaves nothing half-made. On success its Python fills the field.
+need (engine/envs/: `epochcost env create`), after asking (gui/shell/environment_ask.py: what it
+read, what it installs and why, about how many GB, where), with its progress under the button;
+a second click cancels it and leaves nothing half-made (the installer's cache keeps what it
+downloaded: the status says where, and how large). On success its Python fills the field.
 """
 
 from __future__ import annotations
@@ -32,17 +34,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.envs.choice import choose
-from engine.envs.create import Created, Progress, create
+from engine.envs.choice import Choice, Machine, choose
+from engine.envs.create import Created, Progress, create, default_name, envs_home, find_uv
 from engine.envs.machine import read_machine
 from engine.measure.compatibility import LABELS
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter
 from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.field_error import ERROR_STYLE
 from gui.panel.environment_offer import make_text
+from gui.shell.environment_ask import Cache, MakeQuestion, download_gb, installer_cache
 
 MAKE_TEXT = {f: make_text(f) for f in LABELS}
 OK_STYLE = "color: #3a8f3a;"
+CANCELLED = "Cancelled: the environment's folder is removed."
 
 
 class SettingsDialog(QDialog):
@@ -77,7 +81,9 @@ class SettingsDialog(QDialog):
             browse.clicked.connect(lambda _=False, f=framework: self._browse(f))
         self.make_env: dict[str, QPushButton] = {}
         self.make_env_status: dict[str, QLabel] = {}
-        self._env_jobs: dict[str, BackgroundJob] = {}
+        self._env_jobs: dict[str, BackgroundJob] = {}  # reading the GPU, or making it
+        self._side_jobs: list[BackgroundJob] = []  # measuring the installer's cache
+        self.asking: dict[str, MakeQuestion] = {}  # the question before making, while open
         row = 2 * len(FRAMEWORK_MODULES)
         for offset, framework in enumerate(FRAMEWORK_MODULES):
             button = QPushButton(MAKE_TEXT[framework], objectName=f"make_env_{framework}")
@@ -187,16 +193,74 @@ class SettingsDialog(QDialog):
             self.check(framework)
 
     def make_environment(self, framework: str) -> None:
-        """Make the environment `framework` needs here in the background, its progress shown
-        under the button; on success its Python fills the field (checked again, kept on OK). A
-        second click cancels."""
+        """Read the GPU and driver and pick the build (in the background), ask first
+        (gui/shell/environment_ask.py: what it read, what it installs from where and why,
+        about how many GB, where), then make it in the background, its progress under the
+        button; on success its Python fills the field (checked again, kept on OK). A second
+        click cancels."""
         if framework in self._env_jobs:
             self._env_jobs[framework].cancel()
+            return
+        if framework in self.asking:
+            self.asking[framework].open()
+            return
+
+        def read(_emit: Callable[[object], None]) -> tuple[Machine, Choice]:
+            machine = read_machine()
+            return machine, choose(framework, machine)
+
+        self._start(framework, read, self._read, "Reading the GPU and driver …")
+
+    def _start(
+        self,
+        framework: str,
+        work: Callable[[Callable[[object], None]], object],
+        then: Callable[[str, object, bool], None],
+        says: str,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        job = BackgroundJob(work, cancel=None if cancel is None else cancel.set, parent=self)
+        status = self.make_env_status[framework]
+        job.item.connect(lambda line: status.setText(str(line)))
+        job.done.connect(lambda outcome, f=framework: self._ended(f, outcome, then))
+        self._env_jobs[framework] = job
+        self.make_env[framework].setText("Cancel making the environment")
+        status.setText(says)
+        status.setStyleSheet("")
+        job.start()
+
+    def _ended(
+        self, framework: str, outcome: object, then: Callable[[str, object, bool], None]
+    ) -> None:
+        job = self._env_jobs.pop(framework, None)
+        dispose(job)
+        self.make_env[framework].setText(MAKE_TEXT[framework])
+        then(framework, outcome, job is not None and job.cancelled)
+
+    def _read(self, framework: str, outcome: object, cancelled: bool) -> None:
+        status = self.make_env_status[framework]
+        if cancelled or not isinstance(outcome, tuple):
+            text = outcome.message if isinstance(outcome, JobError) else str(outcome)
+            status.setText("Not made." if cancelled else f"The GPU could not be read: {text}")
+            status.setStyleSheet("" if cancelled else ERROR_STYLE)
+            return
+        machine, choice = outcome
+        target = envs_home() / default_name(choice)
+        question = MakeQuestion(framework, choice, machine, target, self)
+        question.finished.connect(lambda _r, f=framework, c=choice: self._answered(f, c))
+        self.asking[framework] = question
+        status.setText(f"Asking first: {choice.label}, about {download_gb(choice):g} GB …")
+        question.open()
+
+    def _answered(self, framework: str, choice: Choice) -> None:
+        question = self.asking.pop(framework)
+        question.deleteLater()
+        if question.clickedButton() is not question.make:
+            self.make_env_status[framework].setText("Not made: nothing was downloaded.")
             return
         cancel = threading.Event()
 
         def work(emit: Callable[[object], None]) -> Created:
-            choice = choose(framework, read_machine())
             emit(f"Installing {choice.label} …")
             return create(
                 choice,
@@ -206,41 +270,48 @@ class SettingsDialog(QDialog):
                 register=False,  # the field decides, on OK
             )
 
-        job = BackgroundJob(work, cancel=cancel.set, parent=self)
-        status = self.make_env_status[framework]
-        job.item.connect(lambda line: status.setText(str(line)))
-        job.done.connect(lambda outcome, f=framework: self._env_made(f, outcome))
-        self._env_jobs[framework] = job
-        self.make_env[framework].setText("Cancel making the environment")
-        status.setText("Reading the GPU and driver …")
-        status.setStyleSheet("")
-        job.start()
+        self._start(framework, work, self._env_made, f"Installing {choice.label} …", cancel)
 
-    def _env_made(self, framework: str, outcome: object) -> None:
-        job = self._env_jobs.pop(framework, None)
-        dispose(job)
+    def _env_made(self, framework: str, outcome: object, cancelled: bool) -> None:
         status = self.make_env_status[framework]
-        self.make_env[framework].setText(MAKE_TEXT[framework])
         if isinstance(outcome, Created):
             self.edits[framework].setText(str(outcome.python))
             self.check(framework)
             verb = "Kept" if outcome.kept else "Made"
             status.setText(f"{verb} {outcome.choice.label}: {outcome.python}")
             status.setStyleSheet(OK_STYLE)
-        elif job is not None and job.cancelled:
-            status.setText("Cancelled; nothing was left behind.")
+        elif cancelled:
+            status.setText(CANCELLED)
             status.setStyleSheet("")
+            self._tell_cache(framework)
         else:
             text = outcome.message if isinstance(outcome, JobError) else str(outcome)
             status.setText(f"It failed; nothing was left behind: {text}")
             status.setStyleSheet(ERROR_STYLE)
 
+    def _tell_cache(self, framework: str) -> None:
+        """After a cancel: where the installer keeps what it downloaded, and how large."""
+        job = BackgroundJob(lambda _emit: installer_cache(find_uv()), parent=self)
+        status = self.make_env_status[framework]
+
+        def told(cache: object) -> None:
+            self._side_jobs.remove(job)
+            dispose(job)
+            if isinstance(cache, Cache) and status.text() == CANCELLED:
+                status.setText(cache.cancelled_text())
+
+        job.done.connect(told)
+        self._side_jobs.append(job)
+        job.start()
+
     def shutdown(self) -> None:
         """Stop every check and wait for it (the dialog or the window closes)."""
         for job in list(self._jobs):
             job.stop()
-        for job in list(self._env_jobs.values()):
+        for job in [*self._env_jobs.values(), *self._side_jobs]:
             job.stop()
+        for question in list(self.asking.values()):
+            question.close()
 
     def done(self, result: int) -> None:
         self.shutdown()

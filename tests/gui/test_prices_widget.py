@@ -47,7 +47,7 @@ def test_a_catalog_machine_gives_its_price_with_source_and_date(panel):
     c = panel.config
     assert c.usd_per_hour == 3.06 and c.price_as_of is None  # the catalog's date is not a day
     assert c.price_source == f"aws p3.2xlarge on-demand, catalog, {p3.price_date}"
-    assert panel.price.edit.isReadOnly() and panel.price.edit.text() == "3.06"
+    assert panel.price.edit.text() == "3.06"
     # spot: the catalog's spot price, and the line under the charts says where it is from
     panel.price.kind.setCurrentText("spot")
     assert panel.validate() and panel.config.usd_per_hour == p3.usd_per_hour_spot
@@ -60,9 +60,33 @@ def test_a_catalog_machine_gives_its_price_with_source_and_date(panel):
     assert "has no spot price" in panel.errors["usd_per_hour"]
     # back to a figure of one's own
     panel.price.clear_instance.click()
-    assert not panel.price.edit.isReadOnly()
     panel.price.edit.setText("0.5")
     assert panel.validate() and panel.config.price_source == "user"
+
+
+def test_typing_over_a_catalog_price_makes_it_your_own_and_says_so(qtbot, panel):
+    """Issue 38: after Catalog… > Use on-demand price, keys typed into the field were ignored
+    until ✕ was pressed, and nothing said so."""
+    p3 = instance("p3.2xlarge")
+    panel.price.set_instance(p3)
+    panel.show()
+    assert "Type a figure to make it your own" in panel.price.edit.toolTip()
+    panel.price.edit.setFocus()
+    panel.price.edit.selectAll()
+    qtbot.keyClicks(panel.price.edit, "2.5")
+    assert panel.price.edit.text() == "2.5"
+    assert panel.validate()
+    c = panel.config
+    assert (c.usd_per_hour, c.price_source, c.price_as_of) == (2.5, "user", None)
+    assert panel.price.instance is None
+    assert not panel.price.kind.isVisible() and not panel.price.clear_instance.isVisible()
+    note = panel.price.instance_label
+    assert note.isVisible()
+    assert note.text() == "Your own price (it replaced aws p3.2xlarge on-demand $3.06/h)"
+    # the figure is kept as typed, and picking a machine again clears the note
+    assert panel.price.state()["usd_per_hour"] == "2.5"
+    panel.price.set_instance(p3)
+    assert "Your own price" not in note.text()
 
 
 def test_the_picker_finds_machines_by_gpu_cloud_and_price(qtbot, panel):

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialogButtonBox
 
 from engine.core.events import Started
+from engine.envs.choice import Gpu, Machine
 from engine.results.store import Store
 from gui.common import settings
 from gui.panel.run_rules import installed_frameworks
@@ -147,6 +148,87 @@ def test_a_choice_an_older_version_kept_moves_to_environments_json_once(qtbot):
     assert settings.Settings().interpreters() == {}
 
 
+GTX = Machine((Gpu("NVIDIA GeForce GTX 1080 Ti", (6, 1)),), "550.54.14", "nvidia-smi")
+
+
+def _answer(qtbot, dialog: SettingsDialog, make: bool = True) -> None:
+    """Answer the question asked before an environment is made."""
+    qtbot.waitUntil(lambda: "torch" in dialog.asking, timeout=60_000)
+    question = dialog.asking["torch"]
+    (question.make if make else question.cancel).click()
+    qtbot.waitUntil(lambda: "torch" not in dialog.asking)
+
+
+def test_making_an_environment_asks_first_and_a_cancel_says_where_its_downloads_are(
+    qtbot, monkeypatch, tmp_path
+):
+    """Issue 38: the button started a 3 GB download at once, and a cancel left 1.7 GB in uv's
+    cache without a word. It asks first, saying what it read, what it installs from where and
+    why, about how many GB and where; a cancel says where the downloads stay, and how large."""
+    from engine.envs.create import Cancelled, envs_home
+    from gui.shell import settings_dialog
+    from gui.shell.environment_ask import Cache
+
+    made = []
+
+    def create(choice, *, progress, say, cancel, register):  # the installer, stood in for
+        made.append(choice)
+        say("Downloading torch (821.2MiB)")
+        cancel.wait(30)  # until the second click
+        raise Cancelled
+
+    cache = tmp_path / "uv-cache"
+    monkeypatch.setattr(settings_dialog, "read_machine", lambda: GTX)
+    monkeypatch.setattr(settings_dialog, "create", create)
+    monkeypatch.setattr(settings_dialog, "installer_cache", lambda uv: Cache("uv", cache, 17e8))
+    dialog = SettingsDialog({})
+    qtbot.addWidget(dialog)
+    status = dialog.make_env_status["torch"]
+    dialog.make_env["torch"].clicked.emit()
+    qtbot.waitUntil(lambda: "torch" in dialog.asking)
+    text = dialog.asking["torch"].informativeText()
+    assert "Read here: NVIDIA GeForce GTX 1080 Ti (sm_61), driver 550.54.14" in text
+    assert "PyTorch 2.7.1 with CUDA 12.6: torch==2.7.1, torchvision==0.22.1" in text
+    assert "from https://download.pytorch.org/whl/cu126" in text
+    assert (
+        "Why this build: NVIDIA GeForce GTX 1080 Ti (sm_61), driver 550.54.14: the newest" in text
+    )
+    assert "a download of about 3 GB" in text
+    assert f"Where: {envs_home() / 'torch-cu126'}." in text
+    assert made == []  # nothing is downloaded before the answer
+    _answer(qtbot, dialog, make=False)
+    assert made == [] and status.text() == "Not made: nothing was downloaded."
+    # asked again, and made: a second click cancels it
+    dialog.make_env["torch"].clicked.emit()
+    _answer(qtbot, dialog)
+    qtbot.waitUntil(lambda: "Downloading torch" in status.text())
+    assert [c.label for c in made] == ["PyTorch 2.7.1 with CUDA 12.6"]
+    dialog.make_env["torch"].clicked.emit()
+    qtbot.waitUntil(lambda: "uv's cache" in status.text())
+    assert status.text() == (
+        f"Cancelled: the environment's folder is removed. What was downloaded stays in uv's "
+        f"cache, {cache} (1.7 GB now, shared with other environments); `uv cache clean` "
+        "empties it."
+    )
+    assert dialog.make_env["torch"].text() == "Make a PyTorch environment for this machine…"
+    dialog.shutdown()
+
+
+def test_the_installers_cache_is_found_where_uv_says_and_measured(tmp_path):
+    from gui.shell.environment_ask import installer_cache
+
+    cache = tmp_path / "cache"
+    (cache / "wheels").mkdir(parents=True)
+    (cache / "wheels" / "torch.whl").write_bytes(b"x" * 1500)
+    (cache / "a").write_bytes(b"x" * 500)
+    uv = tmp_path / "uv"
+    uv.write_text(f"#!/bin/sh\necho {cache}\n")
+    uv.chmod(0o755)
+    found = installer_cache(str(uv))
+    assert found is not None
+    assert (found.installer, found.path, found.size_bytes) == ("uv", cache, 2000)
+
+
 def _tiny(monkeypatch):
     """The build the button installs, made small: `six` from the package index instead of a
     framework of gigabytes (the installer, the worker side and the check are the real ones)."""
@@ -165,6 +247,7 @@ def test_the_button_makes_an_environment_and_a_failed_check_leaves_nothing(qtbot
     dialog = SettingsDialog({})
     qtbot.addWidget(dialog)
     dialog.make_env["torch"].clicked.emit()
+    _answer(qtbot, dialog)
     assert dialog.make_env["torch"].text() == "Cancel making the environment"
     qtbot.waitUntil(lambda: "torch" not in dialog._env_jobs, timeout=240_000)
     assert dialog.make_env["torch"].text() == "Make a PyTorch environment for this machine…"
@@ -186,12 +269,15 @@ def test_a_second_click_cancels_making_it_and_what_it_started(qtbot, monkeypatch
     dialog = SettingsDialog({})
     qtbot.addWidget(dialog)
     dialog.make_env["torch"].clicked.emit()
+    _answer(qtbot, dialog)
     # The installer has started once it reports a line of its own.
     qtbot.waitUntil(lambda: "packages," in dialog.make_env_status["torch"].text(), timeout=60_000)
     started = psutil.Process().children(recursive=True)  # uv or pip, and what they run
     dialog.make_env["torch"].clicked.emit()
     qtbot.waitUntil(lambda: "torch" not in dialog._env_jobs, timeout=60_000)
-    assert dialog.make_env_status["torch"].text() == "Cancelled; nothing was left behind."
+    # the environment's folder is gone; the installer's cache is said (where, how large)
+    qtbot.waitUntil(lambda: "cache" in dialog.make_env_status["torch"].text(), timeout=60_000)
+    assert dialog.make_env_status["torch"].text().startswith("Cancelled: the environment's")
     assert dialog.edits["torch"].text() == ""
     assert list(envs_home(create=True).iterdir()) == []
     _, alive = psutil.wait_procs(started, timeout=10)

@@ -22,6 +22,11 @@ from engine.results import report
 from gui.common.chart import Chart
 from gui.common.theme import PlotColors
 
+CHART_TITLES = {
+    "compare_bars": "Cost per epoch by machine",
+    "compare_scatter": "Cost against epoch time",
+    "compare_break_even": "Owning against renting",
+}
 MAX_BARS = 20  # more bars than this are unreadable; the table has every row
 MAX_LABELS = 8  # machines named on the scatter (the cheapest for their speed)
 ESTIMATE_ALPHA = 80
@@ -57,6 +62,22 @@ class CompareChart(Chart):
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
         self.hint.setColor(colors.foreground)
+
+
+def make_charts() -> tuple[CompareChart, CompareChart, CompareChart]:
+    """The page's three charts: $ per epoch (bars), cost against time, break-even."""
+    return (
+        CompareChart("compare_bars", CHART_TITLES["compare_bars"], "", "USD per epoch"),
+        CompareChart(
+            "compare_scatter", CHART_TITLES["compare_scatter"], "USD per epoch", "epoch time"
+        ),
+        CompareChart(
+            "compare_break_even",
+            CHART_TITLES["compare_break_even"],
+            "cumulative cost (USD)",
+            "days of use",
+        ),
+    )
 
 
 def _kind(row: CompareRow) -> str:

@@ -41,10 +41,10 @@ from gui.common.catalog_source import CatalogSource
 from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
 from gui.pages.compare import text as compare_text
-from gui.pages.compare.charts import CompareChart
 from gui.pages.compare.cloud_action import ACTION, CloudAction
 from gui.pages.compare.model import COLUMNS, CompareModel, frame
 from gui.pages.compare.options import CompareInputs
+from gui.pages.compare.selection import choose
 
 NO_SELECTION = (
     "Select a result in the table below to price its epoch on cloud machines and on the "
@@ -59,11 +59,7 @@ OWN_HINT = (
     "Give your electricity tariff above (and a purchase price where the catalog has no "
     "launch price) to weigh owning the measured machine against renting this one."
 )
-CHART_TITLES = {
-    "compare_bars": "Cost per epoch by machine",
-    "compare_scatter": "Cost against epoch time",
-    "compare_break_even": "Owning against renting",
-}
+LOOKED_AT = 20  # selected runs read from the store to find one that finished
 
 
 class ComparePage(Page):
@@ -76,6 +72,7 @@ class ComparePage(Page):
         self.caveat: str | None = None  # what the price means, when it is another device's
         self.options = CompareOptions()
         self._stale = True  # the selection changed while the page was hidden
+        self._said = ""  # the message bar's sentence about the selection, if any
 
         self.heading = QLabel(NO_SELECTION, wordWrap=True, objectName="compare_heading")
         self.heading.setTextFormat(Qt.TextFormat.RichText)
@@ -129,16 +126,7 @@ class ComparePage(Page):
         self.view.addAction(measure)  # the rows' context menu
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         chart_button = QPushButton("Export chart…")
-        self.bars = CompareChart("compare_bars", CHART_TITLES["compare_bars"], "", "USD per epoch")
-        self.scatter = CompareChart(
-            "compare_scatter", CHART_TITLES["compare_scatter"], "USD per epoch", "epoch time"
-        )
-        self.break_even = CompareChart(
-            "compare_break_even",
-            CHART_TITLES["compare_break_even"],
-            "cumulative cost (USD)",
-            "days of use",
-        )
+        self.bars, self.scatter, self.break_even = compare_charts.make_charts()
         self.charts = {c.name: c for c in (self.bars, self.scatter, self.break_even)}
         for chart in self.charts.values():
             chart.set_colors(self.colors)
@@ -173,8 +161,10 @@ class ComparePage(Page):
         body.addWidget(self.chart_tabs)
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 1)
-        self._layout.takeAt(self._layout.count() - 1)  # the stretch that held the heading up
-        self._layout.addWidget(body, 1)
+        # Before the stretch that holds the heading up when the body is hidden (a run with
+        # nothing to price); while it shows, the body's stretch takes the room.
+        self._layout.insertWidget(self._layout.count() - 1, body, 1)
+        self._layout.setStretch(self._layout.count() - 1, 0)
         self.rent.currentIndexChanged.connect(self._draw_break_even)
         csv_button.clicked.connect(self.export_csv_dialog)
         self.measure_button.clicked.connect(self.measure_selected)
@@ -197,15 +187,23 @@ class ComparePage(Page):
             self.follow_selection()
 
     def follow_selection(self) -> None:
-        """Compare the first selected result (the rest of a selection is left aside)."""
+        """Compare the first selected result that finished (selection.py: a failed or
+        cancelled run is never the one priced; the rest of a selection is left aside)."""
         self._stale = False
         ids = self.results.selected_run_ids()
-        chosen = self.results.selected_results(limit=1) if ids else []
-        self.set_result(chosen[0] if chosen else None)
-        if len(ids) > 1:
-            self.message_bar.show_message(
-                f"{len(ids)} results selected: comparing the first, {ids[0]}.", "info"
-            )
+        selected = self.results.selected_results(limit=LOOKED_AT) if ids else []
+        chosen = choose(selected, self.result)
+        before = None if self.result is None else self.result.get("run_id")
+        if chosen.result is not self.result:
+            self.set_result(chosen.result)
+        if chosen.message:
+            self.message_bar.show_message(chosen.message, "info")
+        elif self.message_bar.isVisible() and self.message_bar.text.text() == self._said:
+            self.message_bar.dismiss()  # what it said of the last selection no longer holds
+        self._said = chosen.message
+        if self.body is not None and (chosen.result or {}).get("run_id") != before:
+            self.view.horizontalScrollBar().setValue(0)  # a new run: its Machine column first
+            self.view.scrollToTop()
 
     def set_result(self, result: dict[str, Any] | None) -> None:
         self.result = result
