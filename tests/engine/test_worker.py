@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import statistics
 import time
 
 import psutil
@@ -58,12 +59,15 @@ def test_a_real_run_streams_the_event_sequence_and_ends_with_a_result():
     assert validate(result) is result
     assert result["schema"] == SCHEMA and result["status"] == "ok"
     assert result["steps_measured"] == len(measured)
-    # Throughput comes from the synchronised window, per-step times from the timer: the window
-    # holds the steps plus the loop's own small overhead, so it is a little slower, never faster.
+    # Throughput comes from the synchronised windows, per-step times from the timer: the windows
+    # hold the steps plus the loop's own small overhead, so over all of them they are a little
+    # slower, never faster (2%: the two clocks' reads). The headline is the median window, which
+    # a busy machine's slow window leaves faster than the mean step (CI read 1.105 against the
+    # mean step): it is checked as the median of the windows' own figures.
     per_step = batch / result["step_time_s"]["mean"]
-    # The headline is the median window (samples over wall time); per_step the median step of
-    # all windows: one window may run a little faster than the steps' median over the three.
-    assert 0.5 < result["throughput_samples_per_s"] / per_step <= 1.1
+    windows = result["steps_measured"] * batch / result["window_seconds"]
+    assert 0.5 < windows / per_step <= 1.02
+    assert result["throughput_samples_per_s"] == statistics.median(result["throughput_repeats"])
     assert result["epoch_seconds"] == 50_000 / result["throughput_samples_per_s"]
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
     assert result["price"]["source"] == "user" and result["price"]["as_of"]
