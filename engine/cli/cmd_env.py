@@ -21,14 +21,8 @@ from engine.cli import interrupts
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
 from engine.envs import cloud_env, installed
 from engine.envs.choice import choose
-from engine.envs.create import (
-    Cancelled,
-    InstallFailed,
-    Progress,
-    check_name,
-    create,
-    own_envs_home,
-)
+from engine.envs.create import check_name, create, own_envs_home
+from engine.envs.installer import Cancelled, InstallFailed, Progress
 from engine.envs.machine import read_machine
 
 PROGRESS_EVERY_S = 2.0

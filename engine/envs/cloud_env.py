@@ -19,18 +19,14 @@ from pathlib import Path
 
 from engine.core import paths
 from engine.core.errors import ConfigError
-from engine.envs.create import (
-    MARKER,
+from engine.envs.create import MARKER, own_envs_home, python_in, read_about, write_about
+from engine.envs.installer import (
     Cancelled,
     InstallFailed,
     Progress,
-    _run,
     find_python,
     find_uv,
-    own_envs_home,
-    python_in,
-    read_about,
-    write_about,
+    run_step,
 )
 
 SKYPILOT = "skypilot==0.14.1"
@@ -125,7 +121,7 @@ def create(
                 [env_python, "-m", "pip", "install", "--progress-bar", "off", wanted],
             ]
         for command in steps:
-            _run(command, done, progress, cancel)
+            run_step(command, done, progress, cancel)
         line = check(python_in(folder))
         if cancel.is_set():
             raise Cancelled

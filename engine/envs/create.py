@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -31,7 +30,15 @@ from pathlib import Path
 from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.envs.choice import Choice
-from engine.process import environments, spawn
+from engine.envs.installer import (
+    Cancelled,
+    InstallFailed,
+    Progress,
+    find_python,
+    find_uv,
+    run_step,
+)
+from engine.process import environments
 from engine.process.interpreter import ENGINE_NEEDS, MIN_PYTHON, check_interpreter
 
 ENVS_FOLDER = "envs"
@@ -39,30 +46,6 @@ MARKER = ".epochcost-partial"  # present until the environment passed its check
 ABOUT = "epochcost-env.json"  # what was installed, from where and why
 INDEX_TIMEOUT_S = 8.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-# pip: "Downloading torch-2.7.1-cp311-...whl (821.2 MB)"; uv: "Downloading torch (821.2MiB)".
-_DOWNLOAD = re.compile(r"Downloading \S+.*\((\d+(?:\.\d+)?)\s*([kKMG]i?B)\)")
-# pip: "Collecting numpy" or "Processing /path/numpy-...whl" (a local file); uv: " + numpy==2.1.0"
-# (one line per installed package).
-_PACKAGE = re.compile(r"^\s*(?:Collecting \S|Processing \S+\.whl|\+ \S)")
-_UNITS = {"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
-
-
-class Cancelled(Exception):
-    """The user cancelled; nothing was left behind."""
-
-
-class InstallFailed(Exception):
-    """The installer failed (no network, no build of that version, a full disk), or what it
-    made does not pass the interpreter check: its last lines; nothing was left behind."""
-
-
-@dataclass
-class Progress:
-    """What the installer has done so far: packages met, bytes downloaded, its last line."""
-
-    packages: int = 0
-    downloaded_bytes: float = 0.0
-    line: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,44 +109,6 @@ def default_name(choice: Choice) -> str:
         return f"{choice.framework}-cpu"
     cuda = re.search(r"CUDA (\d+)\.(\d+)", choice.label)
     return f"{choice.framework}-cu{cuda[1]}{cuda[2]}" if cuda else f"{choice.framework}-cuda"
-
-
-def find_uv() -> str | None:
-    """The desktop bundle's own uv (bin/uv, build.spec), uv from PATH, or the binary of PyPI's
-    `uv` package installed beside this program."""
-    bundled = paths.bundle_root() / "bin" / "uv"
-    if paths.frozen() and bundled.is_file():
-        return str(bundled)
-    found = shutil.which("uv")
-    if found:
-        return found
-    try:
-        from uv import find_uv_bin
-
-        return str(find_uv_bin())
-    except (ImportError, FileNotFoundError):
-        return None
-
-
-def find_python() -> str | None:
-    """A Python to base the environment on: this one where it is a real interpreter (not the
-    desktop bundle's executable), else `python3` on PATH; None when neither is new enough."""
-    candidates = [] if paths.frozen() else [sys.executable]
-    candidates += [p for p in (shutil.which("python3"), shutil.which("python")) if p]
-    for python in candidates:
-        try:
-            out = subprocess.run(
-                [python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=True,
-            ).stdout.split()
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if tuple(int(v) for v in out) >= MIN_PYTHON:
-            return python
-    return None
 
 
 def reachable(url: str, timeout_s: float = INDEX_TIMEOUT_S) -> bool:
@@ -306,79 +251,7 @@ def _make(
             [*pip, *worker],
         ]
     for command in steps:
-        _run(command, done, progress, cancel)
-
-
-def _run(
-    command: list[str],
-    done: Progress,
-    progress: Callable[[Progress], None],
-    cancel: threading.Event,
-) -> None:
-    """Run one installer step, its lines to `progress`; a cancel ends its whole process group."""
-    if cancel.is_set():
-        raise Cancelled
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=True,  # so that a cancel ends pip's or uv's children too
-        # UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a TLS-inspecting
-        # proxy's CA is there, not in uv's own bundle).
-        env={
-            **os.environ,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            "UV_NO_PROGRESS": "1",
-            "UV_NATIVE_TLS": "1",
-        },
-    )
-    stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
-    stopper.start()
-    try:
-        tail = _follow(proc, done, progress)
-    except BaseException:
-        # Ctrl-C, a signal the command raised as one, an error in `progress`: the installer
-        # runs in a session of its own and would go on writing into a folder being removed.
-        spawn.stop_session(proc)
-        raise
-    code = proc.wait()
-    if cancel.is_set():
-        raise Cancelled
-    if code != 0:
-        raise InstallFailed(f"{' '.join(command[:4])} ... failed:\n" + "\n".join(tail))
-
-
-def _follow(
-    proc: subprocess.Popen[str], done: Progress, progress: Callable[[Progress], None]
-) -> list[str]:
-    """The installer's lines to `progress` until it closes its output; its last 8 lines."""
-    tail: list[str] = []
-    assert proc.stdout is not None
-    with proc.stdout:  # closed also when a cancel ends the loop
-        for raw in proc.stdout:
-            line = raw.rstrip()
-            if not line:
-                continue
-            tail = (tail + [line])[-8:]
-            if _PACKAGE.search(line):
-                done.packages += 1
-            size = _DOWNLOAD.search(line)
-            if size:
-                done.downloaded_bytes += float(size[1]) * _UNITS[size[2]]
-            done.line = line
-            progress(done)
-    return tail
-
-
-def _stop_on_cancel(proc: subprocess.Popen[str], cancel: threading.Event) -> None:
-    while proc.poll() is None:
-        if cancel.wait(0.2):
-            spawn.stop_session(proc)
-            return
+        run_step(command, done, progress, cancel)
 
 
 def write_about(target: Path, choice: dict, installer: str) -> None:

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.envs.choice import Choice, Machine, choose
-from engine.envs.create import Created, Progress, create, default_name, envs_home, find_uv
+from engine.envs.create import Created, create, default_name, envs_home
+from engine.envs.installer import Progress, find_uv
 from engine.envs.machine import read_machine
 from engine.measure.compatibility import LABELS
 from engine.process.interpreter import FRAMEWORK_MODULES, InterpreterCheck, check_interpreter

@@ -208,10 +208,10 @@ def test_with_no_python_found_uv_is_asked_for_the_python_it_needs(monkeypatch):
     if uv is None:
         pytest.skip("no uv here")
     ran: list[list[str]] = []
-    real_run = create_module._run
+    real_run = create_module.run_step
     monkeypatch.setattr(
         create_module,
-        "_run",
+        "run_step",
         lambda command, *rest: (ran.append(command), real_run(command, *rest)),
     )
     with pytest.raises(InstallFailed, match="does not pass its check"):
