@@ -118,7 +118,10 @@ class Smoke:
     def _on_result(self, result: dict[str, Any]) -> None:
         self.summary["result"] = {
             key: result.get(key)
-            for key in ("run_id", "status", "throughput_samples_per_s", "usd_per_epoch")
+            for key in (
+                *("run_id", "status", "throughput_samples_per_s", "throughput_ci95"),
+                "usd_per_epoch",
+            )
         }
         environment = result.get("environment") or {}
         for key in ("framework_version", "python"):

@@ -92,6 +92,10 @@ def main() -> int:
         if not running:
             out["rows"] = window.results.model.rowCount()
             out["status"] = window.status.text.text()
+            if out["rows"]:
+                from engine.results.store import Store
+
+                out["result"] = Store(readonly=True).get(window.results.model.run_id(0))
             QTimer.singleShot(500 if args.final or args.export else 0, finish)  # painted first
 
     window.controller.engine_event.connect(on_event)

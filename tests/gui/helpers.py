@@ -44,6 +44,15 @@ def run_to_end(qtbot, window) -> None:
         qtbot.mouseClick(window.panel.run_button, Qt.MouseButton.LeftButton)
 
 
+def finished_head(result: dict) -> str:
+    """How a finished run's status line begins, by the engine's precision rule
+    (engine/core/precision.py): a real run on the busy two-core test machine may well be "not
+    precise enough to price", and the status must say which it is."""
+    from engine.core.precision import MARK, imprecise
+
+    return "Finished:" if imprecise(result) is None else f"Finished, {MARK}:"
+
+
 def tiny_config(**changes) -> RunConfig:
     values = dict(
         model="tiny-mlp",

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from engine.core.events import Step
 from engine.results.store import Store
-from tests.gui.helpers import LONG_FORM, RUN_TIMEOUT_MS, TINY_FORM, fill_form
+from tests.gui.helpers import LONG_FORM, RUN_TIMEOUT_MS, TINY_FORM, fill_form, finished_head
 
 
 def click_run(qtbot, window) -> None:
@@ -70,7 +70,7 @@ def test_a_real_run_fills_all_four_plots_and_adds_a_row(qtbot, window):
     assert list(plots.flops.line.xData) == list(plots.series.window_t.values)
     assert plots.flops.final.value() == pytest.approx(flops["achieved_tflops"])
     assert flops["mfu"] is None and "(peak unknown: no MFU)" in plots.flops.plot.titleLabel.text
-    assert window.status.text.text().startswith("Finished:")
+    assert window.status.text.text().startswith(finished_head(stored))
     assert "95% interval" in window.status.text.text()  # the figure comes with its interval
     assert window.panel.run_button.isEnabled()
     # A warning (a busy machine: the tests run two at a time) stands above the plots.
