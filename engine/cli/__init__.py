@@ -5,7 +5,9 @@ epochcost's own (one line; EPOCHCOST_TRACEBACK=1 shows the traceback). Standard 
 through engine.core.text.printable: no control character from a stored or imported text reaches
 the terminal raw. A standard stream that is closed (`>&-`, `2>&-`) is the null device: what
 cannot be printed is dropped, and a run still completes and is stored. Ctrl-C at any moment,
-the imports at start-up included, is one line and exit 130."""
+the imports at start-up included, is one line and exit 130. Each command first removes the
+half-made environments an epochcost killed while installing left (engine/envs/leftovers.py),
+saying so on stderr."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ try:  # Ctrl-C while the command starts (its imports take most of a second): one
     from engine.core.asks import worded
     from engine.core.errors import ConfigError, StoreError
     from engine.core.text import printable
+    from engine.envs import leftovers
 except KeyboardInterrupt:
     sys.stderr.write("epochcost: interrupted\n")
     raise SystemExit(130) from None
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     sys.stdout = _Printable(stdout)
     try:
+        for line in leftovers.clear():  # what an epochcost killed while it installed left
+            print(f"epochcost: {printable(line)}", file=sys.stderr)
         code = int(args.handler(args) or 0)
         sys.stdout.flush()  # here, so that a closed pipe is met inside the handlers below
         return code

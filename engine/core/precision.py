@@ -21,6 +21,11 @@ from engine.core.interval import WIDENED_FOR_OTHERS, interval_text, t975
 
 PRICE_TOLERANCE = 0.25  # the farthest end of the 95% interval from the figure, relative
 MARK = "not precise enough to price"
+# How to measure again, each cause naming its own; Imprecise.todo says each once.
+QUIET = "on a quiet machine"
+QUIET_CLOSED = "on a quiet machine (close other programs)"
+MORE_WINDOWS = "with more windows (three or more)"
+LONGER_WINDOWS = "with longer windows (more steps)"
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,7 @@ class Imprecise:
 
     interval: str
     causes: tuple[str, ...]
-    remedies: tuple[str, ...]
+    remedies: tuple[str, ...]  # how to measure again: QUIET, MORE_WINDOWS, ...
 
     @property
     def why(self) -> str:
@@ -43,7 +48,12 @@ class Imprecise:
 
     @property
     def todo(self) -> str:
-        return "; ".join(dict.fromkeys(self.remedies))  # each remedy once
+        """One sentence, each way to measure named once: 'measure again on a quiet machine
+        (close other programs), with more windows (three or more)'."""
+        ways = list(dict.fromkeys(self.remedies))
+        if QUIET_CLOSED in ways and QUIET in ways:
+            ways.remove(QUIET)  # said already, with what to do about it
+        return "measure again " + ", ".join(ways)
 
     def text(self) -> str:
         """The whole verdict in one line: the mark, the cause, what to do."""
@@ -67,7 +77,7 @@ def imprecise(result: Mapping[str, Any]) -> Imprecise | None:
     return Imprecise(
         interval_text(ci, center),
         tuple(cause for cause, _ in found),
-        tuple(remedy for _, remedy in found),
+        tuple(way for _, ways in found for way in ways),
     )
 
 
@@ -75,7 +85,7 @@ def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _busy(result: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _busy(result: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
     """Other processes' share of the CPU, where it widened the interval."""
     share = result.get("other_cpu_fraction")
     if not _number(share) or WIDENED_FOR_OTHERS not in (result.get("interval_method") or ""):
@@ -83,12 +93,12 @@ def _busy(result: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             f"other processes used {share:.0%} of the CPU while it was measured",
-            "measure again on a quiet machine (close other programs)",
+            (QUIET_CLOSED,),
         )
     ]
 
 
-def _windows(result: Mapping[str, Any], center: float) -> list[tuple[str, str]]:
+def _windows(result: Mapping[str, Any], center: float) -> list[tuple[str, tuple[str, ...]]]:
     """The windows' own spread (Student's t over them), where it alone passes the tolerance."""
     rates = [r for r in result.get("throughput_repeats") or () if _number(r)]
     n = len(rates)
@@ -98,12 +108,12 @@ def _windows(result: Mapping[str, Any], center: float) -> list[tuple[str, str]]:
         (
             f"its {n} windows disagree ({min(rates):,.1f} to {max(rates):,.1f} samples/s): "
             "the machine's speed changed during the run",
-            "measure again on a quiet machine, with more windows",
+            (QUIET, MORE_WINDOWS),
         )
     ]
 
 
-def _steps(result: Mapping[str, Any]) -> tuple[str, str]:
+def _steps(result: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
     """Otherwise the step times' noise inside the windows (or too few windows to tell)."""
     steps = result.get("steps_measured")
     n = len(result.get("throughput_repeats") or ()) or 1
@@ -112,9 +122,9 @@ def _steps(result: Mapping[str, Any]) -> tuple[str, str]:
         return (
             f"{counted} in {n} window{'s' if n > 1 else ''}: too few windows to tell the "
             "machine's speed apart from its noise",
-            "measure again with more windows (three or more)",
+            (MORE_WINDOWS,),
         )
     return (
         f"its step times vary too much ({counted} over {n} windows)",
-        "measure again with longer windows (more steps), on a quiet machine",
+        (LONGER_WINDOWS, QUIET),
     )

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from engine.core import paths
 from engine.core.errors import ConfigError
-from engine.envs.create import MARKER, own_envs_home, python_in, read_about, write_about
+from engine.envs import leftovers
+from engine.envs.create import MARKER, busy, own_envs_home, python_in, read_about, write_about
 from engine.envs.installer import (
     Cancelled,
     InstallFailed,
@@ -98,6 +99,7 @@ def create(
                 "cloud",
                 f"{folder} is there and epochcost did not make it: move it away first",
             )
+    busy(folder)  # another epochcost making it now
     shutil.rmtree(folder, ignore_errors=True)
     base = python or find_python()
     uv = find_uv() if installer in ("auto", "uv") else None
@@ -108,7 +110,7 @@ def create(
     done = Progress()
     try:
         folder.mkdir(parents=True)
-        (folder / MARKER).write_text("being made\n", encoding="utf-8")
+        leftovers.write_marker(folder)
         env_python = str(python_in(folder))
         if uv:
             venv = [uv, "venv", "--allow-existing", "--seed", str(folder)]
@@ -121,7 +123,9 @@ def create(
                 [env_python, "-m", "pip", "install", "--progress-bar", "off", wanted],
             ]
         for command in steps:
-            run_step(command, done, progress, cancel)
+            run_step(
+                command, done, progress, cancel, lambda pid: leftovers.write_marker(folder, pid)
+            )
         line = check(python_in(folder))
         if cancel.is_set():
             raise Cancelled

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from engine.core import paths
 from engine.core.errors import ConfigError
+from engine.envs import leftovers
 from engine.envs.choice import Choice
 from engine.envs.installer import (
     Cancelled,
@@ -41,8 +42,8 @@ from engine.envs.installer import (
 from engine.process import environments
 from engine.process.interpreter import ENGINE_NEEDS, MIN_PYTHON, check_interpreter
 
-ENVS_FOLDER = "envs"
-MARKER = ".epochcost-partial"  # present until the environment passed its check
+ENVS_FOLDER = leftovers.ENVS_FOLDER
+MARKER = leftovers.MARKER  # present until the environment passed its check
 ABOUT = "epochcost-env.json"  # what was installed, from where and why
 INDEX_TIMEOUT_S = 8.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -163,6 +164,7 @@ def create(
             f"{target} is there and does not pass its check; remove it first "
             f"(epochcost env remove {name})",
         )
+    busy(target)
     shutil.rmtree(target, ignore_errors=True)  # a half-made one from an interrupted attempt
     if choice.index_url and not reachable(choice.index_url):
         say(f"{choice.index_url} cannot be reached")
@@ -230,7 +232,7 @@ def _make(
     cancel: threading.Event,
 ) -> None:
     target.mkdir(parents=True)
-    (target / MARKER).write_text("being made\n", encoding="utf-8")
+    leftovers.write_marker(target)
     done = Progress()
     python = str(python_in(target))
     index = ["--index-url", choice.index_url] if choice.index_url else []
@@ -251,7 +253,18 @@ def _make(
             [*pip, *worker],
         ]
     for command in steps:
-        run_step(command, done, progress, cancel)
+        run_step(command, done, progress, cancel, lambda pid: leftovers.write_marker(target, pid))
+
+
+def busy(target: Path) -> None:
+    """ConfigError where another epochcost is making `target` now (its marker's maker runs)."""
+    if (target / MARKER).is_file() and not leftovers.maker_gone(target):
+        maker = leftovers.read_marker(target).maker
+        raise ConfigError(
+            "name",
+            f"{target} is being made by another epochcost (process {maker}); wait for it, "
+            "or cancel it there",
+        )
 
 
 def write_about(target: Path, choice: dict, installer: str) -> None:

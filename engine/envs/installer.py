@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.core import paths
+from engine.envs import leftovers
 from engine.process import spawn
 from engine.process.interpreter import MIN_PYTHON
 
@@ -90,8 +91,11 @@ def run_step(
     done: Progress,
     progress: Callable[[Progress], None],
     cancel: threading.Event,
+    started: Callable[[int], None] = lambda _pid: None,
 ) -> None:
-    """Run one installer step, its lines to `progress`; a cancel ends its whole process group."""
+    """Run one installer step, its lines to `progress`; a cancel ends its whole process group.
+    `started` gets the step's process number (its session's), for the folder's marker
+    (engine/envs/leftovers.py); on Linux the step ends with the thread that started it."""
     if cancel.is_set():
         raise Cancelled
     proc = subprocess.Popen(
@@ -103,6 +107,7 @@ def run_step(
         encoding="utf-8",
         errors="replace",
         start_new_session=True,  # so that a cancel ends pip's or uv's children too
+        preexec_fn=leftovers.die_with_parent(),  # noqa: PLW1509 - looked up before the fork
         # UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a TLS-inspecting
         # proxy's CA is there, not in uv's own bundle).
         env={
@@ -112,6 +117,11 @@ def run_step(
             "UV_NATIVE_TLS": "1",
         },
     )
+    try:
+        started(proc.pid)
+    except BaseException:
+        spawn.stop_session(proc)
+        raise
     stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
     stopper.start()
     try:

@@ -25,7 +25,10 @@ import signal
 import sys
 import threading
 import time
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
+
+if TYPE_CHECKING:
+    from engine.core.errors import RunFailed
 
 # Framework log noise off before any framework can be imported (the CLI's --verbose lifts it).
 # TF_ENABLE_ONEDNN_OPTS is left as the user has it: TensorFlow's default (oneDNN on, on x86)
@@ -169,6 +172,7 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
             events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
         return 0
     _environment_for(config)
+    _end_when_stuck(events, run_id, reports, rank)
     for event in run(config, cancel, run_id=run_id):
         if reports:  # a node's first process reports the run
             events.write(event.to_json() + "\n")
@@ -176,6 +180,26 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
             failure = {"rank": rank, "kind": event.kind, "message": event.message}
             sys.stderr.write(RANK_FAILED + json.dumps(failure) + "\n")
     return 0
+
+
+def _end_when_stuck(events: TextIO, run_id: str, reports: bool, rank: int) -> None:
+    """A wait for data that outlived the run's limit where no signal reaches it (tf.data's
+    C++ iterator: engine/worker/measure/input_wait.py): the failure is reported as the run's
+    end, as if it had been raised, and the process ends."""
+    from engine.core.events import RANK_FAILED, Failed
+    from engine.worker.measure import input_wait
+
+    def stuck(failure: RunFailed) -> None:
+        if reports:
+            end = Failed(run_id=run_id, kind=failure.kind, message=failure.message)
+            events.write(end.to_json() + "\n")
+            events.flush()
+        else:
+            failed = {"rank": rank, "kind": failure.kind, "message": failure.message}
+            sys.stderr.write(RANK_FAILED + json.dumps(failed) + "\n")
+        _exit(0)
+
+    input_wait.when_stuck(stuck)
 
 
 def _environment_for(config: object) -> None:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 class MainWindow(QMainWindow):
     _store_imported = Signal()
+    _left_over = Signal(str)  # a half-made environment removed at start (engine/envs/leftovers.py)
 
     def __init__(
         self,
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.guide: GuideWindow | None = None  # Help > User guide, made when first asked for
         self.installEventFilter(self)
         self._store_imported.connect(self._load_table)
+        self._left_over.connect(self._say_left_over)
 
     def _add_pages(self) -> None:
         """One tab per page, Run first; a page is a Page of its own package. Compare, Sweep
@@ -316,6 +318,17 @@ class MainWindow(QMainWindow):
 
         with contextlib.suppress(RuntimeError):  # the window may be gone by now
             self._store_imported.emit()  # queued to the GUI thread
+        # What an epochcost killed while it made an environment left: removed, and said.
+        from engine.envs import leftovers
+
+        said = leftovers.clear()
+        with contextlib.suppress(RuntimeError):
+            if said:
+                self._left_over.emit(" ".join(line[0].upper() + line[1:] + "." for line in said))
+
+    @Slot(str)  # emitted on the import thread, likewise
+    def _say_left_over(self, text: str) -> None:
+        self.message_bar.show_message(text, "info")
 
     @Slot()  # emitted on the import thread: a real slot receives it safely
     def _load_table(self) -> None:

@@ -83,6 +83,7 @@ class SettingsDialog(QDialog):
         self.make_env: dict[str, QPushButton] = {}
         self.make_env_status: dict[str, QLabel] = {}
         self._env_jobs: dict[str, BackgroundJob] = {}  # reading the GPU, or making it
+        self._shut = False  # shutdown() was called: no new job starts
         self._side_jobs: list[BackgroundJob] = []  # measuring the installer's cache
         self.asking: dict[str, MakeQuestion] = {}  # the question before making, while open
         row = 2 * len(FRAMEWORK_MODULES)
@@ -220,6 +221,8 @@ class SettingsDialog(QDialog):
         says: str,
         cancel: threading.Event | None = None,
     ) -> None:
+        if self._shut:
+            return
         job = BackgroundJob(work, cancel=None if cancel is None else cancel.set, parent=self)
         status = self.make_env_status[framework]
         job.item.connect(lambda line: status.setText(str(line)))
@@ -239,6 +242,8 @@ class SettingsDialog(QDialog):
         then(framework, outcome, job is not None and job.cancelled)
 
     def _read(self, framework: str, outcome: object, cancelled: bool) -> None:
+        if self._shut:
+            return  # closed while the GPU was read: no question after
         status = self.make_env_status[framework]
         if cancelled or not isinstance(outcome, tuple):
             text = outcome.message if isinstance(outcome, JobError) else str(outcome)
@@ -292,6 +297,8 @@ class SettingsDialog(QDialog):
 
     def _tell_cache(self, framework: str) -> None:
         """After a cancel: where the installer keeps what it downloaded, and how large."""
+        if self._shut:
+            return
         job = BackgroundJob(lambda _emit: installer_cache(find_uv()), parent=self)
         status = self.make_env_status[framework]
 
@@ -306,7 +313,9 @@ class SettingsDialog(QDialog):
         job.start()
 
     def shutdown(self) -> None:
-        """Stop every check and wait for it (the dialog or the window closes)."""
+        """Stop every check and wait for it (the dialog or the window closes); nothing new
+        starts after (a cancelled environment's cache is not looked at then)."""
+        self._shut = True
         for job in list(self._jobs):
             job.stop()
         for job in [*self._env_jobs.values(), *self._side_jobs]:

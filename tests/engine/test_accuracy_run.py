@@ -155,3 +155,25 @@ def test_a_memory_cap_is_the_runs_device_and_going_past_it_is_an_oom_result():
     failed = run_events(QUICK.with_changes(memory_limit_bytes=8 << 20))[-1]
     assert isinstance(failed, Failed) and failed.kind == "oom", failed
     assert "more than the memory limit of 8.00 MiB" in failed.message
+
+
+def test_a_data_set_that_is_not_read_in_the_studys_time_limit_fails_naming_it(monkeypatch):
+    """Issue 39: the study's limit (max_seconds) holds while its data set is read (a disk
+    that hangs); the failure names the data set. In this process: the slow read is a stand-in
+    for a disk that hangs, which a test cannot make."""
+    import threading
+    import time
+
+    from engine.worker.accuracy import runner
+    from engine.workloads import data
+
+    monkeypatch.setattr(data, "load", lambda spec: time.sleep(600))
+    t0 = time.monotonic()
+    events = list(runner.run(QUICK.with_changes(max_seconds=1.0), threading.Event()))
+    assert time.monotonic() - t0 < 30
+    failed = events[-1]
+    assert isinstance(failed, Failed) and failed.kind == "config", failed
+    assert failed.message.startswith(
+        "data: --dataset patterns10 was not read in 1 s, the run's time limit (max_seconds): "
+        "a study cannot wait for its data longer than it may train"
+    ), failed.message

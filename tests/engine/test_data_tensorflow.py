@@ -58,3 +58,48 @@ def test_tensorflow_corrupt_image_is_named(tmp_path):
     failed = [e for e in run_events(config) if isinstance(e, Failed)]
     assert failed and failed[0].kind == "config"
     assert failed[0].message.startswith(f"data: {victim} cannot be decoded"), failed[0].message
+
+
+SLEEPY_TF = """\
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+INPUT_SHAPE = (8,)
+TARGET = ("classes", 3)
+
+
+def _sleep(x):
+    time.sleep(600)
+    return x
+
+
+def make_dataset(hints):
+    data = tf.data.Dataset.from_tensor_slices(
+        (np.zeros((64, 8), np.float32), np.arange(64) % 3)
+    )
+    slow = data.map(lambda x, y: (tf.numpy_function(_sleep, [x], tf.float32), y))
+    return slow.map(lambda x, y: (tf.ensure_shape(x, (8,)), y))
+
+
+def build_model(batch_size, hints):
+    return keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+"""
+
+
+def test_tensorflow_make_dataset_whose_items_sleep_is_bounded_by_the_time_limit(tmp_path):
+    """Issue 39: the run's time limit holds while tf.data waits (a numpy_function that sleeps
+    inside TensorFlow's own threads), and the failure names the data set."""
+    import time
+
+    model = tmp_path / "sleepy_tf.py"
+    model.write_text(SLEEPY_TF)
+    config = TF.with_changes(model="sleepy_tf", model_file=str(model), loader_workers=0)
+    t0 = time.monotonic()
+    events = run_events(config)
+    assert time.monotonic() - t0 < 120
+    failed = events[-1]
+    assert isinstance(failed, Failed) and failed.kind == "config", failed
+    assert f"data: make_dataset in {model} gave no batch in 2 s" in failed.message

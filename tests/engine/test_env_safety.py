@@ -65,9 +65,14 @@ def test_remove_removes_what_env_create_made_the_cloud_environment_too(capsys):
     made = _made(envs / "torch-cpu")
     half = envs / "torch-cu126"
     half.mkdir()
-    (half / MARKER).write_text("being made\n")
+    (half / MARKER).write_text("being made\n")  # an older epochcost's, its maker long gone
     cloud = _made(envs / "cloud", framework="cloud")
-    for folder in (made, half, cloud):
+    assert main(["env", "list"]) == 0  # the start removes the half-made one, saying so
+    assert f"removed a half-made environment an interrupted env create left: {half}" in (
+        capsys.readouterr().err
+    )
+    assert not half.exists()
+    for folder in (made, cloud):
         assert main(["env", "remove", folder.name]) == 0
         assert not folder.exists()
     assert f"{cloud} is gone" in capsys.readouterr().out

@@ -81,3 +81,16 @@ def test_a_sweeps_cheapest_batch_says_which_batches_are_not_precise_enough():
     assert "the cheapest batch may be another" in said
     steady = _summary([_trial(1, 16, 100.0, [98.0, 102.0]), _trial(2, 64, 200.0, [196.0, 204.0])])
     assert not any(MARK in n for n in steady.notes)
+
+
+def test_each_way_to_measure_again_is_said_once_when_two_causes_are_found():
+    """A busy run whose windows also disagree: one 'measure again', the quiet machine once."""
+    both = busy_result()
+    figure = both["throughput_samples_per_s"]
+    both["throughput_repeats"] = [figure * 0.2, figure, figure * 1.8]
+    verdict = imprecise(both)
+    assert verdict is not None and len(verdict.causes) == 2
+    assert verdict.todo == (
+        "measure again on a quiet machine (close other programs), with more windows (three or more)"
+    )
+    assert verdict.text().count("measure again") == 1

@@ -285,3 +285,24 @@ def test_a_second_click_cancels_making_it_and_what_it_started(qtbot, monkeypatch
         with contextlib.suppress(psutil.NoSuchProcess):
             assert proc.status() == psutil.STATUS_ZOMBIE
     dialog.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_closing_the_window_ends_the_installer_and_leaves_no_folder(qtbot, monkeypatch, window):
+    """Issue 39: the window closed while an environment is made ends its installer (the
+    whole session) and removes the half-made folder."""
+    from engine.envs.create import envs_home
+
+    _tiny(monkeypatch)
+    dialog = window.make_environment("torch")
+    _answer(qtbot, dialog)
+    qtbot.waitUntil(lambda: "packages," in dialog.make_env_status["torch"].text(), timeout=60_000)
+    started = psutil.Process().children(recursive=True)
+    assert started and any(envs_home().iterdir())  # installing, its folder half-made
+    window.close()
+    assert list(envs_home().iterdir()) == []
+    _, alive = psutil.wait_procs(started, timeout=10)
+    for proc in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            assert proc.status() == psutil.STATUS_ZOMBIE

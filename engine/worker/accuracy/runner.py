@@ -18,6 +18,7 @@ from engine.measure import busy
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.worker.accuracy.loop import LoopOutcome, train_to_accuracy
 from engine.worker.accuracy.result import build_result
+from engine.worker.measure import input_wait
 from engine.worker.measure.monitor import Monitor, MonitorSummary
 from engine.worker.measure.pipeline import Pipeline, run_pipeline
 from engine.worker.measure.session import Trainer
@@ -46,7 +47,14 @@ class AccuracyRun(Pipeline[AccuracyConfig]):
             run_id=run_id, phase="building", detail=f"loading data set {self.config.dataset}"
         )
         t0 = time.perf_counter()
-        self.dataset = data.load(self.config.dataset)
+        with input_wait.bounded(  # a data set on a disk that hangs: the study's limit holds
+            self.config.max_seconds,
+            f"--dataset {self.config.dataset}",
+            "was not read",
+            "a study cannot wait for its data longer than it may train. Put the data set on "
+            "a faster disk, or raise the limit",
+        ):
+            self.dataset = data.load(self.config.dataset)
         env["data_load_seconds"] = time.perf_counter() - t0
 
     def build(self, backend: ModuleType, run_id: str) -> Generator[Event, None, Trainer]:

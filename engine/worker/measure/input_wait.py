@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.core.errors import RunFailed
@@ -52,32 +53,92 @@ def warning(fraction: float | None) -> str | None:
     return f"partly input-bound: {share}. Try {ADVICE}"
 
 
+STEP_WAIT = (
+    "a step cannot wait for its data longer than a window may last. "
+    f"Make the data faster ({ADVICE}), or raise the limit"
+)
+
+
 @contextlib.contextmanager
-def bounded(limit_s: float, what: str) -> Iterator[None]:
-    """Wait for one batch at most `limit_s` seconds, else RunFailed("config") naming `what`.
+def bounded(
+    limit_s: float,
+    what: str,
+    waits_for: str = "gave no batch",
+    why: str = "",
+) -> Iterator[None]:
+    """Wait for `what` at most `limit_s` seconds, else RunFailed("config") naming it, what it
+    did not do in time (`waits_for`), and why the limit holds and what to do (`why`; by
+    default a training step's).
 
     A timer signal (SIGALRM) interrupts the main thread wherever it waits in Python or in a
-    system call (a data set's time.sleep, a DataLoader's queue, an open that blocks); where
-    there is none (Windows) or not on the main thread, the wait is not bounded."""
+    system call (a data set's time.sleep, a DataLoader's queue, an open that blocks). A wait
+    inside a framework's own threads (tf.data's iterator waits in C++, where no Python signal
+    handler runs) is not interrupted by it: the watchdog (when_stuck) ends the process
+    GRACE_S later, after its handler reported the same failure. Where there is no SIGALRM
+    (Windows) or not on the main thread, the wait is not bounded."""
     if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    failure = RunFailed(
+        "config",
+        f"data: {what} {waits_for} in {limit_s:g} s, the run's time limit (max_seconds): "
+        + (why or STEP_WAIT),
+    )
 
     def too_slow(_signum: int, _frame: object) -> None:
-        raise RunFailed(
-            "config",
-            f"data: {what} gave no batch in {limit_s:g} s, the run's time limit "
-            "(max_seconds): a step cannot wait for its data longer than a window may last. "
-            f"Make the data faster ({ADVICE}), or raise the limit",
-        )
+        raise failure
 
     before = signal.signal(signal.SIGALRM, too_slow)
     signal.setitimer(signal.ITIMER_REAL, limit_s)
+    _WATCH.arm(limit_s + GRACE_S, failure)
     try:
         yield
     finally:
+        _WATCH.disarm()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, before)
+
+
+GRACE_S = 2.0  # after the limit, for the signal's handler to run before the watchdog acts
+
+
+class _Watchdog:
+    """One thread for the process, started by when_stuck: while a bounded wait is armed past
+    its deadline, it hands the failure to the handler (which reports it and ends the process).
+    Arming and disarming are two assignments: nothing is started per step."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.failure: RunFailed | None = None
+        self.handler: Callable[[RunFailed], None] | None = None
+
+    def arm(self, after_s: float, failure: RunFailed) -> None:
+        self.failure = failure
+        self.deadline = time.monotonic() + after_s
+
+    def disarm(self) -> None:
+        self.deadline = None
+
+    def watch(self) -> None:
+        while True:
+            deadline, failure = self.deadline, self.failure
+            if deadline is not None and failure is not None and time.monotonic() > deadline:
+                if self.handler is not None:
+                    self.handler(failure)
+                return
+            time.sleep(0.25)
+
+
+_WATCH = _Watchdog()
+
+
+def when_stuck(handler: Callable[[RunFailed], None]) -> None:
+    """Set what happens when a bounded wait outlives its limit and its signal (the worker:
+    report the failure as the run's end and exit); starts the watchdog's thread once."""
+    started = _WATCH.handler is not None
+    _WATCH.handler = handler
+    if not started:
+        threading.Thread(target=_WATCH.watch, name="epochcost-data-watchdog", daemon=True).start()
 
 
 def source_name(data: str, model_file: str | None) -> str:
