@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QRectF, QSizeF, Qt
-from PySide6.QtGui import QPen
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSizeF, Qt
+from PySide6.QtGui import QImage, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from engine.core.errors import ConfigError
 from engine.results.files import check_out_path, write_text, write_via
@@ -56,7 +57,7 @@ def export_chart(
     with chart.exporting() if chart is not None else nullcontext():
         if layout_px is not None:
             item.setGeometry(QRectF(on_screen.topLeft(), QSizeF(*layout_px)))
-        item.layout.activate()
+        _settle(item)
         if chart is not None:
             chart.labels.separate()  # apart at the file's size
         try:
@@ -71,6 +72,35 @@ def export_chart(
         finally:
             item.setGeometry(on_screen)
     return path
+
+
+def _settle(item: pg.GraphicsLayout) -> None:
+    """Lay the chart out as the file shows it. The file's size and the export hooks change what
+    the axes and the legend hold (Compare's bars: twenty machines where the screen has room
+    for six), and pyqtgraph widens an axis to its labels only as it paints them, and lays a
+    legend out on a posted event: one drawing unseen and the posted layouts, twice, first (or
+    the longest names were left off the axis and the legend's text sat on its symbols)."""
+    rect = item.sceneBoundingRect()
+    scene = item.scene()
+    for _ in range(2):
+        for widget in _graphics_widgets(item):  # the chart's own: the window's would resize it
+            QCoreApplication.sendPostedEvents(widget, QEvent.Type.LayoutRequest)
+        item.layout.activate()
+        if scene is None or rect.isEmpty():
+            continue
+        image = QImage(int(rect.width()) + 1, int(rect.height()) + 1, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            scene.render(painter, QRectF(image.rect()), item.sceneBoundingRect())
+        finally:
+            painter.end()
+
+
+def _graphics_widgets(item: QGraphicsItem) -> Iterator[QGraphicsWidget]:
+    if isinstance(item, QGraphicsWidget):
+        yield item
+    for child in item.childItems():
+        yield from _graphics_widgets(child)
 
 
 def _chart_of(item: pg.GraphicsLayout) -> Chart | None:
@@ -118,7 +148,7 @@ def copy_chart(item: pg.GraphicsLayout) -> None:
     """Put the chart on the clipboard as an image (as a PNG export draws it)."""
     chart = _chart_of(item)
     with chart.exporting() if chart is not None else nullcontext():
-        item.layout.activate()
+        _settle(item)
         scale = PNG_WIDTH_PX / max(item.geometry().width(), 1.0)
         with _pens_scaled(chart, scale):
             exporter = pg.exporters.ImageExporter(item)

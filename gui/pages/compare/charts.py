@@ -134,15 +134,21 @@ SCATTER_LEGEND = {**BAR_LEGEND, "estimated": "estimated"}
 
 
 def draw_bars(
-    chart: CompareChart, rows: Sequence[CompareRow], spot: bool, colors: PlotColors
+    chart: CompareChart,
+    rows: Sequence[CompareRow],
+    spot: bool,
+    colors: PlotColors,
+    limit: int = MAX_BARS,
 ) -> int:
-    """Horizontal bars of $/epoch, cheapest at the top; returns how many rows were left out."""
+    """Horizontal bars of $/epoch, the cheapest `limit` at the top (the axis says how many more
+    the table has); returns how many rows were left out."""
     shown = priced(rows, spot)
-    left_out = max(0, len(shown) - MAX_BARS)
-    shown = shown[:MAX_BARS]
+    left_out = max(0, len(shown) - limit)
+    shown = shown[:limit]
     chart.reset("" if shown else "no machine with a price to show")
     price = "spot where there is one" if spot else "on-demand"
-    chart.plot.setLabel("bottom", f"USD per epoch ({price})")
+    more = f" · {left_out} more machines in the table" if left_out else ""
+    chart.plot.setLabel("bottom", f"USD per epoch ({price}){more}")
     if not shown:
         return left_out
     for kind in BAR_LEGEND:
@@ -184,8 +190,8 @@ def draw_bars(
     chart.plot.invertY(True)  # the cheapest on top, as in the table
     top = max(_range(r, usd)[1] for r, usd in shown)
     chart.plot.setXRange(0, top * 1.05 if top > 0 else 1.0, padding=0)  # all $0: a free hour
-    # room for a few bars even when there are fewer, so one bar is not a wall of colour
-    chart.plot.setYRange(-0.6, max(len(shown), 6) - 0.4, padding=0)
+    # room for a few bars even when there are fewer (as many as fit), so one bar is not a wall
+    chart.plot.setYRange(-0.6, max(len(shown), min(limit, 6)) - 0.4, padding=0)
     return left_out
 
 
@@ -251,9 +257,11 @@ def draw_scatter(
         hint = "every machine here costs $0 an epoch: a log scale has no place for $0"
     chart.reset("" if shown else hint)
     divisor, unit = time_unit([r.epoch_seconds or 0.0 for r, _ in shown])
-    chart.plot.setLabel("bottom", f"epoch time ({unit}, log scale)")
-    price = "spot where there is one" if spot else "on-demand"
-    chart.plot.setLabel("left", f"USD per epoch ({price}, log scale)")
+    off = f" · {free} at $0 an epoch, off the scale" if free and shown else ""
+    prices = "spot prices where there are some" if spot else "on-demand prices"
+    # One line under the plot says it all: a long label up the side overran a short chart.
+    chart.plot.setLabel("bottom", f"epoch time ({unit}) · {prices} · log scales{off}")
+    chart.plot.setLabel("left", "USD per epoch")
     if not shown:
         return free
     chart.plot.setLogMode(True, True)

@@ -3,10 +3,11 @@ the machine it ran on (engine.pricing.compare, the same rows as `epochcost compa
 
 It follows the results table: the first selected result is compared. Below the inputs, the
 table (cheapest epoch first, every price with its source and date) and three charts: $/epoch by
-machine, cost against epoch time, and owning against renting over days for a chosen machine.
-The table exports as CSV, each chart as PNG or SVG. Comparing takes a few milliseconds, so it
-runs on the GUI thread, and only while the page is on screen. A cloud row offers "Measure on
-this instance…" (its context menu, the button under the table): gui/pages/compare/cloud_action.py.
+machine, cost against epoch time, and owning against renting over days for a chosen machine
+(laid out to fit the window: layout.py). The table exports as CSV, each chart as PNG or SVG at
+one size. Comparing takes a few milliseconds, so it runs on the GUI thread, and only while the
+page is on screen. A cloud row offers "Measure on this instance…" (its context menu, the button
+under the table): gui/pages/compare/cloud_action.py.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, me
 from engine.pricing.device import cpu_at_gpu_price, is_cpu
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource
+from gui.common.table_rows import show_rows
 from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
+from gui.pages.compare import layout
 from gui.pages.compare import text as compare_text
 from gui.pages.compare.cloud_action import ACTION, CloudAction
 from gui.pages.compare.model import COLUMNS, CompareModel, frame
@@ -63,6 +66,8 @@ LOOKED_AT = 20  # selected runs read from the store to find one that finished
 
 
 class ComparePage(Page):
+    export_size = (900, 640)  # a chart's size in a file, whatever its size here
+
     def __init__(self, ctx: PageContext, source: CatalogSource) -> None:
         super().__init__(ctx, "compare_page")
         self.results = ctx.results
@@ -112,6 +117,8 @@ class ComparePage(Page):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setAlternatingRowColors(True)
         self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        show_rows(self.view)  # five rows; the charts take what the window has beyond them
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.notes = QLabel(wordWrap=True, objectName="compare_notes")
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -130,6 +137,9 @@ class ComparePage(Page):
         self.charts = {c.name: c for c in (self.bars, self.scatter, self.break_even)}
         for chart in self.charts.values():
             chart.set_colors(self.colors)
+            chart.set_caption_on_screen(False)  # the heading says it; files and tooltips too
+            layout.title_in_files(chart)  # its tab names it on screen
+        self.fitted = layout.FittedBars(self.bars, self._draw_bars)
         self.rent = QComboBox(objectName="break_even_instance")
         self.rent.setToolTip("The machine to rent instead of owning the measured one")
         break_even_page = QWidget()
@@ -147,7 +157,7 @@ class ComparePage(Page):
         self.chart_tabs.addTab(break_even_page, "Break-even")
         self.chart_tabs.setCornerWidget(chart_button)
 
-        table_part = QWidget()
+        table_part = layout.TablePart()
         table_layout = QVBoxLayout(table_part)
         table_layout.setContentsMargins(0, 0, 0, 0)
         table_layout.addWidget(self.view, 1)
@@ -156,11 +166,7 @@ class ComparePage(Page):
         notes_row.addWidget(self.measure_button, 0, Qt.AlignmentFlag.AlignTop)
         notes_row.addWidget(csv_button, 0, Qt.AlignmentFlag.AlignTop)
         table_layout.addLayout(notes_row)
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(table_part)
-        body.addWidget(self.chart_tabs)
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 1)
+        body = layout.Body(table_part, self.chart_tabs)
         # Before the stretch that holds the heading up when the body is hidden (a run with
         # nothing to price); while it shows, the body's stretch takes the room.
         self._layout.insertWidget(self._layout.count() - 1, body, 1)
@@ -307,15 +313,23 @@ class ComparePage(Page):
         c = self.comparison
         if c is None:
             return
-        spot = self.options.spot
-        left_out = compare_charts.draw_bars(self.bars, c.rows, spot, self.colors)
-        free = compare_charts.draw_scatter(self.scatter, c.rows, spot, self.colors)
+        self._draw_bars()
+        compare_charts.draw_scatter(self.scatter, c.rows, self.options.spot, self.colors)
         caption = compare_text.caption(c, c.rows, self.options, caveat=self.caveat)
-        more = f" · {left_out} more machines in the table" if left_out else ""
-        self.bars.set_caption(caption + more)
-        off = f" · {free} at $0 an epoch, off the log scale" if free else ""
-        self.scatter.set_caption(caption + off)
+        for chart in (self.bars, self.scatter):
+            self._set_caption(chart, caption)
         self._draw_break_even()
+
+    def _draw_bars(self) -> None:
+        """The bars, as many as the chart's height holds (layout.FittedBars)."""
+        if self.comparison is not None:
+            rows, spot = self.comparison.rows, self.options.spot
+            compare_charts.draw_bars(self.bars, rows, spot, self.colors, self.fitted.fit())
+
+    @staticmethod
+    def _set_caption(chart: compare_charts.CompareChart, caption: str) -> None:
+        chart.set_caption(caption)
+        chart.setToolTip(f"<p style='white-space:pre'>{caption}</p>")  # off the screen
 
     def _fill_rent_choices(self) -> None:
         current = self.rent.currentText()
@@ -352,7 +366,8 @@ class ComparePage(Page):
         name = compare_text.rent_label(row, self.options.spot) if row is not None else ""
         compare_charts.draw_break_even(self.break_even, be, name, self.colors, hint, row)
         shown = [row] if row is not None else []
-        self.break_even.set_caption(compare_text.caption(c, shown, self.options, be, self.caveat))
+        caption = compare_text.caption(c, shown, self.options, be, self.caveat)
+        self._set_caption(self.break_even, caption)
 
     # theme and exports ---------------------------------------------------------------------
 
