@@ -195,6 +195,9 @@ def _list(args: argparse.Namespace) -> int:
     if not envs:
         print("no environments made (epochcost env create --framework torch)")
     for env in envs:
+        if not env.ours:
+            print(f"{env.name}: not made by epochcost env create (left as it is)")
+            continue
         state = "in use" if env.used else ("half-made" if not env.whole else "not in use")
         print(f"{env.name}: {env.label} ({state}; made {env.created_at or 'at an unknown time'})")
         print(f"  {env.python}")

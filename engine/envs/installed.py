@@ -33,6 +33,7 @@ class Installed:
     created_at: str
     whole: bool
     used: bool
+    ours: bool = True  # made by env create (made_by_epochcost); else the user's, left alone
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -45,6 +46,7 @@ class Installed:
             "created_at": self.created_at,
             "whole": self.whole,
             "used": self.used,
+            "ours": self.ours,
         }
 
 
@@ -71,6 +73,7 @@ def installed() -> list[Installed]:
                 whole=not (path / MARKER).exists() and python_in(path).exists(),
                 # the cloud environment is used by every cloud run (engine/cloud/skypilot.py)
                 used=str(python_in(path)) in chosen or path == paths.cloud_env(),
+                ours=made_by_epochcost(path),
             )
         )
     return found

@@ -137,3 +137,13 @@ def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path
     assert not folder.exists()
     for pid in installer:  # the installer and its child ended, not left running in their session
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_list_names_a_folder_env_create_did_not_make_as_not_ours(capsys):
+    """A folder of the user's under envs/ is not listed as a half-made environment."""
+    _photos(envs_home(create=True))
+    (_made(envs_home() / "torch-cpu") / "bin" / "python").touch()  # whole
+    assert main(["env", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "photos: not made by epochcost env create (left as it is)" in out
+    assert "half-made" not in out and "torch-cpu: a test build" in out
