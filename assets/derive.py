@@ -15,6 +15,7 @@ import argparse
 import csv
 from pathlib import Path
 
+from derive_published import derive as derive_published
 from derive_throughput import derive as derive_throughput
 
 HERE = Path(__file__).resolve().parent
@@ -283,6 +284,8 @@ def main() -> None:
     published = derive_throughput(
         read(src / "lambda_pytorch_throughput.csv"), {s["name"] for s in specs}
     )
+    # The other published training tables (assets/derive_published.py says which rows).
+    published += derive_published(src, specs)
     write(out / "published_throughput.csv", list(published[0]), published)
     write(
         out / "instances.csv",

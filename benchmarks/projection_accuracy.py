@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/projection_accuracy.py [--json]
 
 Over the shipped table (assets/published_throughput.csv), for every published figure of a
-model on GPU B and every other GPU A that ran the same model in the same benchmark version:
-project A's figure to B and compare with B's own.
+model on GPU B and every other GPU A that ran the same model in the same benchmark version of
+Lambda's PyTorch tables (the other sources calibrate, as the engine's table holds them): project
+A's figure to B and compare with B's own.
 
 - leave-one-GPU-out (the issue's check): B's figures are taken out of the table before
   projecting, and the calibration (weights and the ranges' own errors) is redone without them,
@@ -13,6 +14,10 @@ project A's figure to B and compare with B's own.
   yours that was never published, projected to a GPU that was never benchmarked.
 - leave-one-model-out (the common case: your model is not published, both GPUs are): only the
   model's figures are taken out.
+- leave-one-source-out: each source of this checkout's published table (Lambda's PyTorch
+  tables, ryujaehun, u39kun, jcjohnson's Torch7, cgnorthcutt, llm-foundry) left out of the
+  engine's table and its calibration, its pairs (within one harness version) projected from
+  the rest; a GPU the engine's catalog does not hold leaves its pairs unanswered.
 - independent (TensorFlow): Lambda's TensorFlow tables (benchmarks/data/, never used to
   calibrate), projected with the whole PyTorch table: another framework; resnet50 as the same
   published model, the other CNNs by their family.
@@ -134,14 +139,27 @@ def pytorch_unresolved(specs: dict) -> int:
     return unresolved_pairs(rows)
 
 
+LAMBDA = ("v1", "v2")  # the versions of Lambda's PyTorch tables in the published table
+
+
+def source_of(version: str) -> str:
+    """The source of a version of the published table: 'lambda' for v1 and v2, else its first
+    word ('ryujaehun v2018-10' -> 'ryujaehun')."""
+    return "lambda" if version in LAMBDA else version.split()[0]
+
+
 def run(hide_gpu: bool, hide_model: bool) -> dict[str, dict[str, float | None]]:
+    """Over Lambda's pairs (the figures of earlier engines are of these), the engine's whole
+    table calibrating."""
     cat = catalog.load()
     specs = {g.name: g for g in cat.gpus}
     table = published.shipped()
     tallies = {"v1": Tally(), "now": Tally()}
     by_method: dict[str, Tally] = {}
     bases: dict[tuple[str, str], Basis] = {}
-    for _, precision, a, b, fa, fb in table.pairs(ordered=True):
+    for version, precision, a, b, fa, fb in table.pairs(ordered=True):
+        if version not in LAMBDA:
+            continue
         for model in sorted(fa.keys() & fb.keys()):
             key = (b if hide_gpu else "", model if hide_model else "")
             if key not in bases:
@@ -211,6 +229,46 @@ def independent() -> dict[str, dict[str, float | None]]:
     return {name: t.figures() for name, t in tallies.items()}
 
 
+def source_out() -> dict[str, dict[str, float | None]]:
+    """Each source of this checkout's published table left out in turn: its pairs (one source
+    and harness version each) projected with the engine's table less that source, calibrated
+    without it. An engine whose table never held the source projects with all it has."""
+    cat = catalog.load()
+    specs = {g.name: g for g in cat.gpus}
+    checks = published.read(HERE.parent / "assets" / published.FILE)
+    table = published.shipped()
+    tallies: dict[str, Tally] = {"v1": Tally(), "now": Tally()}
+    for source in sorted({source_of(v) for v in checks.versions}):
+        held = published.PublishedTable(
+            tuple(f for f in table.figures if source_of(f.version) != source)
+        )
+        basis = Basis(held, calibration.calibrate(held, cat.gpus), cat.gpus)
+        models = {f.model for f in held.figures}
+        mine = tallies.setdefault(f"now {source}", Tally())
+        for version, precision, a, b, fa, fb in checks.pairs(ordered=True):
+            if source_of(version) != source:
+                continue
+            if a not in specs or b not in specs:  # a GPU the engine's catalog lacks
+                for tally in (tallies["v1"], tallies["now"], mine):
+                    tally.unanswered(len(fa.keys() & fb.keys()))
+                continue
+            for model in sorted(fa.keys() & fb.keys()):
+                proj = project(
+                    fa[model],
+                    specs[a],
+                    specs[b],
+                    precision,
+                    basis=basis,
+                    family=checks.family_of(model) or "",
+                    tf32=True,
+                    published_model=model if model in models else "",
+                )
+                tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+                for tally in (tallies["now"], mine):
+                    tally.add(fb[model], proj.samples_per_s, proj.low, proj.high)
+    return {name: t.figures() for name, t in tallies.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -220,6 +278,7 @@ def main() -> None:
         "leave-one-GPU-out": run(hide_gpu=True, hide_model=False),
         "leave-one-GPU-and-model-out": run(hide_gpu=True, hide_model=True),
         "leave-one-model-out": run(hide_gpu=False, hide_model=True),
+        "leave-one-source-out": source_out(),
         "independent (TensorFlow tables)": independent(),
     }
     if args.json:

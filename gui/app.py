@@ -55,6 +55,9 @@ def run_window(args: list[str]) -> int:
 
     window = MainWindow()
     window.reporter.install()
+    from gui.shell import first_paint
+
+    probe = first_paint.watch(window)  # EPOCHCOST_FIRST_PAINT: how soon it shows, then quits
     window.show()
     # Ctrl+C in the terminal closes the window the normal way (the worker is reaped). Python
     # sees the signal only when it runs, so a timer lets it run now and then.
@@ -62,7 +65,9 @@ def run_window(args: list[str]) -> int:
     heartbeat = QTimer()
     heartbeat.timeout.connect(lambda: None)
     heartbeat.start(250)
-    return app.exec()
+    code = app.exec()
+    del probe
+    return code
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ PROCESS_MODULES = {
     "test_keras_models",
     "test_model_file",
     "test_model_file_cli",
+    "test_model_file_family",
     "test_paths",
     "test_sweep",
     "test_tf_accuracy",
@@ -65,6 +66,8 @@ PROCESS_MODULES = {
     "test_data_pipeline",
     "test_data_tensorflow",
     "test_data_sweep",
+    "test_precision_run",
+    "test_run_precision",
 }
 
 

@@ -11,7 +11,6 @@ from typing import Any, TextIO
 
 from engine.accuracy.repeats import BatchSummary, cheapest
 from engine.accuracy.study import StudyOutcome, StudyPlan, run_study
-from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -23,6 +22,7 @@ from engine.cli.common import (
     worker_spec,
 )
 from engine.cli.file_options import out_file
+from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
 from engine.measure.accuracy_config import AccuracyConfig

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
+from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,

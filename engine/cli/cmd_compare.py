@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting, resolve_gpu
-from engine.cli.cmd_profile import add_profile_option, compare_profile
+from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting, resolve_gpu
 from engine.cli.common import UsageError, print_json
 from engine.cli.owned_options import add_owned_options
+from engine.cli.profile_options import add_profile_option, compare_profile
+from engine.cli.result_options import load_result
 from engine.cli.tables import Footnotes, number, table, usd
-from engine.core.errors import ConfigError
 from engine.pricing import cost, owning
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import (
@@ -27,7 +26,7 @@ from engine.pricing.device import is_cpu
 from engine.pricing.rows import Machine
 from engine.results.report import duration
 from engine.results.scaling import efficiency_lookup
-from engine.results.store import Store, read_result_file
+from engine.results.store import Store
 
 # The engine's ConfigError field -> this command's option (engine/cli/numbers.py, Named).
 FIELDS = {
@@ -99,18 +98,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="a list of rows, sorted by $/epoch")
     add_profile_option(p)
     p.set_defaults(handler=numbers.Named(handle, FIELDS))
-
-
-def load_result(text: str) -> dict[str, Any]:
-    """A result from a file path, else from the store by run id (or a unique prefix)."""
-    if not text.strip():  # no path: Path("") is the current folder
-        raise ConfigError(
-            "run_id", f"{text!r} is blank: give a run id (or its start) or a result JSON file"
-        )
-    path = Path(text)
-    if path.exists() or text.endswith(".json") or "/" in text:
-        return read_result_file(path)
-    return Store(readonly=True).get(text)
 
 
 def _owned(

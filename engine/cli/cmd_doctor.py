@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.cmd_catalog import did_you_mean, load_reporting
+from engine.cli.catalog_options import load_reporting, resolve_gpu
 from engine.cli.common import UsageError, print_json
 from engine.measure.compatibility import LABELS, driver_cuda, span
-from engine.pricing import catalog as catalog_module
 from engine.pricing.rows import GpuSpec
 from engine.process import doctor
 
@@ -59,22 +58,8 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _catalog_gpu(text: str) -> GpuSpec:
-    """The catalog GPU `text` names: exactly (a name or a device name), else the only one
-    that contains it."""
-    cat = load_reporting()
-    spec = cat.gpu_for_device(text) or cat.gpu(text)
-    if spec is not None:
-        return spec
-    matches = cat.find_gpus(text) if catalog_module.normalise(text) else []
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        names = ", ".join(g.name for g in matches[:8])
-        raise UsageError("for_gpu", f"{text!r} matches several GPUs ({names}); give one of them")
-    close = did_you_mean(text, sorted(g.name for g in cat.gpus))
-    raise UsageError(
-        "for_gpu", f"no GPU {text!r} in the catalog{close}; epochcost catalog gpus lists them"
-    )
+    """The catalog GPU `text` names, as every command reads a GPU's name."""
+    return resolve_gpu(load_reporting(), text, "for_gpu")
 
 
 def _text(found: dict[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, chosen_pytho
 from engine.core.errors import ConfigError
 from engine.process.launcher import WorkerSpec
 from engine.process.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file
-from engine.workloads import model_file_source, registry
+from engine.workloads import family, model_file_source, registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,6 +100,13 @@ def describe(check: ModelCheck) -> str:
     if not info.get("epoch_samples_declared"):
         epoch += " (EPOCH_SAMPLES not set: assumed; set it for your data set)"
     output = "x".join(map(str, info.get("output_shape") or [])) or "n/a"
+    chosen = info.get("family") or {}
+    family_text = (
+        f"{chosen.get('name') or 'none'} ({chosen.get('why') or 'not known'}), for projections "
+        "to other GPUs" + ("" if chosen.get("name") else ": every family's published models")
+    )
+    if chosen.get("source") != "stated":
+        family_text += "; FAMILY in the file chooses another"
     return "\n".join(
         [
             f"{info.get('name')}  ({info.get('framework')}, {info.get('path')})",
@@ -107,6 +114,8 @@ def describe(check: ModelCheck) -> str:
             f"{'input':11s} {input_text}",
             f"{'target':11s} {target_text}  (loss: {loss_text})",
             f"{'epoch':11s} {epoch}",
+            f"{'made of':11s} {family.described(info.get('composition'))}",
+            f"{'family':11s} {family_text}",
             f"{'checked':11s} one step on a batch of {info.get('check_batch_size')} on "
             f"the CPU: outputs {output}, loss {info.get('loss', float('nan')):.4g} "
             f"({info.get('framework_version')}, {info.get('check_seconds', 0):.1f} s)",

@@ -6,12 +6,12 @@ import argparse
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
-from engine.cli.cmd_compare import load_result
-from engine.cli.cmd_profile import add_profile_option, plan_profile
+from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting
 from engine.cli.common import UsageError, option_name, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.plan_text import render_comparison, render_plan
+from engine.cli.profile_options import add_profile_option, plan_profile
+from engine.cli.result_options import load_result
 from engine.core.asks import worded, worded_data
 from engine.core.errors import ConfigError
 from engine.plan import memory as plan_memory

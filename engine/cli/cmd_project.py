@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.cmd_catalog import load_reporting, resolve_gpu
-from engine.cli.cmd_compare import load_result
+from engine.cli.catalog_options import load_reporting, resolve_gpu
 from engine.cli.common import UsageError, print_json
+from engine.cli.result_options import load_result
 from engine.cli.tables import number, table
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import measured_on, throughput_on

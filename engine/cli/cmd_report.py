@@ -6,11 +6,11 @@ import argparse
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.cmd_catalog import check_clouds, check_gpu, load_reporting
-from engine.cli.cmd_compare import load_result
-from engine.cli.cmd_profile import add_profile_option, resolve
+from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting
 from engine.cli.common import UsageError
 from engine.cli.file_options import out_file
+from engine.cli.profile_options import add_profile_option, resolve
+from engine.cli.result_options import load_result
 from engine.pricing.comparison import CompareOptions, measured_elsewhere
 from engine.pricing.profiles import OWNED
 from engine.results import data_cost, html_report

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -20,6 +19,7 @@ from engine.cli.common import (
     worker_spec,
 )
 from engine.cli.file_options import out_file
+from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.measure.result import failed_result
 from engine.results import report, saving
 from engine.results.files import check_out_path

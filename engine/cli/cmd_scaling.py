@@ -11,7 +11,6 @@ import argparse
 import sys
 import time
 
-from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -22,6 +21,7 @@ from engine.cli.common import (
     print_json,
     worker_spec,
 )
+from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.events import Phase
 from engine.results.store import Store
 from engine.sweep.scaling import PointDone, ScalingProgress, ScalingStudy, parse_counts
@@ -83,7 +83,9 @@ def handle(args: argparse.Namespace) -> int:
 def _progress(event: ScalingProgress | PointDone, t0: float) -> None:
     stamp = f"[{time.monotonic() - t0:7.1f}s]"
     if isinstance(event, ScalingProgress) and isinstance(event.event, Phase):
-        if event.event.phase in ("importing", "warmup", "measuring"):
+        said = event.event.detail
+        later = ", until " in said and not said.startswith("repeat 1,")  # a target's: once
+        if event.event.phase in ("importing", "warmup", "measuring") and not later:
             detail = f" ({event.event.detail})" if event.event.detail else ""
             print(f"{stamp} nproc {event.nproc}: {event.event.phase}{detail}", file=sys.stderr)
     elif isinstance(event, PointDone):

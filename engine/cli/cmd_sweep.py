@@ -11,7 +11,6 @@ import sys
 import time
 
 from engine.cli import sweep_loaders
-from engine.cli.cmd_profile import add_profile_option, apply_profile_price
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -24,6 +23,7 @@ from engine.cli.common import (
     print_json,
     worker_spec,
 )
+from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.asks import worded, worded_data
 from engine.core.events import Event, Phase, Step
 from engine.results.store import Store

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.cli import data_options
+from engine.cli import data_options, numbers
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.measure.compatibility import LABELS
-from engine.measure.config import RunConfig
+from engine.measure.config import DEFAULT_TARGET_PRECISION_PCT, RunConfig
 from engine.process import environments
 from engine.process.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
 from engine.workloads import model_file_source
@@ -35,6 +35,7 @@ _OPTIONS = {
     "memory_limit_bytes": "--memory-limit-mb",
     "run_id": "RUN_ID",
     "rdzv_timeout_s": "--rdzv-timeout",
+    "target_precision_pct": "--target-precision",
 }
 
 
@@ -97,10 +98,20 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     p.add_argument("--min-steps", type=int, default=d.min_steps)
     p.add_argument("--max-steps", type=int, default=d.max_steps)
     p.add_argument(
+        "--target-precision",
+        type=numbers.target_precision,
+        default=DEFAULT_TARGET_PRECISION_PCT,
+        metavar="PCT",
+        help="measure windows until the figure's 95%% interval is within ±PCT%% of it, all "
+        f"within --max-seconds (default {DEFAULT_TARGET_PRECISION_PCT:g}); off: --repeats "
+        "windows of up to --max-seconds each (docs/measuring.md)",
+    )
+    p.add_argument(
         "--max-seconds",
         type=float,
         default=d.max_seconds,
-        help="cap on each measurement window (s)",
+        help="time limit (s): of all the windows together, or of each with "
+        f"--target-precision off (default {d.max_seconds:g})",
     )
     p.add_argument(
         "--epoch-samples",
@@ -108,7 +119,7 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
         default=None,
         help="samples in one epoch (default: the workload's usual data set)",
     )
-    p.add_argument("--repeats", type=int, default=d.repeats)
+    p.add_argument("--repeats", type=int, default=d.repeats, help="windows (with a target: fewest)")
     data_options.add(p)
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the framework")
     p.add_argument(
@@ -229,6 +240,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         max_seconds=args.max_seconds,
         epoch_samples=args.epoch_samples,
         repeats=args.repeats,
+        target_precision_pct=args.target_precision,
         threads=args.threads,
         usd_per_hour=args.price_per_hour,
         price_source=args.price_source,
@@ -305,7 +317,8 @@ class Progress:
             self.expected = event.expected_steps or 0
             self.measured, self.rate = 0, 0.0
             detail = f" ({event.detail})" if event.detail else ""
-            self._line(f"{self.phase}{detail}")
+            if ", until " not in detail or "(repeat 1," in detail:  # a target's windows: once
+                self._line(f"{self.phase}{detail}")
         elif isinstance(event, Step):
             self.measured += event.steps  # an event carries the steps since the last one
             if event.measured:

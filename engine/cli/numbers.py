@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.core.errors import ConfigError
+from engine.measure.config import TARGET_PRECISION_PCT
 
 
 def show(value: float) -> str:
@@ -110,7 +111,20 @@ LIFETIME_YEARS = number(0.1, 50, "years")
 HOURS_PER_DAY = number(0.1, 24, "hours a day")
 GRID_G_PER_KWH = number(1, 3_000, "g CO2e/kWh", zero=True)
 EPOCHS = number(0.001, 1_000_000, "epochs")
+TARGET_PCT = number(*TARGET_PRECISION_PCT, "percent")
+OFF = ("off", "none")  # words that turn an optional target off
 LIMIT = whole(0, 1_000_000, "rows (0: all)")
+
+
+def target_precision(text: str) -> float | None:
+    """--target-precision: a percentage ("3", "3%"), or "off" (None)."""
+    shown = text.strip()
+    if shown.lower() in OFF:
+        return None
+    try:
+        return TARGET_PCT(shown.removesuffix("%"))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or off") from None
 
 
 Handler = Callable[[argparse.Namespace], int]

@@ -41,9 +41,9 @@ class Outcome:
 
 
 def estimate_minutes(run: CloudRun, startup_minutes: float = MIN_STARTUP_MINUTES) -> float:
-    """Minutes a launch is expected to be billed: start-up plus the measuring windows (each
-    capped by max_seconds) and the import, build and warm-up."""
-    measuring_s = run.config.repeats * run.config.max_seconds + RUN_ALLOWANCE_S
+    """Minutes a launch is expected to be billed: start-up plus the measuring windows (their
+    time limit: RunConfig.measuring_seconds) and the import, build and warm-up."""
+    measuring_s = run.config.measuring_seconds + RUN_ALLOWANCE_S
     return startup_minutes + measuring_s / 60.0
 
 

@@ -86,6 +86,46 @@ class Interval:
         return [self.low, self.high]
 
 
+@dataclass(frozen=True)
+class Steps:
+    """What the steps' half of the interval reads of the step times: how many, their mean and
+    their standard deviation (n - 1), so that a caller that keeps running sums (the stopping
+    rule, engine/core/precision_target.py) need not keep every time."""
+
+    count: int
+    mean: float
+    sd: float
+
+    @classmethod
+    def of(cls, step_times_s: Sequence[float]) -> Steps:
+        k = len(step_times_s)
+        mean = statistics.fmean(step_times_s) if k else 0.0
+        return cls(k, mean, statistics.stdev(step_times_s) if k >= 2 else 0.0)
+
+
+def halves(center: float, window_rates: Sequence[float], steps: Steps) -> tuple[float, float]:
+    """The two relative half widths the interval is the wider of: Student's t over the windows
+    (0 below two windows) and 1.96 standard errors of the mean step time (0 below two steps)."""
+    n = len(window_rates)
+    by_windows = (
+        t975(n - 1) * statistics.stdev(window_rates) / math.sqrt(n) / center if n >= 2 else 0.0
+    )
+    by_steps = (
+        1.96 * steps.sd / math.sqrt(steps.count) / steps.mean
+        if steps.count >= 2 and steps.mean > 0
+        else 0.0
+    )
+    return by_windows, by_steps
+
+
+def lost_share(contention: float | None, threads: int) -> float:
+    """The share of a run's speed the interval takes as lost to others: a step runs at full
+    speed only while all its `threads` hold a core, (1 - f) ** threads of the time (a thread
+    preempted stalls the others at their next barrier); at most MAX_CONTENTION."""
+    share = min(max(contention or 0.0, 0.0), 1.0)
+    return min(1 - (1 - share) ** max(threads, 1), MAX_CONTENTION)
+
+
 def throughput_interval(
     center: float,
     window_rates: Sequence[float],
@@ -97,16 +137,19 @@ def throughput_interval(
     from those windows and the step times inside them (seconds), widened for `contention`: the
     share of the CPU (0..1) that other processes took while the windows ran (CPU runs only), on
     a step that needs all its `threads` on a core at once."""
-    n, k = len(window_rates), len(step_times_s)
-    by_windows = (
-        t975(n - 1) * statistics.stdev(window_rates) / math.sqrt(n) / center if n >= 2 else 0.0
-    )
-    mean_step = statistics.fmean(step_times_s) if k else 0.0
-    by_steps = (
-        1.96 * statistics.stdev(step_times_s) / math.sqrt(k) / mean_step
-        if k >= 2 and mean_step > 0
-        else 0.0
-    )
+    return interval_of(center, window_rates, Steps.of(step_times_s), contention, threads)
+
+
+def interval_of(
+    center: float,
+    window_rates: Sequence[float],
+    steps: Steps,
+    contention: float | None = None,
+    threads: int = 1,
+) -> Interval:
+    """throughput_interval from the step times' moments (Steps) instead of the times."""
+    n, k = len(window_rates), steps.count
+    by_windows, by_steps = halves(center, window_rates, steps)
     if n >= 2 and by_windows >= by_steps:
         method = f"Student t over {n} windows"
     elif n >= 2:
@@ -116,9 +159,7 @@ def throughput_interval(
     half = max(by_windows, by_steps) * center
     low, high = max(center - half, 0.0), center + half
     share = min(max(contention or 0.0, 0.0), 1.0)
-    # A step runs at full speed only while all its threads hold a core: (1 - f) ** threads of
-    # the time (a thread preempted stalls the others at their next barrier).
-    f = min(1 - (1 - share) ** max(threads, 1), MAX_CONTENTION)
+    f = lost_share(contention, threads)
     if f > 0 and (center * (1 - f) < low or center / (1 - f) > high):
         low, high = min(low, center * (1 - f)), max(high, center / (1 - f))
         plural = "s" if threads > 1 else ""

@@ -27,6 +27,11 @@ MAX_PROCESSES = 1024
 MAX_LOADER_WORKERS = 256
 
 MAX_BATCH_SIZE = 1 << 20
+# Stop when precise enough (docs/measuring.md): the target the command line and the app start
+# with, in percent, and the range a target may take (0.01% is unreachable in practice, 100%
+# met at once).
+DEFAULT_TARGET_PRECISION_PCT = 3.0
+TARGET_PRECISION_PCT = (0.01, 100.0)
 # The optimizers: SGD with momentum 0.9 and weight decay 5e-4, or Adam; their learning rates.
 DEFAULT_LEARNING_RATE = {"sgd": 0.01, "adam": 1e-3}
 
@@ -156,6 +161,32 @@ class RunConfig(TrainingConfig):
     data: str = "auto"
     loader_workers: int | None = None
     pin_memory: bool = False
+    # Stop when precise enough (engine/core/precision_target.py): windows (at least `repeats`,
+    # and 3) go on until the 95% interval's farthest end lies within this percentage of the
+    # figure, max_seconds being then the budget of all the windows together; None: `repeats`
+    # windows of up to max_seconds each. The command line and the app start at
+    # DEFAULT_TARGET_PRECISION_PCT; None here, so a config stored before there was a target
+    # reads as what it ran.
+    target_precision_pct: float | None = None
+
+    @property
+    def measuring_seconds(self) -> float:
+        """The most time the measured windows may take together."""
+        if self.target_precision_pct is not None:
+            return self.max_seconds
+        return self.repeats * self.max_seconds
+
+    @property
+    def measuring_text(self) -> str:
+        """How long it measures, in words: '3 windows of up to 60 s', or 'windows until its
+        95% interval is within ±3%, 60 s in all'."""
+        if self.target_precision_pct is not None:
+            return (
+                f"windows until its 95% interval is within ±{self.target_precision_pct:g}%, "
+                f"{self.max_seconds:g} s in all"
+            )
+        n = self.repeats
+        return f"{n} window{'s' if n != 1 else ''} of up to {self.max_seconds:g} s"
 
     @property
     def world_size(self) -> int:
@@ -193,6 +224,8 @@ class RunConfig(TrainingConfig):
         if self.epoch_samples is not None:
             int_range("epoch_samples", self.epoch_samples, 1, 10**13)
         int_range("repeats", self.repeats, 1, 1000)
+        if self.target_precision_pct is not None:
+            number_range("target_precision_pct", self.target_precision_pct, *TARGET_PRECISION_PCT)
         self._check_distributed()
         self._check_data(check_files)
         return self

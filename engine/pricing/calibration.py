@@ -13,6 +13,10 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
   model out, one benchmark version against the other, the fitted spec form against every
   pair).
 
+Where the table holds Lambda's PyTorch tables they alone calibrate (the other sources answer
+only pairs Lambda lacks: engine/pricing/published.py); the between-source range
+(errors.between_sources) comes from every source that shares a model and two GPUs with another.
+
 The Lambda table ran in NVIDIA's PyTorch containers, which run fp32 arithmetic as TF32 on
 Ampere and newer; its spec ratios are formed that way.
 """
@@ -26,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.pricing import errors, family_mean
+from engine.pricing import errors, family_mean, published
 from engine.pricing.errors import ErrorRange, Residuals
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import SpecRatios, spec_ratios
@@ -44,6 +48,8 @@ class Calibration:
     pairs: int = 0
     # {published model: its weight in its family's mean} (engine/pricing/family_mean.py)
     family_weights: dict[str, float] = field(default_factory=dict)
+    # How far one source's ratio missed another's (errors.between_sources); None: too few.
+    between: ErrorRange | None = None
 
     def alpha_for(self, precision: str, family: str) -> float:
         return self.alpha.get((precision, family), self.alpha.get((precision, ""), DEFAULT_ALPHA))
@@ -110,6 +116,11 @@ def _fit_alpha(pairs: list[_Pair]) -> tuple[dict[tuple[str, str], float], Residu
 def calibrate(table: PublishedTable, gpus: Iterable[GpuSpec]) -> Calibration:
     """The calibration the table supports for the GPUs `gpus` (their specs)."""
     specs = {g.name: g for g in gpus}
+    whole = table
+    if any(published.is_lambda(v) for v in table.versions):
+        # Lambda's tables alone calibrate where the table holds them: the other sources' few
+        # GPUs made every check narrower and none better (benchmarks/RESULTS.md, issue 40).
+        table = table.without(versions=[v for v in table.versions if not published.is_lambda(v)])
     pairs = _pairs(table, specs)
     if len(pairs) < MIN_PAIRS:
         return Calibration(pairs=len(pairs))
@@ -126,7 +137,13 @@ def calibrate(table: PublishedTable, gpus: Iterable[GpuSpec]) -> Calibration:
     ):
         for key, values in found.items():
             residuals[key] += values
-    return Calibration(alpha, errors.ranges(residuals), len(pairs), weights.get("", {}))
+    return Calibration(
+        alpha,
+        errors.ranges(residuals),
+        len(pairs),
+        weights.get("", {}),
+        errors.between_sources(whole),
+    )
 
 
 @lru_cache(maxsize=8)

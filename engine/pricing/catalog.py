@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import paths, reading
 from engine.core.errors import ConfigError
+from engine.pricing.device import stand_in_for
 from engine.pricing.rows import (
     KINDS,
     SCHEMAS,
@@ -278,14 +279,15 @@ class Catalog:
         return next((g for g in self.gpus if normalise(g.name) == wanted), None)
 
     def gpu_for_device(self, device_name: str | None) -> GpuSpec | None:
-        """The GPU row for a device name as CUDA reports it ('Tesla V100-SXM2-16GB'), or None."""
+        """The GPU row for a device name as CUDA reports it ('Tesla V100-SXM2-16GB'), else its
+        product's stand-in (engine/pricing/device.py), or None."""
         if not device_name:
             return None
         wanted = normalise(device_name)
         for g in self.gpus:
             if wanted in {normalise(g.name), *(normalise(a) for a in g.aliases)}:
                 return g
-        return None
+        return stand_in_for(self.gpus, device_name)
 
     def gpu_of(self, instance: Instance) -> GpuSpec | None:
         return self.gpu(instance.gpu_spec) if instance.gpu_spec else None

@@ -19,6 +19,7 @@ from engine.pricing.device import device_label, device_power_w, is_cpu
 from engine.pricing.projection import (
     Basis,
     Projection,
+    family_of,
     measured,
     memory_bytes,
     project_result,
@@ -352,7 +353,8 @@ def _notes(result: dict[str, Any], spec: GpuSpec | None, cloud_rows: bool) -> tu
             "Estimated rows: from the measured ratio of published models of the same family "
             "where the published table holds both GPUs, else from spec ratios; the range is "
             "what those ratios spread over and their errors show. Assumes the GPU limits the "
-            "run. Each row's basis says what it rests on."
+            "run. Each row's basis says what it rests on. The model's "
+            f"{family_of(result)[0].text()}."
         )
     if cloud_rows:
         notes.append(

@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.pricing import coverage
 from engine.pricing.coverage import Check
@@ -62,6 +62,12 @@ KINDS = (
     "stand-in, family",
     "spec",
 )
+
+# The kinds checked within one source's table (a ratio and the figure it is checked against
+# from one harness): their ranges are widened by the between-source range (between_sources).
+WITHIN_ONE_SOURCE = KINDS[1:]
+# Cross-source checks the between-source range needs (fewer: no widening).
+MIN_BETWEEN = 10
 
 # (kind, family, published model or "", precision or "") -> (log(published / estimated), what
 # the check left out) of each check. The model is "" for the kinds that do not rest on the
@@ -83,6 +89,7 @@ class ErrorRange:
     precision: str = ""  # the table's precision it is of (fp32, fp16); "" over both
     count: int = 0  # residuals it comes from; 0: the default
     spread: float = LEVEL  # the central share of the residuals it spans (coverage.SPREADS)
+    between: int = 0  # cross-source checks it is widened by (between_sources); 0: not widened
 
     def text(self) -> str:
         if not self.count:
@@ -90,10 +97,29 @@ class ErrorRange:
         of = " ".join(w for w in (self.model or self.family, self.precision) if w)
         of = f"{of} " if of else ""
         tail = (1 - self.spread) / 2 * 100
-        return (
+        text = (
             f"80% range from {self.count:,} checks of {of}'{self.kind}' estimates against "
             f"published figures (their percentiles {tail:.3g} to {100 - tail:.3g})"
         )
+        if self.between:
+            text += (
+                f", widened by how far {self.between} ratios of one source missed another "
+                "source's of the same model and GPUs"
+            )
+        return text
+
+    def widened(self, between: ErrorRange | None) -> ErrorRange:
+        """The range with the between-source range `between` added on each side in
+        quadrature on a log scale (independent errors); itself for a default range, a kind
+        whose checks are across sources already (WITHIN_ONE_SOURCE) or no `between`."""
+        if between is None or not self.count or self.kind not in WITHIN_ONE_SOURCE:
+            return self
+
+        def side(a: float, b: float) -> float:
+            return math.exp(math.copysign(math.hypot(math.log(a), math.log(b)), math.log(a)))
+
+        low, high = side(self.low, between.low), side(self.high, between.high)
+        return replace(self, low=low, high=high, between=between.count)
 
 
 def quantile_range(residuals: list[float], spread: float = LEVEL) -> tuple[float, float]:
@@ -140,6 +166,17 @@ def range_for(
     keys += [(kind, family, "", precision), (kind, family, "", ""), (kind, "", "", "")]
     found_range = next((found[k] for k in keys if k in found), None)
     return found_range or ErrorRange(*DEFAULT, kind)
+
+
+def between_sources(table: PublishedTable) -> ErrorRange | None:
+    """How far one source's ratio missed another's on the same model and two GPUs (every
+    model and precision pooled: version_to_version's checks), as an 80% range; None with
+    fewer than MIN_BETWEEN checks. What a range checked within one source's table lacks: a
+    run of yours is made in a harness of its own."""
+    checks = [c for found in version_to_version(table).values() for c in found]
+    if len(checks) < MIN_BETWEEN:
+        return None
+    return error_range(checks, ("between sources", "", "", ""))
 
 
 def model_out(table: PublishedTable, weights: Weights | None = None) -> Residuals:

@@ -4,10 +4,12 @@ In order, an estimate rests on:
 
 1. **Published measurements** (engine/pricing/published.py): where the table holds both GPUs
    for models of the measured model's family (convolutional, transformer, recurrent; every
-   family for a model of none), the throughput is scaled by the mean of those models' measured
-   log ratios, each weighed by how closely it has followed the rest of its family
-   (engine/pricing/family_mean.py; the model's own ratio when it is a published one); the
-   range is the 80% range of such estimates' checked errors (engine/pricing/errors.py).
+   family for a model of none; engine/workloads/family.py: a model file's FAMILY, else what
+   the model is made of, else the built-in's own, and the estimate says which), the
+   throughput is scaled by the mean of those models' measured log ratios, each weighed by
+   how closely it has followed the rest of its family (engine/pricing/family_mean.py; the
+   model's own ratio when it is a published one); the range is the 80% range of such
+   estimates' checked errors (engine/pricing/errors.py).
 2. **A stand-in of the same chip**: a GPU not in the table is stood in for by the table's GPU
    of the same compute capability (the same chip class: a GA102 for a GA102, a GV100 for a
    GV100) nearest in spec (one measured in the same benchmark version as the other GPU
@@ -40,7 +42,8 @@ from engine.pricing.published import PublishedTable, Ratio
 from engine.pricing.roofline import chip_distance, chip_step, ran_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
 from engine.pricing.spread import measured_spread, widened
-from engine.workloads import registry
+from engine.workloads import family as model_family
+from engine.workloads.family import Family
 
 if TYPE_CHECKING:
     from engine.pricing.catalog import Catalog
@@ -153,6 +156,12 @@ class Basis:
         table = published.shipped() if table is None else table
         return cls(table, calibration.cached(table, catalog.gpus), catalog.gpus)
 
+    @property
+    def lambda_checked(self) -> bool:
+        """Whether the table holds Lambda's PyTorch tables, whose ranges' checks (33 GPUs) hold
+        another harness's figures as they are (its TensorFlow tables, benchmarks/RESULTS.md)."""
+        return any(published.is_lambda(v) for v in self.table.versions)
+
     def stand_ins(self, gpu: GpuSpec) -> list[GpuSpec]:
         """The table's GPUs of `gpu`'s compute capability, nearest in spec first; [gpu] itself
         when the table holds it."""
@@ -207,13 +216,14 @@ def project(
     spec = spec_ratios(source, target, precision, tf32)
     found = _from_table(source, target, precision, (family, published_model), basis)
     if found is not None:
-        factor, kind, text = found
+        factor, kind, text, versions = found
         method = "stand-in" if kind.startswith("stand-in") else "published"
     elif isinstance(spec, str):
         return _without("no_estimate", spec, memory)
     else:
         alpha = basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
         factor, kind, method = spec.weighted(alpha), "spec", "spec"
+        versions = () if basis.lambda_checked else ("",)
         text = (
             f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
             f"x{spec.bandwidth:.2f}, weighed as published measurements say"
@@ -222,6 +232,8 @@ def project(
     own = published_model if kind.startswith(("same model", "stand-in, same model")) else ""
     table_precision = published.TABLE_PRECISION[precision]
     error = basis.calibration.range_for(kind, family, own, table_precision)
+    if not all(published.is_lambda(v) for v in versions):
+        error = error.widened(basis.calibration.between)
     return Projection(
         "estimated",
         samples_per_s * factor,
@@ -243,10 +255,10 @@ def _from_table(
     precision: str,
     model: tuple[str, str],
     basis: Basis,
-) -> tuple[float, str, str] | None:
-    """(factor, kind of estimate (errors.KINDS), text) from published ratios, through
-    same-chip stand-ins where the table lacks a GPU; None when the table cannot say. `model`:
-    (family, the published name of the model itself or "")."""
+) -> tuple[float, str, str, tuple[str, ...]] | None:
+    """(factor, kind of estimate (errors.KINDS), text, the versions of the ratios it rests on)
+    from published ratios, through same-chip stand-ins where the table lacks a GPU; None when
+    the table cannot say. `model`: (family, the published name of the model itself or "")."""
     family, same_model = model
     # Stand-ins measured in one benchmark version first (their ratio is one set-up's, as the
     # stand-in checks are: errors.gpu_out), then any, bridged across versions.
@@ -262,7 +274,7 @@ def _from_table(
         if not ratios or None in steps:
             continue
         scale = math.prod(s for s in steps if s is not None)
-        own = [r for r in ratios if r.model == same_model]
+        own = basis.table.own_ratios(ratios, same_model) if same_model else []
         weights = basis.calibration.family_weights
         mean = published.summary(own)[0] if own else family_ratio(ratios, weights)
         text = _table_text(ratios, family, weights)
@@ -272,7 +284,8 @@ def _from_table(
         if stood:
             text += f"; same chip: {', '.join(stood)} (spec ratio)"
         kind = "same model" if own else "family"
-        return mean * scale, f"stand-in, {kind}" if stood else kind, text
+        versions = tuple(sorted({r.version for r in own or ratios}))
+        return mean * scale, f"stand-in, {kind}" if stood else kind, text, versions
     return None
 
 
@@ -294,7 +307,7 @@ def _table_text(ratios: list[Ratio], family: str, weights: dict[str, float]) -> 
     versions = sorted({r.version for r in ratios})
     text = (
         f"measured ratio of {len(models)} published {what}model{'s' * (len(models) > 1)} "
-        f"({', '.join(models)}; Lambda PyTorch benchmark {', '.join(versions)})"
+        f"({', '.join(models)}; {published.versions_text(versions)})"
     )
     if len(models) > 1 and all(m in weights for m in models):
         count = {m: sum(r.model == m for r in ratios) for m in models}
@@ -327,14 +340,12 @@ def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection
     )
 
 
-def family_of(result: dict[str, Any]) -> tuple[str, str]:
-    """The model family of a result's workload and the published table's name of the same
-    model; ("", "") for a model file or an unknown model."""
-    model = result["config"].get("model")
-    if not model or not registry.exists(model):
-        return "", ""
-    workload = registry.get(model)
-    return workload.family, workload.published_as
+def family_of(result: dict[str, Any]) -> tuple[Family, str]:
+    """The family of a result's model, with why (engine/workloads/family.py: a model file's
+    FAMILY, else what the model is made of, else the built-in's own), and the published table's
+    name of the same model ("" for a model file, an unknown model or one not published)."""
+    builtin = model_family.builtin_of(result)
+    return model_family.of_result(result), builtin.published_as if builtin else ""
 
 
 def project_result(
@@ -357,12 +368,16 @@ def project_result(
         result.get("peak_memory_bytes"),
         memory_available_bytes,
         basis=basis,
-        family=family,
-        tf32=ran_tf32(result.get("environment") or {}, family, result["config"].get("framework")),
+        family=family.name,
+        tf32=ran_tf32(
+            result.get("environment") or {}, family.name, result["config"].get("framework")
+        ),
         published_model=published_as,
     )
     if proj.status != "estimated":
         return proj
+    if proj.method != "same GPU":  # which published models it was compared with, and why
+        proj = replace(proj, basis=f"{proj.basis}; {family.text()}")
     if world > 1:
         proj = replace(proj, basis=f"{proj.basis}; from one device's share of {world} processes")
     return with_measured_spread(proj, result)

@@ -1,14 +1,20 @@
 """Published, measured training throughput per GPU and model: assets/published_throughput.csv.
 
-Derived by assets/derive.py (assets/derive_throughput.py) from the PyTorch tables of Lambda's
-deeplearning-benchmark repository, each row with its source file, commit and date. The
-projection (engine/pricing/projection.py) takes from it the ratio of two GPUs' throughput on
-published models of the family of the measured one: how much faster B trained the same models
-than A did, measured, not read off a spec sheet.
+Derived by assets/derive.py from the PyTorch tables of Lambda's deeplearning-benchmark
+repository (assets/derive_throughput.py) and from the other published tables that train models
+across GPUs with one harness (assets/derive_published.py: ryujaehun's and u39kun's PyTorch
+tables, jcjohnson's Torch7 one, cgnorthcutt's ImageNet ResNets, llm-foundry's MPT runs), each
+row with its source file, commit and date. The projection (engine/pricing/projection.py) takes
+from it the ratio of two GPUs' throughput on published models of the family of the measured
+one: how much faster B trained the same models than A did, measured, not read off a spec sheet.
 
-Two benchmark versions (v1, v2) ran different set-ups, so ratios are taken within one version;
-a pair that no version holds together is bridged through a GPU both versions measured. Several
-rows of one GPU (hosts, commits) count as their median.
+Each version is one source's harness (Lambda's v1 and v2 ran different set-ups; the others are named
+"<source> <harness>"), so ratios are taken within one version, Lambda's where its tables hold the
+pair (the other sources answer the pairs Lambda lacks: they made no check better); a pair that no
+version holds together is bridged through a GPU both versions measured. Several rows of one GPU
+(hosts, commits, cards) count as their median. The precision is the table's: fp32 as the framework
+ran it (TF32 on Ampere and newer in every source's containers) and fp16 for autocast (AMP) fp16 or
+bf16; a model cast whole to half precision is not in the table (assets/derive_published.py).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from engine.core import paths
 
 FILE = "published_throughput.csv"
 FAMILIES = ("convolutional", "transformer", "recurrent", "recommender")
+# The versions of Lambda's PyTorch tables; every other version is "<source> <harness>".
+LAMBDA_VERSIONS = ("v1", "v2")
 # The table's precision for a run's: autocast fp16 and bf16 both run on the tensor cores.
 TABLE_PRECISION = {"fp32": "fp32", "fp16": "fp16", "bf16": "fp16"}
 
@@ -103,11 +111,19 @@ class PublishedTable:
                         self.figures_of(version, precision, b),
                     )
 
-    def without(self, gpus: Iterable[str] = (), models: Iterable[str] = ()) -> PublishedTable:
-        """The table less some GPUs' and models' figures (leave-one-out checks)."""
-        drop_gpus, drop_models = set(gpus), set(models)
+    def without(
+        self, gpus: Iterable[str] = (), models: Iterable[str] = (), versions: Iterable[str] = ()
+    ) -> PublishedTable:
+        """The table less some GPUs', models' and versions' figures (leave-one-out checks)."""
+        drop_gpus, drop_models, drop_versions = set(gpus), set(models), set(versions)
         return PublishedTable(
-            tuple(f for f in self.figures if f.gpu not in drop_gpus and f.model not in drop_models)
+            tuple(
+                f
+                for f in self.figures
+                if f.gpu not in drop_gpus
+                and f.model not in drop_models
+                and f.version not in drop_versions
+            )
         )
 
     def figures_of(self, version: str, precision: str, gpu: str) -> dict[str, float]:
@@ -118,7 +134,8 @@ class PublishedTable:
         self, source: str, target: str, precision: str, family: str | None, bridge: bool = True
     ) -> list[Ratio]:
         """target/source throughput ratios on the published models of `family` (None: every
-        family) at the table precision for `precision`; bridged across versions when no version
+        family) at the table precision for `precision`: Lambda's where its tables measured
+        both GPUs, else every other source's; bridged across versions when no version
         measured both GPUs (and `bridge`). Empty when the table cannot say."""
         table_precision = TABLE_PRECISION.get(precision)
         if table_precision is None:
@@ -130,9 +147,31 @@ class PublishedTable:
             for model in sorted(a.keys() & b.keys()):
                 if family is None or self.family_of(model) == family:
                     found.append(Ratio(model, b[model] / a[model], version))
+        if any(is_lambda(r.version) for r in found):  # the others only where Lambda lacks it
+            found = [r for r in found if is_lambda(r.version)]
         if found or not bridge:
             return found
         return self._bridged(source, target, table_precision, family)
+
+    def own_ratios(self, ratios: list[Ratio], model: str) -> list[Ratio]:
+        """`model`'s ratios among `ratios`, of one source: Lambda's tables where they hold the
+        pair, else the version that measured the model on the most GPUs (ties by name). One
+        harness's ratio, not a mean of several sources' set-ups."""
+        own = [r for r in ratios if r.model == model]
+        lambdas = [r for r in own if is_lambda(r.version)]
+        if lambdas or not own:
+            return lambdas
+
+        def gpus(version: str) -> int:
+            return sum(
+                model in self.figures_of(v, p, g)
+                for v in version_parts(version)
+                for p in ("fp32", "fp16")
+                for g in self.gpus
+            )
+
+        best = max({r.version for r in own}, key=lambda v: (gpus(v), v))
+        return [r for r in own if r.version == best]
 
     def _bridged(self, source: str, target: str, precision: str, family: str | None) -> list[Ratio]:
         found = []
@@ -156,6 +195,25 @@ class PublishedTable:
                     if found:
                         return found
         return found
+
+
+def version_parts(version: str) -> list[str]:
+    """The table versions a ratio's version names: ["v1", "v2"] for "v1+v2 via GPU"."""
+    return version.split(" via ")[0].split("+")
+
+
+def is_lambda(version: str) -> bool:
+    """Whether a ratio's version is one of Lambda's PyTorch tables (or bridges two of them)."""
+    return all(v in LAMBDA_VERSIONS for v in version_parts(version))
+
+
+def versions_text(versions: Iterable[str]) -> str:
+    """The sources of `versions`, for people: "Lambda PyTorch benchmark v1; u39kun pytorch
+    0.3.0" (Lambda's tables are v1 and v2, bridged ones "v1+v2 via GPU")."""
+    lambdas = sorted(v for v in versions if is_lambda(v))
+    others = sorted(v for v in versions if not is_lambda(v))
+    lambda_text = [f"Lambda PyTorch benchmark {', '.join(lambdas)}"] if lambdas else []
+    return "; ".join(lambda_text + others)
 
 
 def summary(ratios: list[Ratio]) -> tuple[float, float, float]:

@@ -17,6 +17,7 @@ from typing import Any
 from engine import __version__
 from engine.core.interval import interval_text
 from engine.core.precision import MARK, imprecise
+from engine.core.precision_target import target_text
 from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import compare
 from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
@@ -164,6 +165,11 @@ def _run(run: RunReport, options: CompareOptions) -> str:
         unit = (r.get("workload") or {}).get("epoch_unit") or "samples"
         facts += [
             ("throughput", f"{tput:,.1f} samples/s, {_interval(r)}"),
+            *(
+                [("target", target_text(r["target_precision"]))]
+                if r.get("target_precision")
+                else []
+            ),
             ("epoch", f"{r['epoch_samples']:,} {unit} in {text.duration(r['epoch_seconds'])}"),
             (
                 "memory",

@@ -7,24 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core.interval import interval_text
 from engine.core.precision import MARK, imprecise
+from engine.core.precision_target import target_text
+from engine.core.text import duration
 
 if TYPE_CHECKING:
     from engine.core.stats import Spread
-
-
-def duration(seconds: float | None) -> str:
-    """3 h 02 min, 11 min 42 s, 8.4 s."""
-    if seconds is None:
-        return "n/a"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, s = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {s:02d} s"
-    hours, m = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {m:02d} min"
-    return f"{hours / 24:.1f} days"
 
 
 def size(n: float | None) -> str:
@@ -114,6 +101,11 @@ def summary(result: dict[str, Any]) -> str:
         f"{'throughput':10s} {tput:,.1f} samples/s, {_interval_text(result)}",
         f"{'':10s} step {st['median']:.4f} s median, p10 {st['p10']:.4f}, p90 {st['p90']:.4f}; "
         f"{result['steps_measured']} steps, {_windows(result)}",
+        *(
+            [f"{'target':10s} {target_text(goal)}"]
+            if (goal := result.get("target_precision"))
+            else []
+        ),
         f"{'epoch':10s} {result['epoch_samples']:,} {unit} in {duration(result['epoch_seconds'])}",
         f"{'memory':10s} {size(result.get('peak_memory_bytes'))} peak of "
         f"{size(result.get('memory_total_bytes'))} ({_percent(result.get('memory_fill'))}, "

@@ -14,14 +14,17 @@ from typing import Any
 from engine.pricing.cost import MAX_USD_PER_HOUR
 from engine.results.json_checks import (
     Bad,
+    Check,
     date,
     items,
     number,
     obj,
     optional,
+    short,
     text,
     whole,
 )
+from engine.workloads import family
 
 # The slowest throughput a window can measure: one sample in the longest window a run allows
 # (--max-seconds at most 7 days, engine/measure/config.py) is 1.65e-6 samples/s.
@@ -173,6 +176,50 @@ DISTRIBUTED = obj(
     },
     ("world_size", "nnodes", "backend", "per_process_batch", "per_rank"),
 )
+
+
+def flag(value: Any, path: str) -> None:
+    if not isinstance(value, bool):
+        raise Bad(path, f"must be true or false, not {short(value)}")
+
+
+# A run with a target precision (engine/core/precision_target.py, Verdict.record).
+TARGET_PRECISION = obj(
+    {
+        "target": number(positive=True, maximum=1.0),
+        "achieved": optional(number(minimum=0.0)),
+        "reached": flag,
+        "windows": whole(0, MAX_COUNT),
+        "seconds": number(minimum=0.0, maximum=MAX_SECONDS),
+        "budget_s": optional(number(minimum=0.0, maximum=MAX_SECONDS)),
+        "why_not": OPT_TEXT,
+        "seconds_needed": optional(number(minimum=0.0)),
+    },
+    ("target", "reached", "windows", "seconds"),
+)
+
+
+def one_of(choices: tuple[str, ...]) -> Check:
+    def one_of(value: Any, path: str) -> None:
+        if value not in choices:
+            raise Bad(path, f"must be one of {', '.join(choices)}, not {short(value)}")
+
+    return one_of
+
+
+_SHARES = obj({"by": one_of(family.BASES)} | {k: FRACTION for k in family.KINDS}, ("by",))
+
+
+def composition(value: Any, path: str) -> None:
+    """What the model is made of (engine/workloads/family.py): the shares of its FLOPs (or
+    parameters) by kind of layer, each 0 to 1 and together 1. Shares that add up to more were
+    edited in, and an estimate would say "140% of FLOPs in convolutions"."""
+    _SHARES(value, path)
+    total = sum(value.get(k) or 0.0 for k in family.KINDS)
+    if abs(total - 1.0) > 1e-3:
+        raise Bad(path, f"shares add up to {total:.4g}, not 1: measure again or remove it")
+
+
 WORKLOAD = obj(
     {
         "name": OPT_TEXT,
@@ -181,6 +228,9 @@ WORKLOAD = obj(
         "parameters": OPT_WHOLE,
         "input_shape": optional(items(WHOLE)),
         "model_file": optional(obj({"path": TEXT, "sha256": OPT_TEXT})),
+        "composition": optional(composition),
+        # A model file's FAMILY (engine/worker/workloads/model_file.py), as it stated it
+        "family_stated": optional(one_of(family.FAMILIES)),
     }
 )
 _ENV_FIELDS = obj(

@@ -102,6 +102,7 @@ _ALWAYS = obj(
         "throughput_ci95": optional(pair(_THROUGHPUT_ENDS, _THROUGHPUT_ENDS)),
         "usd_per_epoch_ci95": optional(pair(_USD_END, optional(_USD_END))),
         "interval_method": OPT_TEXT,
+        "target_precision": optional(f.TARGET_PRECISION),
         "repeats": OPT_WHOLE,
         "other_cpu_fraction": OPT_FRACTION,
         # The share of the measured time spent waiting for data (None: synthetic batches).

@@ -1,7 +1,9 @@
 """Exports: charts to PNG or SVG (pyqtgraph exporters) or the clipboard, tables to CSV.
 
 A chart is exported as its whole layout: title, axes with their labels and units, curves,
-legend and the caption naming the run's model, device and price.
+legend and the caption naming the run's model, device and price. pyqtgraph is imported by the
+functions that draw charts: the tables' exports load before the window's first paint, the
+charts after (gui/common/plot_frames.py).
 """
 
 from __future__ import annotations
@@ -11,18 +13,18 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyqtgraph as pg
-import pyqtgraph.exporters
 from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSizeF, Qt
 from PySide6.QtGui import QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from engine.core.errors import ConfigError
 from engine.results.files import check_out_path, write_text, write_via
-from gui.common.chart import Chart
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyqtgraph as pg
+
+    from gui.common.chart import Chart
 
 CHART_FORMATS = {".png": "PNG image", ".svg": "SVG drawing"}
 PNG_WIDTH_PX = 1600
@@ -48,6 +50,9 @@ def export_chart(
     """Write a chart to `path`; the suffix (.png or .svg) picks the format. With `layout_px`
     (width, height) the chart is laid out at that size for the file, whatever its size on
     screen (a chart half a page wide would otherwise export tall, with outsized text)."""
+    import pyqtgraph as pg
+    import pyqtgraph.exporters  # noqa: F401 (pg.exporters)
+
     suffix = path.suffix.lower()
     if suffix not in CHART_FORMATS:
         raise ExportError(f"{path.name}: save charts as .png or .svg")
@@ -104,6 +109,8 @@ def _graphics_widgets(item: QGraphicsItem) -> Iterator[QGraphicsWidget]:
 
 
 def _chart_of(item: pg.GraphicsLayout) -> Chart | None:
+    from gui.common.chart import Chart
+
     view = item.getViewWidget()
     return view if isinstance(view, Chart) else None
 
@@ -132,6 +139,8 @@ def _pens_scaled(chart: Chart | None, scale: float) -> Iterator[None]:
 
 
 def _pen_of(item: Any) -> QPen | None:
+    import pyqtgraph as pg
+
     if isinstance(item, pg.PlotDataItem | pg.PlotCurveItem):
         pen = item.opts.get("pen")
     elif isinstance(item, pg.InfiniteLine):
@@ -146,6 +155,9 @@ def _pen_of(item: Any) -> QPen | None:
 
 def copy_chart(item: pg.GraphicsLayout) -> None:
     """Put the chart on the clipboard as an image (as a PNG export draws it)."""
+    import pyqtgraph as pg
+    import pyqtgraph.exporters  # noqa: F401 (pg.exporters)
+
     chart = _chart_of(item)
     with chart.exporting() if chart is not None else nullcontext():
         _settle(item)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from gui.common import export, settings
 from gui.common.activity import Activity
-from gui.common.chart import Chart
 from gui.common.message_bar import MessageBar
 from gui.common.results_panel import ResultsPanel
 from gui.common.theme import PlotColors
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from engine.measure.config import RunConfig
     from engine.process.launcher import WorkerSpec
     from engine.results.store import Store
+    from gui.common.chart import Chart
 
 
 @dataclass

@@ -30,6 +30,9 @@ class ModelFile:
     epoch_samples: int | None = None
     epoch_unit: str = "samples"
     epoch_samples_declared: bool = False
+    # The family projections to other GPUs use, and why ("convolutional (82% of FLOPs in
+    # convolutions)"), as the check found it (engine/workloads/family.py); "": not said
+    family: str = ""
 
     @property
     def key(self) -> str:
@@ -54,6 +57,7 @@ class ModelFile:
             epoch_samples=_int_or_none(data.get("epoch_samples")),
             epoch_unit=str(data.get("epoch_unit") or "samples"),
             epoch_samples_declared=bool(data.get("epoch_samples_declared")),
+            family=_family_text(data.get("family")),
         )
 
     def describe(self) -> str:
@@ -69,7 +73,18 @@ class ModelFile:
             if not self.epoch_samples_declared:
                 text += " (the file sets no EPOCH_SAMPLES: $/epoch is per million samples)"
             text += "."
+        if self.family:
+            text += f" Family: {self.family}."
         return text
+
+
+def _family_text(value: Any) -> str:
+    """The check's family ({"name", "why"}) in words, or a settings entry's text as it is."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict) or not isinstance(value.get("why"), str):
+        return ""
+    return f"{value.get('name') or 'none'} ({value['why']})"
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -46,7 +46,7 @@ from gui.panel.gpu_check import GpuCheck
 from gui.panel.model_picker import ModelPicker
 from gui.panel.price_widget import OwnedChoice, PriceWidget
 from gui.panel.profile_box import ProfileBox
-from gui.panel.run_rules import NUMBER_FIELDS, usable, validate_all
+from gui.panel.run_rules import FORM_DEFAULTS, NUMBER_FIELDS, TOOLTIPS, usable, validate_all
 
 
 class ConfigPanel(QWidget):
@@ -104,7 +104,7 @@ class ConfigPanel(QWidget):
         defaults = RunConfig()
         self.numbers: dict[str, NumberField] = {}
         for name, (label, whole, optional, unit) in NUMBER_FIELDS.items():
-            value = getattr(defaults, name)
+            value = FORM_DEFAULTS.get(name, getattr(defaults, name))
             self.numbers[name] = NumberField(
                 label,
                 name=name,
@@ -113,7 +113,8 @@ class ConfigPanel(QWidget):
                 optional=optional,
                 unit=unit,
             )
-        self.numbers["epoch_samples"].setToolTip("Leave empty for the workload's usual data set")
+        for name, tip in TOOLTIPS.items():
+            self.numbers[name].setToolTip(tip)
         self.price = PriceWidget()
         self.profiles = ProfileBox(self.price)
         self.data_box = DataBox(prefs)
@@ -130,7 +131,7 @@ class ConfigPanel(QWidget):
         self._row(form, "Batch size", self.numbers["batch_size"], "batch_size")
         self._row(form, "Precision", self.precision, "precision")
         window = QFormLayout()
-        for name in ("warmup_steps", "min_steps", "max_steps", "max_seconds", "epoch_samples"):
+        for name in list(NUMBER_FIELDS)[1:]:  # all but the batch size
             self._row(window, NUMBER_FIELDS[name][0], self.numbers[name], name)
         price_form = QFormLayout()
         price_form.addRow("Profile", self.profiles)

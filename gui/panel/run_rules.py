@@ -12,7 +12,7 @@ from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.measure.config import RunConfig
+from engine.measure.config import DEFAULT_TARGET_PRECISION_PCT, RunConfig
 from engine.workloads import registry
 from engine.workloads.data import source as data_source
 
@@ -26,8 +26,19 @@ NUMBER_FIELDS = {
     "warmup_steps": ("Warm-up steps", True, False, None),
     "min_steps": ("Min. measured steps", True, False, None),
     "max_steps": ("Max. measured steps", True, False, None),
-    "max_seconds": ("Max. window (s)", False, False, "s"),
+    "target_precision_pct": ("Target precision (±%)", False, True, "%"),
+    "max_seconds": ("Max. time (s)", False, False, "s"),
     "epoch_samples": ("Samples per epoch", True, True, None),
+}
+# A field's text in a new form where it is not RunConfig's default: the command line's target
+# precision (RunConfig's own is None, so that a config stored before targets reads as it ran).
+FORM_DEFAULTS = {"target_precision_pct": DEFAULT_TARGET_PRECISION_PCT}
+TOOLTIPS = {
+    "epoch_samples": "Leave empty for the workload's usual data set",
+    "max_seconds": "With a target precision, the time all the windows together may take; "
+    "without one, each window's",
+    "target_precision_pct": "Measure windows until the figure's 95% interval is within "
+    "± this many percent of it, within Max. time (docs/measuring.md). Empty: three windows",
 }
 
 

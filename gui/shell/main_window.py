@@ -38,6 +38,7 @@ from gui.shell.page_tabs import PageTabs
 if TYPE_CHECKING:
     from engine.results.store import Store
     from gui.common.catalog_source import CatalogSource
+    from gui.pages.run.plots import LivePlots
     from gui.shell.guide import GuideWindow
     from gui.shell.report_export import ReportExport
     from gui.shell.settings_dialog import SettingsDialog
@@ -86,7 +87,6 @@ class MainWindow(QMainWindow):
         self.run_page = RunPage(self.context, spec)
         # The Run tab's parts the window shows or routes to (its status line, its messages).
         self.controller = self.run_page.controller
-        self.plots = self.run_page.plots
         self.status = self.run_page.status
         self.message_bar = self.run_page.message_bar
 
@@ -120,6 +120,11 @@ class MainWindow(QMainWindow):
         self.installEventFilter(self)
         self._store_imported.connect(self._load_table)
         self._left_over.connect(self._say_left_over)
+
+    @property
+    def plots(self) -> LivePlots:
+        """The Run tab's plots (built once the window has painted, or when first asked for)."""
+        return self.run_page.plots
 
     def _add_pages(self) -> None:
         """One tab per page, Run first; a page is a Page of its own package. Compare, Sweep

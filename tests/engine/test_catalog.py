@@ -25,9 +25,9 @@ def _digest(folder: Path) -> dict[str, str]:
 def test_the_shipped_catalog_loads_whole_and_clean():
     cat = catalog.load()
     assert cat.problems == ()
-    # 154 rows of assets/sources/cloud_gpu_prices.csv + 4 historical; 61 GPUs (41, and 20 added
+    # 154 rows of assets/sources/cloud_gpu_prices.csv + 4 historical; 67 GPUs (41, and 26 added
     # for the published throughput table); 101 grid regions
-    assert len(cat.instances) == 158 and len(cat.gpus) == 61 and len(cat.grid) == 101
+    assert len(cat.instances) == 158 and len(cat.gpus) == 67 and len(cat.grid) == 101
     names = {g.name for g in cat.gpus}
     assert all(i.gpu_spec in names for i in cat.instances if i.gpu_spec)
     assert {i.cloud for i in cat.instances} == {
@@ -151,7 +151,7 @@ def test_a_user_file_without_a_required_column_is_skipped_with_one_problem():
         "grid.csv, line 1: unknown column 'colour' ignored (provider, region, region_name, "
         "country, ci_gco2e_per_kwh, ci_source_dataset, ci_data_vintage, pue)",
     ]
-    assert len(cat.gpus) == 61
+    assert len(cat.gpus) == 67
     assert cat.grid_for("home", "berlin").ci_gco2e_per_kwh == 380
 
 
@@ -234,7 +234,7 @@ def test_the_catalog_as_tables_for_a_table_model():
         instances.columns
     )
     assert instances["flagged"].sum() == sum(i.flagged for i in cat.instances) > 0
-    assert len(cat.frame("gpus")) == 61 and cat.frame("machines").empty
+    assert len(cat.frame("gpus")) == 67 and cat.frame("machines").empty
     with pytest.raises(ConfigError):
         cat.frame("prices")
 

@@ -80,7 +80,7 @@ def test_a_batch_too_big_for_the_target_does_not_fit(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("gpu", "message"),
     [
-        ("v100", "matches 4 GPUs"),
+        ("v100", "matches 7 GPUs"),
         ("Voodoo 5", "no catalog GPU matches 'Voodoo 5'"),
     ],
 )

@@ -41,7 +41,7 @@ def test_skypilots_zipper_packs_the_engine_alone():
     assert packed["bytes"] < 5_000_000  # the engine's source and the catalogs, not a checkout
 
 
-def test_a_launch_without_credentials_ends_within_a_minute_and_stores_nothing(
+def test_a_launch_without_credentials_ends_without_hanging_and_stores_nothing(
     capsys,
     sky_home,  # noqa: F811
 ):
@@ -63,7 +63,9 @@ def test_a_launch_without_credentials_ends_within_a_minute_and_stores_nothing(
         assert code == 3, err
         assert out == ""  # --json: stdout holds JSON only, and there is no result
         assert "no instance came up" in err and "sky check" in err, err
-        assert took_s < 60 + 30, took_s  # the server's first start on a busy 2-core machine
+        # Against a launch that hangs or retries for minutes, not a speed target: about 17 s on a
+        # quiet machine, 108 s measured with the whole suite and two benchmarks on 2 cores.
+        assert took_s < 180, took_s
         info = skypilot.call("server", {"action": "info"}, timeout_s=120)
         assert "healthy" in info["status"].lower(), info
         assert main(["results", "list", "--json"]) == 0

@@ -63,7 +63,7 @@ def test_an_rtx_4090_is_fine_unless_the_driver_is_too_old(torch_is_a_cuda_13_bui
     ("args", "says"),
     [
         (["--for-gpu", "GeForce GTX 1080 Tie"], "did you mean"),
-        (["--for-gpu", "RTX"], "matches several GPUs"),
+        (["--for-gpu", "RTX"], "GPUs (GeForce RTX"),
         (["--for-gpu", "GeForce RTX 4090", "--driver", "new"], "--driver: 'new': give an"),
         (["--driver", "535.104.05"], "--driver: give it with --for-gpu"),
     ],

@@ -235,3 +235,25 @@ def test_a_model_that_strays_counts_less_in_its_familys_ratio():
         pytest.approx(4 * LN2 - mean),
         pytest.approx(4 * LN2 - mean),
     ]
+
+
+def test_an_estimate_on_another_source_than_lambda_is_widened_by_the_between_source_range():
+    from engine.pricing import catalog as _catalog
+    from engine.pricing.projection import Basis as _Basis
+    from engine.pricing.projection import project as _project
+
+    cat = _catalog.load()
+    basis = _Basis.of(cat)
+    between = basis.calibration.between
+    assert between is not None and between.count >= 20 and between.low < 1 < between.high
+    # jcjohnson's Torch7 table alone holds the GTX TITAN X (Maxwell) with a TITAN X (Pascal)
+    maxwell, pascal = cat.gpu("GeForce GTX TITAN X"), cat.gpu("TITAN X (Pascal)")
+    p = _project(100.0, maxwell, pascal, "fp32", basis=basis, family="convolutional", tf32=True)
+    assert p.status == "estimated" and "jcjohnson" in p.basis
+    assert "missed another source's of the same model and GPUs" in p.basis
+    # Lambda's own pairs are not widened: their checks hold another harness's figures as they are
+    v100 = cat.gpu("Tesla V100 SXM2 16GB")
+    q = _project(
+        100.0, cat.gpu("GeForce GTX 1080 Ti"), v100, "fp32", basis=basis, family="convolutional"
+    )
+    assert "Lambda PyTorch benchmark v1" in q.basis and "another source's" not in q.basis

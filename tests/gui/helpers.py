@@ -17,6 +17,7 @@ TINY_FORM = {
     "min_steps": "5",
     "max_steps": "20",
     "max_seconds": "5",
+    "target_precision_pct": "",  # three windows, not a target's (test_run_precision.py has one)
 }
 RUN_TIMEOUT_MS = 90_000  # importing torch in a fresh worker takes seconds on a busy 2-core box
 # A run that goes on until it is stopped (60 s cap), for cancel, close and crash tests.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.measure.config import RunConfig
+from engine.measure.config import DEFAULT_TARGET_PRECISION_PCT, RunConfig
 from engine.measure.devices import list_devices
 from engine.workloads import registry
 from gui.panel.panel import ConfigPanel
@@ -32,6 +32,7 @@ def test_defaults_are_the_cli_defaults_on_the_first_detected_device(panel):
     assert panel.run_button.isEnabled()
     # The form says synthetic where the CLI's default, auto, means it for a built-in model.
     expected = RunConfig(device=list_devices()[0].id, usd_per_hour=0.9, data="synthetic")
+    expected = expected.with_changes(target_precision_pct=DEFAULT_TARGET_PRECISION_PCT)
     assert panel.config == expected
     assert "One epoch: 50,000 images" in panel.model_info.text()
 

@@ -5,7 +5,8 @@ throughput is samples / wall time between them. Per-step times come from the ses
 (device events on GPUs) for the distribution, with no sync inside a step. A window ends when
 IQR/median of step times is under the threshold after min_steps, or at max_steps / max_seconds
 (engine/worker/measure/stop_rule.py: stability is checked at min_steps and then every 1/256 of
-the steps so far).
+the steps so far). How many windows: engine/worker/measure/windows.py (the repeats, or until
+a target precision is met).
 Steps go out coalesced (_Pending): a `step` event at least every 50 ms and at the end of warm-up
 and of each window, with the window's samples and wall time so far (docs/architecture.md).
 """
@@ -23,6 +24,7 @@ from engine.measure.config import RunConfig
 from engine.worker.measure.monitor import Monitor
 from engine.worker.measure.session import ProcessGroup, Session
 from engine.worker.measure.stop_rule import StopRule
+from engine.worker.measure.windows import Windows
 
 # A data-parallel run's ranks agree whether to stop (the stop rule, a cancel) every few steps,
 # about this often at the warm-up's pace: one collective per step would cost a small model
@@ -68,6 +70,7 @@ class Measurement:
     # steady peak of the measured windows: framework view and monitor (RSS / NVML) view.
     warmup_peak_memory_bytes: int | None = None
     windows: list[Window] = field(default_factory=list)
+    measuring_seconds: float = 0.0  # with a target: wall time from the first window's start
     loss: float | None = None
     warnings: list[str] = field(default_factory=list)
     group: ProcessGroup | None = None  # a data-parallel run's processes
@@ -218,16 +221,37 @@ def _measure(
     session.reset_peak_memory()
     monitor.reset_peaks()
     monitor.begin_window()  # energy and mean power cover the measured windows only
-    for repeat in range(config.repeats):
+    plan = _plan(session, config, monitor, group)
+    while (limits := plan.next()) is not None:
+        detail = plan.detail()
         window = yield from _window(
-            session, config, run_id, cancel, monitor, repeat, pending, group, every
+            session, limits, run_id, cancel, monitor, plan.count, pending, group, every, detail
         )
         out.windows.append(window)
+        now = pending.clock.elapsed()
+        ended = plan.ended(window.throughput_samples_per_s, window.step_times_s, run_id, now)
+        if ended is not None:  # with a target: the interval so far
+            yield ended
         out.warnings += session.window_warnings()
-        limit = limit_warning(config, window)
+        # A window a target's budget cut (never the first) is not one the limit cut short.
+        limit = limit_warning(config, window) if limits is config else None
         if limit and limit not in out.warnings:
             out.warnings.append(limit)
+    out.measuring_seconds = plan.seconds
     out.loss = session.loss()
+
+
+def _plan(
+    session: Session, config: RunConfig, monitor: Monitor, group: ProcessGroup | None
+) -> Windows:
+    """The run's windows (engine/worker/measure/windows.py); on a CPU, a target weighs other
+    processes' share of it as the result's interval does."""
+    if config.target_precision_pct is None:
+        return Windows(config, lambda: None, group=group)
+    on_cpu = session.device == "cpu"
+    threads = int(session.environment().get("threads") or 1) if on_cpu else 1
+    share = monitor.other_cpu_fraction if on_cpu else (lambda: None)
+    return Windows(config, share, threads, group)
 
 
 def _warmup_peak(session: Session, monitor: Monitor) -> int | None:
@@ -247,39 +271,49 @@ def _window(
     pending: _Pending,
     group: ProcessGroup | None = None,
     every: int = 1,
+    detail: str = "",
 ) -> Generator[Event, None, Window]:
     batch = config.batch_size * (group.world_size if group else 1)  # every rank's samples
     yield Phase(
         run_id=run_id,
         phase="measuring",
         expected_steps=config.max_steps,
-        detail=f"repeat {repeat + 1} of {config.repeats}",
+        detail=detail or f"repeat {repeat + 1} of {config.repeats}",
     )
     times: list[float] = []
     rule = StopRule(config, times)
     steps = 0
+    # Per step only what must be (between two of tiny-mlp's steps 5-7 us went by, 3 now, a
+    # hand loop's 1): bound methods looked up once, the rule asked only at a step count or a
+    # time at which it can end the window (StopRule.next_check), events due checked inline.
+    timer, step, clock, cancelled = session.timer, session.step, time.perf_counter, cancel.is_set
+    start, stop, completed = timer.start, timer.stop, timer.completed
+    max_seconds, check_at = config.max_seconds, rule.next_check()
     session.sync()  # window start: nothing queued from before
     if group is not None and group.agree([int(cancel.is_set())])[0]:  # ranks start together
         raise RunFailed("cancelled", "cancelled by the user")
-    t0 = time.perf_counter()
+    t0 = clock()
     pending.begin(measured=True, repeat=repeat, window_t0=t0)
     while True:
-        if group is None:
-            _check_cancel(cancel)
-        session.timer.start()
-        session.step()
-        session.timer.stop()
+        if group is None and cancelled():
+            raise RunFailed("cancelled", "cancelled by the user")
+        start()
+        step()
+        stop()
         steps += 1
-        done = session.timer.completed()
+        done = completed()
         times += done
         pending.times += done
-        now = time.perf_counter()
-        if pending.due(now):
+        now = clock()
+        if now - pending.sent >= STEP_EVENT_EVERY_S:
             yield pending.take()
             # The monitor's samples (about two a second) go out with the steps, every 50 ms:
             # asking its queue at every step cost a millisecond step 0.3%.
             yield from monitor.drain()
-        reason = rule.reason(steps, now - t0)
+        reason = ""
+        if steps >= check_at or now - t0 >= max_seconds:
+            reason = rule.reason(steps, now - t0)
+            check_at = rule.next_check()
         if group is not None:
             reason = _agreed(group, reason, steps, every, config, cancel)
         if reason:
@@ -330,7 +364,7 @@ def limit_warning(config: RunConfig, window: Window) -> str | None:
         return (
             f"a measuring window ended at the {config.max_seconds:g} s time limit after "
             f"{window.steps} steps, fewer than the {config.min_steps} asked for: the figure rests "
-            f"on few steps; raise the time limit (--max-seconds, or Max. window (s) in the "
+            f"on few steps; raise the time limit (--max-seconds, or Max. time (s) in the "
             f"app) to at least {_seconds_for(config.min_steps, window):g} s, or lower min steps"
         )
     return None

@@ -120,6 +120,13 @@ class Monitor:
             except queue.Empty:
                 return out
 
+    def other_cpu_fraction(self) -> float | None:
+        """Other processes' share of the CPU since the measured windows began, so far
+        (engine/measure/busy.py; None: too short to tell)."""
+        with self._lock:
+            share = self._cpu_share
+        return share.fraction()
+
     def note_process_memory(self, value: int | None) -> None:
         """Fold in a peak the framework knows better than the sampler (e.g. ru_maxrss)."""
         with self._lock:

@@ -11,7 +11,8 @@ import statistics
 from typing import Any
 
 from engine.core.events import json_safe
-from engine.core.interval import cost_interval, repeat_warning, throughput_interval
+from engine.core.interval import Steps, cost_interval, repeat_warning, throughput_interval
+from engine.core.precision_target import judge
 from engine.core.stats import summary
 from engine.measure import busy, utilisation
 from engine.measure.config import RunConfig
@@ -22,6 +23,7 @@ from engine.worker.measure.loop import Measurement
 from engine.worker.measure.monitor import MonitorSummary, summary_dict
 from engine.worker.workloads.file_workload import FileWorkload
 from engine.workloads import model_file_source
+from engine.workloads.family import Family, decide
 from engine.workloads.registry import Workload
 
 
@@ -120,6 +122,7 @@ def build_result(
     flops_per_step: float | None = None,
     flops_method: str | None = None,
     data: dict[str, Any] | None = None,
+    composition: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The stored result. `data`: what the input pipeline read (its `samples` are an epoch's
     unless --epoch-samples says otherwise); None for synthetic batches."""
@@ -140,6 +143,21 @@ def build_result(
     threads = environment.get("threads") or 1
     ci = throughput_interval(throughput, throughputs, step_times, contention, threads)
     repeat = repeat_warning(ci)
+    target = config.target_precision_pct
+    goal = (
+        None
+        if target is None
+        else judge(
+            target / 100,
+            ci,
+            throughputs,
+            Steps.of(step_times),
+            measurement.measuring_seconds or sum(w.seconds for w in windows),
+            contention=contention,
+            threads=threads,
+            min_windows=config.repeats,
+        ).record(config.max_seconds)
+    )
     window_seconds = sum(w.seconds for w in windows)
     window_samples = sum(w.samples for w in windows)
     energy = summary_dict(monitor)
@@ -149,7 +167,7 @@ def build_result(
         energy["kwh_per_epoch"] = energy["joules_per_sample"] * epoch_samples / 3.6e6
     result: dict[str, Any] = {
         **header(run_id, config, environment),
-        "workload": workload_record(workload, parameters),
+        "workload": workload_record(workload, parameters, composition),
         "throughput_samples_per_s": throughput,
         "throughput_ci95": ci.to_list(),
         "interval_method": ci.method,
@@ -160,6 +178,7 @@ def build_result(
         "steps_measured": sum(w.steps for w in windows),
         "window_seconds": window_seconds,
         "stop_reason": windows[-1].stop_reason,
+        "target_precision": goal,  # engine/core/precision_target.py; None: no target
         "warmup_steps": len(measurement.warmup_step_times_s),
         "warmup_seconds": measurement.warmup_seconds,
         "warmup_peak_memory_bytes": measurement.warmup_peak_memory_bytes,
@@ -179,7 +198,7 @@ def build_result(
             environment,
             flops_method,
             world,
-            workload.family,
+            family_of(workload, composition).name,
         ),
         "other_cpu_fraction": monitor.other_cpu_fraction,
         "data": data or {"kind": "synthetic"},
@@ -195,9 +214,21 @@ def build_result(
     return json_safe(result)
 
 
-def workload_record(workload: Workload, parameters: int | None) -> dict[str, Any]:
-    """What a result says of its workload; for a model file, also the file's path and content
-    hash, so two results of the same code are known to match."""
+def family_of(workload: Workload, composition: dict[str, Any] | None) -> Family:
+    """The model's family (engine/workloads/family.py): a file's stated FAMILY, else what the
+    model is made of, else a built-in's own; for whether TF32 ran, in the run's MFU."""
+    if isinstance(workload, FileWorkload):
+        return decide(workload.family, composition)
+    return decide("", composition, (workload.name, workload.family))
+
+
+def workload_record(
+    workload: Workload, parameters: int | None, composition: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What a result says of its workload: what the model is made of (`composition`, its FLOPs'
+    or parameters' shares by kind of layer: engine/workloads/family.py), and for a model file
+    also the file's path and content hash, so two results of the same code are known to match,
+    and the FAMILY it states."""
     record: dict[str, Any] = {
         "name": workload.name,
         "task": workload.task,
@@ -206,6 +237,10 @@ def workload_record(workload: Workload, parameters: int | None) -> dict[str, Any
         "epoch_unit": workload.epoch_unit,
         "parameters": parameters,
     }
+    if composition:
+        record["composition"] = composition
     if isinstance(workload, FileWorkload):
         record["model_file"] = model_file_source.record(workload.path, workload.sha256)
+        if workload.family:
+            record["family_stated"] = workload.family
     return record

@@ -19,7 +19,7 @@ from engine.measure.config import RunConfig
 from engine.worker.measure.loop import Measurement, measure
 from engine.worker.measure.monitor import Monitor, MonitorSummary
 from engine.worker.measure.pipeline import Pipeline, run_pipeline
-from engine.worker.measure.result import build_result
+from engine.worker.measure.result import build_result, family_of
 from engine.worker.measure.session import Session
 from engine.worker.workloads import model_file, model_file_errors
 from engine.worker.workloads.file_workload import FileWorkload, workload_of
@@ -38,6 +38,7 @@ class TimedRun(Pipeline[RunConfig]):
         self.config = config
         self.workload: Workload | None = None
         self.flops_per_step: float | None = None
+        self.composition: dict[str, Any] | None = None
         self.out = Measurement()
 
     def build(self, backend: ModuleType, run_id: str) -> Generator[Event, None, Session]:
@@ -56,7 +57,10 @@ class TimedRun(Pipeline[RunConfig]):
     ) -> Generator[Event, None, None]:
         yield Phase(run_id=run_id, phase="building", detail="counting FLOPs per step")
         self.flops_per_step = handle.flops_per_step()
-        family = self.workload.family if self.workload is not None else ""
+        # What the model is made of (engine/workloads/family.py), counted with its FLOPs.
+        self.composition = getattr(handle, "composition", None)
+        assert self.workload is not None
+        family = family_of(self.workload, self.composition).name
         peak = utilisation.run_peak(env, self.config.precision, family=family)
         yield Flops(
             run_id=run_id,
@@ -96,6 +100,7 @@ class TimedRun(Pipeline[RunConfig]):
             flops_per_step=self.flops_per_step,
             flops_method=getattr(handle, "flops_method", None),
             data=getattr(handle, "data_record", None),
+            composition=self.composition,
         )
 
     def where(self, exc: BaseException) -> str:

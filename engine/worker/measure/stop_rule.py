@@ -29,6 +29,13 @@ class StopRule:
         self._ordered: list[float] = []
         self._check_at = max(1, config.min_steps)  # steps at which stability is next checked
 
+    def next_check(self) -> int:
+        """The least step count at which reason() may end the window other than by its time
+        limit: before it, and under max_seconds, reason() is "" (the loop skips asking)."""
+        if self._config.stability_threshold <= 0:
+            return self._config.max_steps
+        return min(self._check_at, self._config.max_steps)
+
     def reason(self, steps: int, seconds: float) -> str:
         """Why the window ends after `steps` steps and `seconds`, or ""."""
         if steps < self._check_at or self._config.stability_threshold <= 0:

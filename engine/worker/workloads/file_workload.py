@@ -46,6 +46,7 @@ def workload_of(spec: ModelFileSpec) -> FileWorkload:
         path=spec.path,
         sha256=spec.source.sha256,
         epoch_samples_declared=spec.epoch_samples is not None,
+        family=spec.family,  # as the file states it; "": read from its layers
         spec=spec,
     )
 

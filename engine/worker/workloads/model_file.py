@@ -29,6 +29,10 @@ A model file is a plain Python file that defines:
     EPOCH_SAMPLES = 50_000           optional; samples in one epoch of your data set (default:
                                      1,000,000, so the cost per epoch is per million samples).
     NAME = "my-net"                  optional; default: the file's name.
+    FAMILY = "convolutional"         optional; convolutional, transformer or recurrent: the
+                                     published models a projection to another GPU compares it
+                                     with (engine/workloads/family.py). Default: read from the
+                                     model's layers (its FLOPs by kind of layer).
     FRAMEWORK = "torch"              optional; torch or tensorflow (keras). Default: guessed
                                      from the file's imports.
 
@@ -55,6 +59,7 @@ from typing import Any
 
 from engine.core.errors import is_out_of_memory
 from engine.worker.workloads.model_file_errors import ModelFileError, from_exception
+from engine.workloads.family import stated_problem
 from engine.workloads.model_file_source import (
     FRAMEWORK_ALIASES,
     check_path,
@@ -141,6 +146,7 @@ class ModelFileSpec:
     make_batch: Callable[..., Any] | None = None
     loss: Callable[[Any, Any], Any] | None = None
     make_dataset: Callable[..., Any] | None = None
+    family: str = ""  # FAMILY as stated (engine/workloads/family.py FAMILIES); "": not stated
 
     @property
     def path(self) -> str:
@@ -253,8 +259,21 @@ def _spec(file: SourceFile, ns: dict[str, Any], framework: str) -> ModelFileSpec
     if not isinstance(name, str) or not name.strip():
         raise file.error(f"NAME = {name!r} must be a non-empty string", "NAME")
     functions = (make_batch, loss, _optional_callable(file, ns, "make_dataset"))
+    family = ns.get("FAMILY")
+    if family is not None and stated_problem(family):
+        raise file.error(str(stated_problem(family)), "FAMILY")
     return ModelFileSpec(
-        file, name.strip(), framework, build, shape, dtype, vocab, target, epoch, *functions
+        file,
+        name.strip(),
+        framework,
+        build,
+        shape,
+        dtype,
+        vocab,
+        target,
+        epoch,
+        *functions,
+        family=family.strip().lower() if isinstance(family, str) else "",
     )
 
 

@@ -6,7 +6,8 @@
     {"type": "model", "name", "framework", "path", "sha256", "parameters", "input_shape",
      "input_dtype", "input_vocab", "target": {"kind", "size"} | null, "epoch_samples", "epoch_unit",
      "epoch_samples_declared", "custom_batch", "custom_loss", "check_batch_size",
-     "output_shape", "loss", "framework_version", "check_seconds"}
+     "output_shape", "loss", "framework_version", "check_seconds", "composition",
+     "family": {"name", "why", "source", "stated"}}
 
 or a `failed` event (kind config, framework or crashed) with two more keys: "line" (1-based,
 in the user's file, or null) and "code" (that line's text). The client is
@@ -23,6 +24,7 @@ from typing import Any
 
 from engine.core.events import Failed, Phase, json_safe
 from engine.worker.workloads.file_workload import workload_of
+from engine.workloads.family import decide
 from engine.workloads.model_file_source import guess_framework
 
 CHECK_RUN_ID = "check-model"
@@ -76,6 +78,15 @@ def check(path: str, framework: str | None, batch_size: int, emit: Callable[[str
         "custom_loss": spec.loss is not None,
         "check_batch_size": batch_size,
         **found,
+    }
+    # What the model is made of (its FLOPs' shares by kind of layer), and the family a
+    # projection to another GPU will use: engine/workloads/family.py.
+    chosen = decide(spec.family, found.get("composition"))
+    info["family"] = {
+        "name": chosen.name,
+        "why": chosen.why,
+        "source": chosen.source,
+        "stated": spec.family or None,
     }
     emit(json.dumps(json_safe(info), allow_nan=False))
 

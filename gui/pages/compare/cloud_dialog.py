@@ -33,7 +33,7 @@ def estimate_lines(plan: Plan) -> list[str]:
     note = f" ({e['price_note']})" if e["price_note"] and e["price_note"] != "undated" else ""
     run_minutes = e["estimated_minutes"] - e["startup_minutes"]
     c = run.config
-    windows = f"{c.repeats} window{'s' if c.repeats != 1 else ''} of up to {c.max_seconds:g} s"
+    windows = c.measuring_text
     return [
         f"{plan.label} ({run.instance.region or 'any region'}): ${e['usd_per_hour']:,.4g}/h",
         f"Price: {price['source']}{dated}{note}",

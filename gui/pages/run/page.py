@@ -2,7 +2,9 @@
 run measured elsewhere (Compare's cloud run) is drawn the same way.
 
 RunPage owns the RunController (the worker of the run in progress); the window puts the
-status line in its status bar and routes the panel's Run button here.
+status line in its status bar and routes the panel's Run button here. The plots (pyqtgraph) are
+built once the page has painted their frames (gui/common/plot_frames.py), or when first asked
+for.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import dataclasses
 import datetime as _dt
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout
 
 from engine.core.events import Event, Failed, Finished
@@ -18,33 +21,40 @@ from engine.core.precision import MARK, imprecise
 from engine.measure.config import RunConfig
 from gui.common import activity, export, settings
 from gui.common.log import logger
+from gui.common.plot_frames import PlotFrames, import_pyqtgraph
 from gui.common.results_model import data_text
 from gui.common.theme import PlotColors
 from gui.pages.base import Page, PageContext
 from gui.pages.run.controller import RunController
-from gui.pages.run.plots import LivePlots
 from gui.pages.run.status import RunStatus, finished_text
 
 if TYPE_CHECKING:
     from engine.process.launcher import WorkerSpec
+    from gui.common.chart import Chart
+    from gui.pages.run.plots import LivePlots
+
+# The four plots' titles, as gui/pages/run/plots.py gives them: their frames show them first.
+TITLES = ["Throughput", "Memory fill", "Projected cost per epoch", "Achieved FLOP rate"]
 
 
 class RunPage(Page):
     details_title = "Run details"
     export_size = (900, 560)  # a chart's size in an exported file, whatever its size here
+    plots_built = Signal()
 
     def __init__(self, ctx: PageContext, spec: WorkerSpec | None = None) -> None:
         super().__init__(ctx, "run_page")
         self.controller = RunController(ctx.store, spec, self)
         self.controller.interpreters = self.prefs.interpreters()
-        self.plots = LivePlots(ctx.colors)
-        self.charts = self.plots.charts
+        self._plots: LivePlots | None = None
+        self.frames = PlotFrames("run-plots", TITLES, ctx.colors)
+        self.frames.painted.connect(lambda: self.plots)  # built once their frames are seen
         self.status = RunStatus()
         self._result: dict[str, Any] | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.message_bar)
-        layout.addWidget(self.plots, 1)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self.message_bar)
+        self._layout.addWidget(self.frames, 1)
         self.controller.running_changed.connect(
             lambda running: ctx.activity.set(activity.RUN, running)
         )
@@ -53,13 +63,37 @@ class RunPage(Page):
             lambda result: ctx.results.refresh(select=result["run_id"])
         )
         self.controller.run_failed.connect(self._on_run_failed)
-        self.plots.updated.connect(self.status.show_figures)
         self._overlays: list[dict[str, Any]] = []
         self._device_label = ""  # the device the run on screen ran on, for its caption
         # The run on screen was measured elsewhere (a cloud run): priced at its instance's $/h,
         # so the panel's price does not reprice it.
         self._elsewhere = False
         ctx.panel.price_changed.connect(self.reprice)  # a price that passed, never a mistake
+
+    @property
+    def plots(self) -> LivePlots:
+        """The live plots, built in place of their frames when first asked for."""
+        if self._plots is None:
+            import_pyqtgraph()
+            from gui.pages.run.plots import LivePlots
+
+            self.setUpdatesEnabled(False)  # the frames go and the plots come in one paint
+            self._plots = LivePlots(self.ctx.colors)
+            self._plots.updated.connect(self.status.show_figures)
+            self._layout.replaceWidget(self.frames, self._plots)
+            self.frames.hide()
+            self.frames.deleteLater()
+            self.setUpdatesEnabled(True)
+            self.plots_built.emit()
+        return self._plots
+
+    @property
+    def charts(self) -> dict[str, Chart]:
+        return self.plots.charts
+
+    @charts.setter
+    def charts(self, _: dict[str, Chart]) -> None:
+        """Page's empty dict at construction: the Run tab's charts are its plots'."""
 
     def start_run(self, config: RunConfig) -> bool:
         """Measure `config`; False while anything else has the machine."""
@@ -144,6 +178,8 @@ class RunPage(Page):
         the status line and the selected past runs follow it at once (not during a run).
         No price (an emptied field): the cost plot shows the projected epoch time again. A run
         measured elsewhere (follow) keeps its instance's price; the past runs still follow."""
+        if self._plots is None:  # nothing drawn yet (the form restored at the start)
+            return
         price = self.ctx.panel.accepted_price
         config, result = self.plots.config, self._result
         if self.controller.running:
@@ -175,11 +211,13 @@ class RunPage(Page):
         export.copy_chart(self.charts[name].export_item)
 
     def set_colors(self, colors: PlotColors) -> None:
-        self.plots.set_colors(colors)
+        if self._plots is not None:  # else they are built in the window's colours now
+            self._plots.set_colors(colors)
 
     def shutdown(self) -> None:
         self.controller.shutdown()  # stops and reaps the worker before the window goes
-        self.plots.timer.stop()
+        if self._plots is not None:
+            self._plots.timer.stop()
 
 
 def caption(config: RunConfig, device_label: str) -> str:

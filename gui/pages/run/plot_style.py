@@ -41,12 +41,25 @@ def bounded_band(
 
 
 def mark_text(event: Phase) -> str:
-    """A phase line's label; of several measured windows, "window 1" then "2", "3" (short:
-    windows of a fast model sit close together)."""
-    repeat, _, total = event.detail.removeprefix("repeat ").partition(" of ")
+    """A phase line's label ("": none); of several measured windows, "window 1" then "2", "3"
+    (short: windows of a fast model sit close together). A run with a target ("repeat 2, until
+    ±3% or 60 s") may measure hundreds: its first is marked, each window's figure shows the
+    others."""
+    if event.phase not in MARKED_PHASES:
+        return ""
+    head, until, _ = event.detail.removeprefix("repeat ").partition(", until ")
+    repeat, _, total = head.partition(" of ")
+    if event.phase == "measuring" and until and repeat.isdigit():
+        return "window 1" if repeat == "1" else ""
     if event.phase == "measuring" and repeat.isdigit() and total not in ("", "1"):
         return "window 1" if repeat == "1" else repeat
     return MARKED_PHASES[event.phase]
+
+
+def named(sides: str) -> str:
+    """'95% interval -88% / +758%' on a second line of a result level's label (one line ran past
+    a narrow plot's edge); nothing without an interval."""
+    return "" if sides == "no interval" else f"\n95% interval {sides}"
 
 
 def median_of(result: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
 
-from engine.core.events import Event, Flops, Phase, Sample, Started, Step
+from engine.core.events import Event, Flops, Phase, Precision, Sample, Started, Step
 from engine.core.interval import interval_text
 from engine.measure.config import RunConfig
 from engine.results import report
@@ -33,15 +33,16 @@ from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.input_wait import InputWaitOverlay
 from gui.pages.run.plot_style import (
-    MARKED_PHASES,
     backdrop,
     band_outline,
     bounded_band,
     faded,
     mark_text,
     median_of,
+    named,
     turned,
 )
+from gui.pages.run.precision_band import PrecisionBand
 from gui.pages.run.ranges import RunRanges, link_time
 from gui.pages.run.series import RunSeries
 
@@ -77,6 +78,7 @@ class LivePlots(QWidget):
         # The input wait shares the throughput chart's time axis (a run that waits on its data
         # runs slower: one chart shows both); its legend entries join the chart's own.
         self.input_wait = InputWaitOverlay(self.throughput)
+        self.goal = PrecisionBand(self.throughput)  # a run with a target precision
         self.throughput.export_hooks.append(self._full_strength)
         self.throughput.export_hooks.append(self.input_wait.export_style)
 
@@ -142,6 +144,7 @@ class LivePlots(QWidget):
         for chart in self.charts.values():
             chart.set_colors(colors)
         self.input_wait.set_colors(colors)
+        self.goal.set_colors(colors)
         self._full_strength(False)
         self._window.setPen(pg.mkPen(colors.median, width=2.5))
         self._ends.setBrush(pg.mkBrush(colors.median))
@@ -209,6 +212,7 @@ class LivePlots(QWidget):
         self.caption = caption
         self.flops.begin(caption)
         self.input_wait.begin(config.data_spec.reads_files)
+        self.goal.begin(config.target_precision_pct)
         self.set_colors(self.colors)
         self.timer.start()
         self.fit()  # from scratch: no past range (an overlay's, a zoom) hides the new run
@@ -227,7 +231,9 @@ class LivePlots(QWidget):
         elif isinstance(event, Flops):
             self.series.set_flops(event)
             self.flops.counted(self.series, self.caption)
-        elif isinstance(event, Phase) and event.phase in MARKED_PHASES:
+        elif isinstance(event, Precision):
+            self.series.add_precision(event)
+        elif isinstance(event, Phase) and mark_text(event):
             self._mark(self.series.latest_t, mark_text(event))
         else:
             return
@@ -253,6 +259,7 @@ class LivePlots(QWidget):
         self._dirty = False
         self.flops.refresh(s)
         self.input_wait.refresh(s)
+        self.goal.refresh(s)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._window.setData(s.window_t.values, s.window_rate.values)
@@ -325,6 +332,7 @@ class LivePlots(QWidget):
         self.timer.stop()
         if result and result.get("status") == "ok":
             self._show_result(result)
+            self.goal.end(result)
         if self.series is not None:
             self.ranges.follow_x(self.series.latest_t, final=True)
             self.ranges.follow_run(final=True)
@@ -334,14 +342,14 @@ class LivePlots(QWidget):
 
     def _show_result(self, result: dict[str, Any]) -> None:
         rate = result["throughput_samples_per_s"]
-        sides = _named(interval_text(result.get("throughput_ci95"), rate))
+        sides = named(interval_text(result.get("throughput_ci95"), rate))
         set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
         self.flops.end(result)
         self.input_wait.end(result)
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
-            sides = _named(interval_text(turned(result, final), final))
+            sides = named(interval_text(turned(result, final), final))
             set_level(self._final_cost, final, f"result {text} per epoch{sides}")
         s = self.series
         peak = result.get("peak_memory_bytes")
@@ -385,9 +393,3 @@ class LivePlots(QWidget):
                 chart.plot.addItem(line)
                 self._overlays.append((chart, line))
         self._separate_labels()
-
-
-def _named(sides: str) -> str:
-    """'95% interval -88% / +758%' on a second line of a result level's label (one line ran past
-    a narrow plot's edge); nothing without an interval."""
-    return "" if sides == "no interval" else f"\n95% interval {sides}"

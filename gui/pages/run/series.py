@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.core.events import Flops, Sample, Step
+from engine.core.events import Flops, Precision, Sample, Step
 from engine.core.interval import throughput_interval
 from engine.pricing import cost
 
@@ -145,6 +145,27 @@ class RunSeries:
         self.wait_window_t, self.wait_window = Buffer(), Buffer()  # waits / wall time so far
         self._wait_repeat: int | None = None
         self._window_wait_s = 0.0
+        # A run with a target precision: its 95% interval after each window (the worker's
+        # `precision` events), and the last of them.
+        self.ci_t, self.ci_figure, self.ci_low, self.ci_high = (
+            Buffer(),
+            Buffer(),
+            Buffer(),
+            Buffer(),
+        )
+        self.precision: Precision | None = None
+
+    def add_precision(self, event: Precision) -> None:
+        """The run's interval after a window, as the result would store it."""
+        self.precision = event
+        self.latest_t = max(self.latest_t, event.elapsed_s)
+        for buffer, value in (
+            (self.ci_t, event.elapsed_s),
+            (self.ci_figure, event.figure),
+            (self.ci_low, event.low),
+            (self.ci_high, event.high),
+        ):
+            buffer.append(value)
 
     def set_flops(self, event: Flops) -> None:
         self.flops_per_step = event.per_step or None

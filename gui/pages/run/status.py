@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.core.interval import interval_text
 from engine.core.precision import MARK, imprecise
+from engine.core.precision_target import target_text
 from engine.results import report
 from gui.common.elided_label import ElidedLabel
 from gui.common.results_model import data_text
@@ -126,6 +127,13 @@ class RunStatus(QWidget):
                 else ""
             )
             parts.append(f"{show(mid)} per epoch{interval}")
+            if s is not None and s.precision is not None:  # a run with a target precision
+                # Here, not at the top: precision_band draws (pyqtgraph), which loads after
+                # the window's first paint (gui/common/plot_frames.py).
+                from gui.pages.run.precision_band import caption
+
+                p = s.precision
+                parts.append(f"the run's 95% interval {caption(p.achieved, p.target, p.reached)}")
         if s is not None and s.peak_memory is not None:
             parts.append(f"peak memory {report.size(s.peak_memory[1])}")
         self.text.setText(" · ".join(parts))
@@ -171,6 +179,8 @@ def finished_text(result: dict[str, Any]) -> str:
         f"{head}: {tput:,.1f} samples/s ({spread}{how})",
         f"epoch {report.duration(result.get('epoch_seconds'))}",
     ]
+    if result.get("target_precision"):  # how precise it got, against its target
+        parts.insert(1, target_text(result["target_precision"]))
     usd = result.get("usd_per_epoch")
     if usd is not None:
         cost = interval_text(result.get("usd_per_epoch_ci95"), usd)

@@ -41,6 +41,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.worker.frameworks.tensorflow.composition import layer_kind
+
 # Layers in these Keras packages do no matrix product (activations, normalisation, pooling,
 # reshaping, dropout/noise, preprocessing), Embedding is a lookup, InputLayer/Identity copy.
 _FREE_PACKAGES = (
@@ -75,6 +77,8 @@ class KerasFlops:
     forward_flops: float
     by_layer_type: dict[str, float] = field(default_factory=dict)
     uncounted: tuple[str, ...] = ()  # "name (Class)" of layers with compute not seen
+    # By kind of layer (engine/worker/frameworks/tensorflow/composition.py layer_kind)
+    by_kind: dict[str, float] = field(default_factory=dict)
 
     @property
     def training_step_flops(self) -> float:
@@ -112,6 +116,7 @@ def training_step_flops(model: Any, inputs: Any, batch_size: int) -> KerasFlops:
         single.forward_flops * batch_size,
         {k: v * batch_size for k, v in single.by_layer_type.items()},
         single.uncounted,
+        {k: v * batch_size for k, v in single.by_kind.items()},
     )
 
 
@@ -122,6 +127,7 @@ def count_forward(model: Any, inputs: Any) -> KerasFlops:
         model(inputs, training=False)
     total = 0.0
     by_type: dict[str, float] = {}
+    by_kind: dict[str, float] = {}
     uncounted: list[str] = []
     for call in calls:
         flops = _layer_flops(call)
@@ -133,7 +139,9 @@ def count_forward(model: Any, inputs: Any) -> KerasFlops:
         elif flops:
             total += flops
             by_type[kind] = by_type.get(kind, 0.0) + flops
-    return KerasFlops(total, by_type, tuple(uncounted))
+            sort = layer_kind(call.layer) or "other"
+            by_kind[sort] = by_kind.get(sort, 0.0) + flops
+    return KerasFlops(total, by_type, tuple(uncounted), by_kind)
 
 
 @contextlib.contextmanager

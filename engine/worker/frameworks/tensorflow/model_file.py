@@ -78,11 +78,26 @@ def describe(spec: ModelFileSpec, batch_size: int = 2) -> dict[str, Any]:
         )
     return {
         "parameters": parameter_count(task.model),
+        "composition": _composition(task.model, inputs, batch_size),
         "output_shape": list(outputs.shape) if hasattr(outputs, "shape") else None,
         "loss": float(loss),
         "framework_version": f"tensorflow {tf.__version__}, keras {keras.__version__}",
         "check_seconds": time.perf_counter() - t0,
     }
+
+
+def _composition(model: keras.Model, inputs: Any, batch_size: int) -> dict[str, Any] | None:
+    """What the model is made of: its FLOPs by kind of layer, counted as a run counts them
+    (engine/worker/frameworks/tensorflow/flops.py), else its parameters by kind. A model the
+    counter cannot follow (a shape it cannot read) is described by its parameters."""
+    from engine.worker.frameworks.tensorflow import composition, flops
+
+    try:
+        with tf.device("/CPU:0"):
+            by_kind = flops.training_step_flops(model, inputs, batch_size).by_kind
+    except Exception:  # the count is a description here: the check itself has passed
+        by_kind = {}
+    return composition.of_model(by_kind, model)
 
 
 def _weights(task: KerasFileTask) -> list[Any]:

@@ -81,6 +81,7 @@ class TfSession(TfRuntime):
             self._train_step = tf.function(training, jit_compile=jit)
         self.compiles = True
         self.flops_method: str | None = None  # set by flops_per_step
+        self.composition: dict[str, Any] | None = None  # set by flops_per_step
         self._traces_after_first: int | None = None
         self._notes: list[str] = []  # for the result, with the first window's warnings
         if self._tensor_cap:
@@ -110,6 +111,7 @@ class TfSession(TfRuntime):
         """FLOPs of one training step (forward + backward), counted once per layer from the
         shapes of one eager forward (engine/worker/frameworks/tensorflow/flops.py: matrix products,
         convolutions, attention at 2 FLOPs per multiply-add; a step is 3x the forward)."""
+        from engine.worker.frameworks.tensorflow import composition
         from engine.worker.frameworks.tensorflow import flops as keras_flops
 
         with self._tf.device(self._tf_device):
@@ -117,6 +119,7 @@ class TfSession(TfRuntime):
                 self._model, self._inputs, self._config.batch_size
             )
         self.flops_method = count.method
+        self.composition = composition.of_model(count.by_kind, self._model)
         return count.training_step_flops
 
     def sync(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from engine.worker.frameworks.torch.composition import counted
 from engine.worker.frameworks.torch.models import TorchTask, parameter_count
 from engine.worker.workloads.model_file import ModelFileSpec, default_loss_help, hints
 
@@ -69,9 +70,11 @@ def describe(spec: ModelFileSpec, batch_size: int = 2) -> dict[str, Any]:
     t0 = time.perf_counter()
     device = torch.device("cpu")
     task = build_task(spec, batch_size, device)
-    outputs, loss = _try_step(spec, task, batch_size, device, contextlib.nullcontext, True)
+    with counted(task.model) as count:  # what the model is made of, by its FLOPs
+        outputs, loss = _try_step(spec, task, batch_size, device, contextlib.nullcontext, True)
     return {
         "parameters": parameter_count(task.model),
+        "composition": count.composition,
         "output_shape": list(outputs.shape) if isinstance(outputs, torch.Tensor) else None,
         "loss": float(loss.detach().float()),
         "framework_version": f"torch {torch.__version__}",

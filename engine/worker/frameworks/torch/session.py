@@ -71,6 +71,7 @@ class TorchSession(TorchRuntime):
             self.data_samples = self._feed.samples
             self.step = self._step_fed  # type: ignore[method-assign]
         self.compiles = config.compile
+        self.composition: dict[str, Any] | None = None  # set by flops_per_step
         if device.type == "cuda":
             self.timer: Any = DeviceEventTimer(
                 lambda: torch.cuda.Event(enable_timing=True), torch.cuda.current_stream(device)
@@ -98,20 +99,17 @@ class TorchSession(TorchRuntime):
         """FLOPs of one training step (forward + backward), counted once on the eager model by
         torch.utils.flop_counter (matmul, convolution, attention at 2 FLOPs per multiply-add;
         element-wise work and the optimizer are not counted), plus the nn.LSTM calls it does
-        not see (engine/worker/frameworks/torch/rnn_flops.py)."""
-        from torch.utils.flop_counter import FlopCounterMode
+        not see (engine/worker/frameworks/torch/rnn_flops.py). The same count says what the
+        model is made of (`composition`: engine/worker/frameworks/torch/composition.py)."""
+        from engine.worker.frameworks.torch.composition import counted
 
-        from engine.worker.frameworks.torch.rnn_flops import uncounted_lstm_flops
-
-        with FlopCounterMode(display=False) as counter:
-            with (
-                uncounted_lstm_flops(self._model, counter.get_total_flops) as lstm,
-                self._autocast(),
-            ):
+        with counted(self._model) as count:
+            with self._autocast():
                 loss = self._loss_fn(self._model(self._inputs), self._targets)
             loss.backward()
         self._optimizer.zero_grad(set_to_none=True)
-        return float(counter.get_total_flops() + sum(lstm))
+        self.composition = count.composition
+        return count.total
 
     def close(self) -> None:
         # Drop the batch and the last loss so their device memory can go.
