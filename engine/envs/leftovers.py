@@ -104,8 +104,12 @@ def clear(home: Path | None = None) -> list[str]:
             home = paths.home(create=False) / ENVS_FOLDER  # never through a link (found)
         except (ConfigError, OSError):
             return []  # no usable data folder: the command itself says so
+    try:
+        left_over = found(home)
+    except OSError:
+        return []  # envs/ or a folder in it unreadable: env list and env remove say so
     said = []
-    for left in found(home):
+    for left in left_over:
         ended = stop_installer(left)
         shutil.rmtree(left.path, ignore_errors=True)
         if left.path.exists():

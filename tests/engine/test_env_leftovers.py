@@ -116,3 +116,16 @@ def test_no_data_folder_nothing_to_clear(tmp_path, monkeypatch):
     monkeypatch.setenv("EPOCHCOST_HOME", str(tmp_path / "not-yet"))
     assert leftovers.clear() == []
     assert not (tmp_path / "not-yet").exists()  # the start makes no data folder
+
+
+def test_an_unreadable_envs_folder_stops_no_command(monkeypatch, capsys):
+    """A folder the start cannot read (its permissions) is left for env list to name: every
+    other command runs as before."""
+    envs_home(create=True)
+
+    def unreadable(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", unreadable)
+    assert leftovers.clear() == []
+    assert main(["catalog", "files"]) == 0
