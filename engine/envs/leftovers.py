@@ -39,6 +39,7 @@ class Leftover:
     maker: int | None  # the process that made it; None where the marker does not say
     installer: int | None  # the installer step's process (its session's leader)
     installer_started: str = ""  # when it started (_started)
+    maker_started: str | None = None  # when the maker started (_started); None: not said
 
 
 def write_marker(folder: Path, installer: int | None = None) -> None:
@@ -60,25 +61,26 @@ def read_marker(folder: Path) -> Leftover:
         record = None  # an older epochcost's "being made", or a damaged marker
     if not isinstance(record, dict):
         return Leftover(folder, None, None)
-    started = record.get("installer_started")
+    started, maker_started = record.get("installer_started"), record.get("started")
     return Leftover(
         folder,
         _pid(record.get("pid")),
         _pid(record.get("installer")),
         started if isinstance(started, str) else "",
+        maker_started if isinstance(maker_started, str) else None,
     )
 
 
 def maker_gone(folder: Path) -> bool:
     """Whether the process that wrote `folder`'s marker has ended (or cannot be told)."""
-    try:
-        record = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True
-    pid = _pid(record.get("pid")) if isinstance(record, dict) else None
-    if pid is None:
-        return True
-    return not _alive(pid) or record.get("started") != _started(pid)
+    return _gone(read_marker(folder))
+
+
+def _gone(left: Leftover) -> bool:
+    """Whether `left`'s maker has ended: no maker said, none running under its number, or one
+    that started at another time (the number given to another process)."""
+    pid = left.maker
+    return pid is None or not _alive(pid) or left.maker_started != _started(pid)
 
 
 def found(home: Path) -> list[Leftover]:
@@ -90,8 +92,10 @@ def found(home: Path) -> list[Leftover]:
         marker = folder / MARKER
         if folder.is_symlink() or not folder.is_dir():
             continue
-        if marker.is_file() and not marker.is_symlink() and maker_gone(folder):
-            left.append(read_marker(folder))
+        if marker.is_file() and not marker.is_symlink():
+            marked = read_marker(folder)  # read once: who made it, and its installer
+            if _gone(marked):
+                left.append(marked)
     return left
 
 

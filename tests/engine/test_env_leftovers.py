@@ -20,16 +20,9 @@ from engine.cli import main
 from engine.core.errors import ConfigError
 from engine.envs import leftovers
 from engine.envs.create import MARKER, busy, envs_home
+from tests.engine.test_env_safety import FAKE_UV
 
 ROOT = Path(__file__).resolve().parents[2]
-
-FAKE_UV = """#!/bin/sh
-# An installer that never ends, with a child of its own: its pids, then a line, then waits.
-sleep 300 &
-echo "$$ $!" > "$PIDS"
-echo "Resolved 1 package"
-wait
-"""
 
 
 def _gone(pid: int) -> bool:
