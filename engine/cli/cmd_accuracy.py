@@ -26,6 +26,7 @@ from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
 from engine.measure.accuracy_config import AccuracyConfig
+from engine.measure.config import PRECISIONS
 from engine.measure.result import price_of
 from engine.results import report
 from engine.results.files import check_out_path, write_json
@@ -92,7 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--include-eval-time", action="store_true", help="count evaluation time in time and cost"
     )
     p.add_argument("--device", default=d.device, help="auto, cpu, cuda, cuda:N or mps")
-    p.add_argument("--precision", default=d.precision, choices=("fp32", "fp16", "bf16"))
+    p.add_argument("--precision", default=d.precision, choices=PRECISIONS)
     p.add_argument("--optimizer", default=d.optimizer, choices=("sgd", "adam"))
     p.add_argument("--learning-rate", type=float, default=None, help="default 0.01 SGD, 0.001 Adam")
     p.add_argument("--channels-last", action="store_true", help="NHWC memory format")

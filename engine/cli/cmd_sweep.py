@@ -1,4 +1,5 @@
-"""epochcost sweep: throughput, memory fill and $/epoch across batch sizes; the max fit.
+"""epochcost sweep: throughput, memory fill and $/epoch across batch sizes (the max fit, too),
+or across any axis of engine/study (--axis loader-workers|processes|precision|power-limit).
 
 Exit codes: 0 the sweep completed (a batch that does not fit is data), 2 bad input, 3 no trial
 trained (or the search stopped on an error that is not an out-of-memory), 130 interrupted.
@@ -10,23 +11,27 @@ import argparse
 import sys
 import time
 
-from engine.cli import sweep_loaders
+from engine.cli import sweep_axes, sweep_loaders
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
     Progress,
+    UsageError,
     add_run_options,
     config_from_args,
     option_name,
     print_json,
     worker_spec,
 )
+from engine.cli.data_options import worker_counts
+from engine.cli.owned_options import add_owned_options
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.asks import worded, worded_data
 from engine.core.events import Event, Phase, Step
 from engine.results.store import Store
+from engine.study.axes import AXES
 from engine.sweep import report as sweep_report
 from engine.sweep.batches import parse_batch_sizes
 from engine.sweep.events import (
@@ -52,6 +57,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_run_options(p, batch=False)
     add_profile_option(p)
+    p.add_argument(
+        "--axis",
+        choices=tuple(AXES),
+        default="batch",
+        help="what to vary (default batch): batch, loader-workers, processes (data-parallel), "
+        "precision (fp32, tf32, fp16, bf16: what the device can run), power-limit (watts, "
+        "NVIDIA GPUs, as root)",
+    )
+    p.add_argument(
+        "--values",
+        metavar="LIST",
+        help="the axis's values: 16,32,64 or 16:256 (batch); 0,1,2,4 (loader-workers); 1,2,4 "
+        "(processes); fp32,bf16 (precision); 150,200,250 (power-limit)",
+    )
+    owned = p.add_argument_group(
+        "owned price", "price each point as owned hardware, its electricity at its own power"
+    )
+    add_owned_options(
+        owned,
+        (
+            "purchase_usd",
+            "usd_per_kwh",
+            "power_w",
+            "rest_of_system_w",
+            "lifetime_years",
+            "hours_per_day",
+            "psu_efficiency",
+        ),
+    )
     what = p.add_mutually_exclusive_group()
     what.add_argument(
         "--batch-sizes",
@@ -84,8 +118,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     apply_profile_price(args)
-    if args.loader_workers is not None:
+    _axis_spellings(args)
+    if args.axis == "loader-workers":
         return sweep_loaders.handle(args)
+    if args.axis != "batch":
+        return sweep_axes.handle(args)
     config = config_from_args(args)
     plan = SweepPlan(
         batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else (),
@@ -110,6 +147,24 @@ def handle(args: argparse.Namespace) -> int:
             print(f"epochcost: error: {problem}", file=sys.stderr)
         return EXIT_RUN_FAILED
     return _exit_code(summary)
+
+
+def _axis_spellings(args: argparse.Namespace) -> None:
+    """--batch-sizes and --loader-workers LIST are spellings of --axis with --values."""
+    if args.loader_workers is not None and args.axis == "batch" and args.values is None:
+        args.axis = "loader-workers"
+    if args.values is None:
+        return
+    if args.axis == "batch":
+        if args.batch_sizes is not None or args.max_fit:
+            raise UsageError("values", "give the batch sizes once: --values or --batch-sizes")
+        args.batch_sizes = args.values
+    elif args.axis == "loader-workers":
+        if args.loader_workers is not None:
+            raise UsageError("values", "give the counts once: --values or --loader-workers")
+        args.loader_workers = args.values
+    elif args.loader_workers is not None and len(worker_counts(args.loader_workers)) > 1:
+        raise UsageError("loader_workers", f"one count when the axis is {args.axis}")
 
 
 def _follow(sweep: Sweep, progress: _Progress) -> SweepSummary:

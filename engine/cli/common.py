@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from engine.cli import data_options, numbers
 from engine.core.events import Event, Failed, Finished, Phase, Step
 from engine.measure.compatibility import LABELS
-from engine.measure.config import DEFAULT_TARGET_PRECISION_PCT, RunConfig
+from engine.measure.config import DEFAULT_TARGET_PRECISION_PCT, PRECISIONS, RunConfig
 from engine.process import environments
 from engine.process.launcher import BUILD_TIMEOUT_S, WorkerProcess, WorkerSpec
 from engine.workloads import model_file_source
@@ -88,7 +88,7 @@ def add_run_options(p: argparse.ArgumentParser, batch: bool = True) -> None:
     if batch:
         p.add_argument("--batch-size", type=int, default=d.batch_size)
     p.add_argument("--device", default=d.device, help="auto, cpu, cuda, cuda:N or mps")
-    p.add_argument("--precision", default=d.precision, choices=("fp32", "fp16", "bf16"))
+    p.add_argument("--precision", default=d.precision, choices=PRECISIONS)
     p.add_argument("--optimizer", default=d.optimizer, choices=("sgd", "adam"))
     p.add_argument("--channels-last", action="store_true", help="NHWC memory format (images)")
     p.add_argument(

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
+from engine.study.axes import LoaderWorkersAxis
 from engine.workloads.data.source import normalized
 
 
@@ -49,15 +50,8 @@ def fields(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def worker_counts(text: str | None) -> tuple[int, ...]:
-    """--loader-workers as whole numbers: one (a run) or a comma-separated list (a sweep)."""
+    """--loader-workers as whole numbers: one (a run) or a list (a sweep), read as every list
+    is (engine/core/value_lists.py)."""
     if text is None:
         return ()
-    try:
-        counts = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise ConfigError(
-            "loader_workers", f"{text!r}: give a whole number, or for a sweep a list as 0,1,2,4"
-        ) from None
-    if len(set(counts)) != len(counts):
-        raise ConfigError("loader_workers", f"{text!r} names a count twice")
-    return counts
+    return LoaderWorkersAxis().parse(text)

@@ -18,7 +18,9 @@ from engine.workloads import model_file_source
 from engine.workloads.data import source as data_source
 
 FRAMEWORKS = ("torch", "tensorflow")
-PRECISIONS = ("fp32", "fp16", "bf16")
+# fp32: full FP32 (TF32 off); tf32: float32 tensors with TF32 matmuls and convolutions (NVIDIA
+# Ampere and newer); fp16, bf16: mixed precision (autocast, Keras's mixed policies).
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 OPTIMIZERS = ("sgd", "adam")
 _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 # host:port of the node that hosts a multi-node run's rendezvous (torch.distributed.run).

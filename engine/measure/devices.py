@@ -71,5 +71,9 @@ def _gpu_detail(gpu: dict[str, Any]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def default_device() -> Device:
-    return list_devices()[0]
+def device_named(requested: str) -> Device | None:
+    """The device a run asking for `requested` (auto, cpu, cuda, cuda:N, mps) will run on,
+    found without a framework; None where this machine has none such."""
+    wanted = "cuda:0" if requested == "cuda" else requested
+    found = list_devices()
+    return found[0] if wanted == "auto" else next((d for d in found if d.id == wanted), None)

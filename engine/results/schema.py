@@ -91,6 +91,10 @@ _ALWAYS = obj(
         "kind": OPT_TEXT,
         "sweep": optional(obj({"group_id": TEXT, "role": TEXT, "trial": WHOLE})),
         "scaling": optional(obj({"group_id": TEXT, "nproc": whole(1)})),
+        # A study's point (engine/study): its group, axis, the axis's value there, its place.
+        "study": optional(
+            obj({"group_id": TEXT, "axis": TEXT, "point": WHOLE}, ("group_id", "axis", "value"))
+        ),
         "energy": optional(f.ENERGY),
         "accuracy": optional(f.ACCURACY),
         "flops": optional(f.FLOPS),

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.core.errors import ConfigError
-from engine.measure.config import MAX_BATCH_SIZE
-
-MAX_SWEEP_SIZES = 64
+from engine.core.value_lists import parse_values
+from engine.study.axes import BATCH_SIZES
 
 
 @dataclass
@@ -88,37 +86,4 @@ def powers_of_two(start: int, top: int) -> list[int]:
 
 def parse_batch_sizes(text: str) -> tuple[int, ...]:
     """'16,32,64', '16:256' (doubling), '16:128:16' (steps of 16), or a mix: sorted, unique."""
-    sizes: set[int] = set()
-    for part in (p.strip() for p in str(text).split(",")):
-        if not part:
-            continue
-        bounds = [_whole(x, part) for x in part.split(":")]
-        if len(bounds) == 1:
-            sizes.add(bounds[0])
-        elif len(bounds) in (2, 3):
-            lo, hi = bounds[0], bounds[1]
-            if hi < lo:
-                raise ConfigError("batch_sizes", f"{part!r}: the range ends below its start")
-            sizes.update(
-                range(lo, hi + 1, bounds[2]) if len(bounds) == 3 else powers_of_two(lo, hi)
-            )
-        else:
-            raise ConfigError("batch_sizes", f"{part!r}: use N, LO:HI or LO:HI:STEP")
-        if len(sizes) > MAX_SWEEP_SIZES:
-            raise ConfigError("batch_sizes", f"more than {MAX_SWEEP_SIZES} batch sizes")
-    if not sizes:
-        raise ConfigError("batch_sizes", "give batch sizes, e.g. 16,32,64 or 16:256")
-    return tuple(sorted(sizes))
-
-
-def _whole(text: str, part: str) -> int:
-    where = "" if text == part else f"{part!r}: "
-    try:
-        value = int(text)
-    except ValueError:
-        raise ConfigError("batch_sizes", f"{where}{text!r} is not a whole number") from None
-    if not 1 <= value <= MAX_BATCH_SIZE:
-        raise ConfigError(
-            "batch_sizes", f"{where}{value} is out of range (allowed 1 to {MAX_BATCH_SIZE})"
-        )
-    return value
+    return parse_values(text, BATCH_SIZES)

@@ -3,7 +3,8 @@ in a fresh worker; throughput, input wait and $/epoch per count, and the cheapes
 
     summary = LoaderSweep(config, (0, 1, 2, 4), store=Store()).run(on_event)
 
-Results are stored as they finish, grouped by the sweep's group_id (role "loader-workers").
+A study on the loader-workers axis (engine/study): results are stored as they finish, grouped
+by the sweep's group_id (role "loader-workers"); the summary keeps the sweep's own shape.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.core.asks import ask
 from engine.core.checks import int_range
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished
-from engine.core.ids import new_group_id, new_run_id
+from engine.core.events import Event
 from engine.measure.config import MAX_LOADER_WORKERS, RunConfig
-from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
-from engine.process.turns import WorkerTurns
-from engine.results import saving
 from engine.results.store import Store
+from engine.study.axes import LoaderWorkersAxis
+from engine.study.events import PointProgress
+from engine.study.point import StudyPoint
+from engine.study.study import Study
+from engine.study.summary import StudySummary
 
 MAX_COUNTS = 16
 
@@ -77,12 +78,7 @@ class LoaderSummary:
 
 def check_counts(counts: tuple[int, ...], config: RunConfig) -> tuple[int, ...]:
     """The worker counts to measure; ConfigError naming the field otherwise."""
-    if not config.data_spec.reads_files and config.data_spec.kind != "auto":
-        raise ConfigError(
-            "loader_workers",
-            f"a loader-workers sweep needs data to load: give {ask('data')} imagefolder:PATH "
-            "or cifar10[:PATH] (or a model file with make_dataset)",
-        )
+    LoaderWorkersAxis().prepare(config, counts)
     if not 1 <= len(counts) <= MAX_COUNTS:
         raise ConfigError("loader_workers", f"give 1 to {MAX_COUNTS} counts, as 0,1,2,4")
     for count in counts:
@@ -91,7 +87,8 @@ def check_counts(counts: tuple[int, ...], config: RunConfig) -> tuple[int, ...]:
 
 
 class LoaderSweep:
-    """Each worker count in turn; `cancel()` (any thread) stops it, finished points kept."""
+    """Each worker count in turn, a study on the loader-workers axis (engine/study);
+    `cancel()` (any thread) stops it, finished points kept."""
 
     def __init__(
         self,
@@ -102,89 +99,54 @@ class LoaderSweep:
         spec: WorkerSpec | None = None,
         on_stderr: Callable[[str], None] | None = None,
     ) -> None:
-        self.config = config.validated()
-        self.counts = check_counts(counts, self.config)
-        self.store = store
-        self.group_id = new_group_id("sweep")
-        self._turns = WorkerTurns(spec or WorkerSpec(), on_stderr)
-        self.unstored: list[str] = []
+        self.counts = check_counts(counts, config.validated())
+        self.study = Study(
+            config, LoaderWorkersAxis(), self.counts, store=store, spec=spec, on_stderr=on_stderr
+        )
+        self.config = self.study.config
+        self.group_id = self.study.group_id
+
+    @property
+    def unstored(self) -> list[str]:
+        return self.study.unstored
 
     def cancel(self) -> None:
-        self._turns.cancel()
+        self.study.cancel()
 
     def run(self, on_event: Callable[[int, Event], None] | None = None) -> LoaderSummary:
         """Measure every count; `on_event(count, event)` sees each worker event."""
-        c = self.config
-        summary = LoaderSummary(self.group_id, c.model, c.batch_size, c.data)
-        for index, count in enumerate(self.counts, start=1):
-            config = c.with_changes(loader_workers=count)
-            worker = self._turns.start(config, new_run_id())
-            if worker is None:
-                break
-            end, env = yield_all(self._turns, worker, count, on_event)
-            point = self._point(index, count, config, end, env)
-            summary.points.append(point)
-            if point.status == "config":  # the same mistake in every count: stop here
-                summary.status = "failed"
-                break
-        if self._turns.cancelled:
-            summary.status = "cancelled"
-        summary.notes += self.unstored
-        return summary
+        for event in self.study.events():
+            if isinstance(event, PointProgress) and on_event and event.event is not None:
+                on_event(event.value, event.event)
+        return loader_summary(self.study.summary(), self.config)
 
-    def _point(
-        self,
-        index: int,
-        count: int,
-        config: RunConfig,
-        end: Finished | Failed | None,
-        env: dict[str, Any],
-    ) -> LoaderPoint:
-        if isinstance(end, Finished):
-            r = self._store(end.result, index)
-            return LoaderPoint(
-                count,
-                "ok",
-                end.run_id,
-                r.get("throughput_samples_per_s"),
-                r.get("input_wait_fraction"),
-                r.get("usd_per_epoch"),
-                r.get("epoch_seconds"),
+
+def loader_summary(study: StudySummary, config: RunConfig) -> LoaderSummary:
+    """A loader-workers study in the sweep's own shape (its JSON and table are unchanged)."""
+    summary = LoaderSummary(study.group_id, config.model, config.batch_size, config.data)
+    for p in study.points:
+        status = "ok" if p.ok else (p.status if p.status != "failed" else _kind(p))
+        summary.points.append(
+            LoaderPoint(
+                p.value,
+                status,
+                p.run_id,
+                p.figure("throughput_samples_per_s"),
+                p.figure("input_wait_fraction"),
+                p.figure("usd_per_epoch"),
+                p.figure("epoch_seconds"),
+                p.message,
             )
-        kind = end.kind if isinstance(end, Failed) else "crashed"
-        message = end.message if isinstance(end, Failed) else "the worker ended without a result"
-        if isinstance(end, Failed) and kind not in ("config", "cancelled"):
-            self._store(failed_result(end, config, env), index)
-        return LoaderPoint(count, kind, getattr(end, "run_id", ""), message=message)
-
-    def _store(self, result: dict[str, Any], index: int) -> dict[str, Any]:
-        result = {
-            **result,
-            "sweep": {"group_id": self.group_id, "role": "loader-workers", "trial": index},
-        }
-        if self.store is not None:
-            kept = saving.keep(result, self.store, group_id=self.group_id)
-            if not kept.stored:
-                self.unstored.append(f"trial {index}: {kept.message()}")
-        return result
+        )
+    summary.status = study.status
+    summary.notes += [n for n in study.notes if n.startswith("point ")]
+    return summary
 
 
-def yield_all(
-    turns: WorkerTurns,
-    worker: Any,
-    count: int,
-    on_event: Callable[[int, Event], None] | None,
-) -> tuple[Finished | Failed | None, dict[str, Any]]:
-    """Follow one worker to its end, handing each event to `on_event`."""
-    follow = turns.follow(worker, lambda event: event)
-    while True:
-        try:
-            event = next(follow)
-        except StopIteration as done:
-            end: tuple[Finished | Failed | None, dict[str, Any]] = done.value
-            return end
-        if on_event is not None:
-            on_event(count, event)
+def _kind(point: StudyPoint) -> str:
+    """A failed point's failure kind as the worker said it (framework, ...)."""
+    error = (point.result or {}).get("error") or {}
+    return str(error.get("kind") or point.status)
 
 
 def text(summary: LoaderSummary) -> str:

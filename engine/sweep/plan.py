@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.core.errors import ConfigError
 from engine.measure.config import MAX_BATCH_SIZE
-from engine.sweep.batches import MAX_SWEEP_SIZES
+from engine.study.axes import MAX_SWEEP_SIZES
 
 # Short runs that decide "fits" in the max-fit search: a few full optimizer steps each.
 PROBE_WARMUP_STEPS = 2

@@ -5,9 +5,9 @@
         ...                        # sweep.cancel() from any thread stops it between trials
                                    # (and the running trial's worker), keeping finished points
 
-"Fits" means "trains": every trial runs full optimizer steps (docs/architecture.md, "Processes"; a
-failed
-allocation can leave a process unusable, so no trial reuses one). Results are stored as they
+"Fits" means "trains": every trial runs full optimizer steps (a failed allocation can leave a
+process unusable, so no trial reuses one). Each trial ends by a study point's rule
+(engine/study/point.py); the other axes run on engine/study/study.py. Results are stored as they
 finish, grouped by the sweep's group_id; a batch that did not fit is stored as status "oom".
 """
 
@@ -30,6 +30,7 @@ from engine.process.launcher import WorkerSpec
 from engine.process.turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
+from engine.study.point import ending
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
 from engine.sweep.events import (
     SearchFinished,
@@ -49,7 +50,6 @@ from engine.workloads import registry
 # available at its start, so "does not fit" is an out-of-memory, not the kernel killing a process.
 CPU_AUTO_LIMIT_SHARE = 0.8
 MAX_CONFIRM_TRIES = 3
-_STATUS_OF_KIND = {"oom": "oom", "crashed": "crashed", "cancelled": "cancelled"}
 
 TrialGen = Generator[SweepEvent, None, Trial]
 
@@ -75,9 +75,7 @@ def input_bytes_per_sample(config: RunConfig) -> int | None:
 
 def resolve_device(config: RunConfig) -> devices.Device | None:
     """The device a config will run on, found without a framework (None: not here)."""
-    wanted = "cuda:0" if config.device == "cuda" else config.device
-    found = devices.list_devices()
-    return found[0] if wanted == "auto" else next((d for d in found if d.id == wanted), None)
+    return devices.device_named(config.device)
 
 
 def device_memory_bytes(config: RunConfig) -> tuple[int | None, str]:
@@ -273,9 +271,13 @@ class Sweep:
         if worker is None:
             return self._record(Trial(index, size, role, "cancelled", message="cancelled"))
         t0 = time.monotonic()
-        yield TrialStarted(
-            self.group_id, index=index, batch_size=size, role=role, run_id=worker.run_id
-        )
+        try:
+            yield TrialStarted(
+                self.group_id, index=index, batch_size=size, role=role, run_id=worker.run_id
+            )
+        except GeneratorExit:  # closed before following it: end its worker too
+            worker.close()
+            raise
         end, env = yield from self._turns.follow(
             worker,
             lambda event: TrialProgress(self.group_id, index=index, batch_size=size, event=event),
@@ -298,9 +300,10 @@ class Sweep:
             stored = self._store(end.result, role, index)
             return self._record(Trial(index, size, role, "ok", end.run_id, seconds, "", stored))
         assert isinstance(end, Failed)  # WorkerProcess.events() always ends with one or other
-        if end.kind == "config":
+        status, _ = ending(end)  # a study point's rule (engine/study/point.py)
+        if status == "config":
             self._error = {"kind": "config", "message": end.message}
-        status = _STATUS_OF_KIND.get(end.kind, "failed")
+            status = "failed"  # a trial's status; the summary's error says it was the config
         if status == "failed" and role == "probe":
             # Not an out-of-memory: the search cannot tell where the boundary is.
             self._error = self._error or {"kind": end.kind, "message": end.message}

@@ -9,40 +9,25 @@ scaling at each count (engine/results/scaling.py; docs/scaling.md).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished
+from engine.core.events import Event
 from engine.core.ids import new_run_id
-from engine.measure.config import MAX_PROCESSES, RunConfig
-from engine.measure.result import failed_result
+from engine.measure.config import RunConfig
 from engine.process.launcher import WorkerSpec
-from engine.process.turns import WorkerTurns
-from engine.results import saving
 from engine.results.scaling import SCALING_PREFIX, Point, with_efficiency
 from engine.results.store import Store
-
-MAX_COUNTS = 16
+from engine.study.axes import ProcessesAxis
+from engine.study.events import PointFinished, PointProgress
+from engine.study.point import StudyPoint
+from engine.study.study import Study
 
 
 def parse_counts(text: str) -> tuple[int, ...]:
     """'1,2,4,8' -> (1, 2, 4, 8): distinct whole numbers, in order; ConfigError otherwise."""
-    counts: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part.isdigit() or not 1 <= int(part) <= MAX_PROCESSES:
-            raise ConfigError(
-                "nproc", f"{part!r} is not a process count: give 1 to {MAX_PROCESSES}, as 1,2,4,8"
-            )
-        if int(part) not in counts:
-            counts.append(int(part))
-    if len(counts) < 2 or len(counts) > MAX_COUNTS:
-        raise ConfigError("nproc", f"give 2 to {MAX_COUNTS} process counts, as 1,2,4,8")
-    return tuple(sorted(counts))
+    return ProcessesAxis().parse(text)
 
 
 @dataclass(frozen=True)
@@ -61,7 +46,8 @@ class PointDone:
 
 
 class ScalingStudy:
-    """One scaling study. Iterate `events()` once; `cancel()` is thread-safe."""
+    """One scaling study: a study on the processes axis (engine/study). Iterate `events()`
+    once; `cancel()` is thread-safe."""
 
     def __init__(
         self,
@@ -73,70 +59,49 @@ class ScalingStudy:
         group_id: str | None = None,
         on_stderr: Callable[[str], None] | None = None,
     ) -> None:
-        # One CPU thread a process unless --threads says otherwise, at every count: what
-        # torchrun gives each of its processes (OMP_NUM_THREADS=1), so that the counts compare.
-        self.config = config.with_changes(
-            nproc=1, nnodes=1, node_rank=0, rdzv_endpoint=None, threads=config.threads or 1
+        self.study = Study(
+            config,
+            ProcessesAxis(),
+            counts,
+            store=store,
+            spec=spec,
+            group_id=group_id or SCALING_PREFIX + new_run_id(),
+            on_stderr=on_stderr,
         )
-        self.counts = counts
-        self.config.with_changes(nproc=max(counts))  # what the largest count cannot do, now
-        self.store = store
-        self.spec = spec or WorkerSpec()
-        self.group_id = group_id or SCALING_PREFIX + new_run_id()
-        self._turns = WorkerTurns(self.spec, on_stderr)
+        self.config, self.counts, self.group_id = self.study.config, counts, self.study.group_id
         self.points: list[Point] = []
-        self.unstored: list[str] = []  # results the store could not take, and where they are
-        self.error: dict[str, str] | None = None  # a config failure ends the study
-        self._t0 = time.monotonic()
+
+    @property
+    def unstored(self) -> list[str]:
+        """Results the store could not take, and where they are."""
+        return [n.split(": ", 1)[1] for n in self.study.unstored]
+
+    @property
+    def error(self) -> dict[str, str] | None:
+        """A config failure ends the study."""
+        return self.study.error
 
     def cancel(self) -> None:
-        self._turns.cancel()
+        self.study.cancel()
 
     @property
     def cancelled(self) -> bool:
-        return self._turns.cancelled
+        return self.study.cancelled
 
     def events(self) -> Iterator[ScalingProgress | PointDone]:
-        self._t0 = time.monotonic()
-        for nproc in self.counts:
-            if self.cancelled or self.error is not None:
-                return
-            config = self.config.with_changes(nproc=nproc)
-            worker = self._turns.start(config)
-            if worker is None:
-                return
-            end, env = yield from self._turns.follow(worker, partial(ScalingProgress, nproc))
-            point = self._point(nproc, config, end, env)
-            if point is not None:
-                self.points.append(point)
-                yield PointDone(point)
-
-    def _point(
-        self, nproc: int, config: RunConfig, end: Finished | Failed | None, env: dict[str, Any]
-    ) -> Point | None:
-        if isinstance(end, Finished):
-            self._store(end.result, nproc)
-            return Point(nproc, end.result["throughput_samples_per_s"], run_id=end.run_id)
-        assert isinstance(end, Failed)  # WorkerProcess.events() always ends with one or other
-        if end.kind == "cancelled":
-            return None
-        if end.kind == "config":  # the next counts would fail the same way
-            self.error = {"kind": "config", "message": end.message}
-            return None
-        self._store(failed_result(end, config, env), nproc)
-        status = "oom" if end.kind == "oom" else "failed"
-        return Point(nproc, None, None, end.run_id, status, end.message)
-
-    def _store(self, result: dict[str, Any], nproc: int) -> None:
-        result = {**result, "scaling": {"group_id": self.group_id, "nproc": nproc}}
-        if self.store is not None:
-            kept = saving.keep(result, self.store, group_id=self.group_id)
-            if not kept.stored:
-                self.unstored.append(kept.message())
+        for event in self.study.events():
+            if isinstance(event, PointProgress) and event.event is not None:
+                yield ScalingProgress(event.value, event.event)
+            elif isinstance(event, PointFinished) and event.point is not None:
+                point = _point(event.point)
+                if point is not None:
+                    self.points.append(point)
+                    yield PointDone(point)
 
     def summary(self) -> dict[str, Any]:
         """The study so far: its points with efficiency (also after a cancel)."""
-        status = "cancelled" if self.cancelled else ("failed" if self.error else "completed")
+        study = self.study.summary()
+        status = study.status
         if status == "completed" and any(p.status != "ok" for p in self.points):
             status = "failed"
         c = self.config
@@ -149,6 +114,16 @@ class ScalingStudy:
             "precision": c.precision,
             "status": status,
             "error": self.error,
-            "seconds": time.monotonic() - self._t0,
+            "seconds": study.seconds,
             "points": [p.to_dict() for p in with_efficiency(self.points)],
         }
+
+
+def _point(point: StudyPoint) -> Point | None:
+    """A study's point as a scaling point (None: cancelled, or a config mistake)."""
+    if point.ok:
+        return Point(point.value, point.figure("throughput_samples_per_s"), run_id=point.run_id)
+    if point.status in ("cancelled", "config"):
+        return None
+    status = "oom" if point.status == "oom" else "failed"
+    return Point(point.value, None, None, point.run_id, status, point.message)

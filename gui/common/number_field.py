@@ -94,9 +94,6 @@ class NumberSpec:
     def parse(self, text: str) -> int | float | None:
         return parse_number(text, self)
 
-    def parse_list(self, text: str) -> tuple[int | float, ...]:
-        return parse_numbers(text, self)
-
     def error(self, message: str) -> InputError:
         return InputError(self.key, message, self.label)
 

@@ -20,7 +20,16 @@ from engine.measure.config import TrainingConfig
 from engine.worker.frameworks.tensorflow.address_space import lift_cap, outside_cap
 from engine.worker.frameworks.tensorflow.build import check_gpu
 
-_POLICIES = {"fp32": "float32", "fp16": "mixed_float16", "bf16": "mixed_bfloat16"}
+_POLICIES = {
+    "fp32": "float32",
+    "tf32": "float32",
+    "fp16": "mixed_float16",
+    "bf16": "mixed_bfloat16",
+}
+TF32_NEEDS = (
+    "precision: tf32 needs an NVIDIA GPU of compute capability 8.0 or newer (Ampere); "
+    "use fp32 or bf16 on the CPU, fp32 or fp16 on an older GPU"
+)
 TENSOR_CAP_NOTE = (
     "memory cap: TensorFlow ran with oneDNN off and its tensors in a BFC allocator held to the "
     "cap (so that running out is reported, not a crash); the speed is not that of an uncapped run"
@@ -78,12 +87,19 @@ def _cap_tensor_memory(limit_bytes: int) -> None:
 def _check_precision(tf: Any, gpu: int | None, precision: str) -> None:
     if precision == "fp16" and gpu is None:
         raise RunFailed("config", "precision: fp16 needs a GPU; use bf16 or fp32 on the CPU")
-    if precision == "bf16" and gpu is not None:
+    if precision in ("bf16", "tf32") and gpu is not None:
         details = tf.config.experimental.get_device_details(
             tf.config.list_physical_devices("GPU")[gpu]
         )
         if details.get("compute_capability", (0, 0)) < (8, 0):
+            if precision == "tf32":
+                raise RunFailed("config", TF32_NEEDS)
             raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
+    if precision == "tf32" and gpu is None:
+        raise RunFailed("config", TF32_NEEDS)
+    # fp32 is full FP32 (TensorFlow's own default runs float32 matmuls as TF32 on Ampere and
+    # newer); tf32 asks for TF32. The run's environment records which (tf32_matmul).
+    tf.config.experimental.enable_tensor_float_32_execution(precision == "tf32")
 
 
 def _quiet(tf: Any) -> None:

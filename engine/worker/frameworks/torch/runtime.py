@@ -39,8 +39,14 @@ def resolve_device(torch: Any, requested: str) -> Any:
     return torch.device(requested)
 
 
+TF32_NEEDS = (
+    "precision: tf32 needs an NVIDIA GPU of compute capability 8.0 or newer (Ampere); "
+    "use fp32 or bf16 on the CPU, fp32 or fp16 on an older GPU"
+)
+
+
 def autocast(torch: Any, device: Any, precision: str) -> Any:
-    if precision == "fp32":
+    if precision in ("fp32", "tf32"):  # float32 tensors; tf32 is set_tf32's matmul mode
         return contextlib.nullcontext()
     dtype = torch.float16 if precision == "fp16" else torch.bfloat16
     return torch.autocast(device_type=device.type, dtype=dtype)
@@ -51,6 +57,18 @@ def check_precision(torch: Any, device: Any, precision: str) -> None:
         raise RunFailed("config", "precision: fp16 needs a GPU; use bf16 or fp32 on the CPU")
     if precision == "bf16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
         raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
+    if precision == "tf32" and (
+        device.type != "cuda" or torch.cuda.get_device_capability(device) < (8, 0)
+    ):
+        raise RunFailed("config", TF32_NEEDS)
+
+
+def set_tf32(torch: Any, precision: str) -> None:
+    """fp32 is full FP32 (TF32 off for matmuls and cuDNN's convolutions, whatever the
+    framework's default); tf32 runs both as TF32. The run's environment records which."""
+    allow = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = allow
+    torch.backends.cudnn.allow_tf32 = allow
 
 
 def start(config: TrainingConfig, requested: str | None = None) -> tuple[Any, Any]:
@@ -66,6 +84,7 @@ def start(config: TrainingConfig, requested: str | None = None) -> tuple[Any, An
         check_gpu(torch, device)  # before anything runs a kernel there
     check_precision(torch, device, config.precision)
     if device.type == "cuda":
+        set_tf32(torch, config.precision)
         torch.cuda.set_device(device)
         torch.backends.cudnn.benchmark = True  # training shapes are fixed, so tuning once pays
     return torch, device

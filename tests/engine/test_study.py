@@ -1,0 +1,200 @@
+"""One study over any axis (issue 41): real workers on the CPU for the precision and power-limit
+axes (the power limit through a stand-in NVML that records every set, since no GPU is here),
+the limit restored after a point that measured, failed or was cancelled, and each point stored
+with its study tag."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from engine.core.errors import ConfigError
+from engine.measure import devices
+from engine.measure.power_limit import Limits, PowerLimitError
+from engine.results.store import Store
+from engine.study.axes import AXES, PowerLimitAxis, PrecisionAxis, precision_refusal
+from engine.study.events import PointStarted
+from engine.study.study import Study, run_study
+from tests.engine.helpers import TINY, TINY_ARGS
+
+pytestmark = pytest.mark.worker
+
+SHORT = TINY.with_changes(max_seconds=1.0, repeats=1, usd_per_hour=1.0)
+GPU = devices.Device("cuda:0", "cuda", "NVIDIA GeForce GTX 1080 Ti", 11 << 30, "", "6.1")
+A100 = devices.Device("cuda:0", "cuda", "NVIDIA A100-SXM4-40GB", 40 << 30, "", "8.0")
+CPU = devices.Device("cpu", "cpu", "a CPU", 8 << 30)
+
+
+class StandInNvml:
+    """NVML for one GPU: a 125-300 W range, limit 250 W; records each set."""
+
+    def __init__(self, index: int, refuse: set[float] | None = None) -> None:
+        self.index = index
+        self.current = 250.0
+        self.sets: list[float] = []
+        self.refuse = refuse or set()
+
+    def limits(self) -> Limits:
+        return Limits(self.index, 125.0, 300.0, 250.0, self.current)
+
+    def set_limit(self, watts: float) -> None:
+        if watts in self.refuse:
+            raise PowerLimitError(f"refused {watts:g} W")
+        self.sets.append(watts)
+        self.current = watts
+
+
+class CpuPowerAxis(PowerLimitAxis):
+    """The power-limit axis with the stand-in NVML; its points run on this CPU (the GPU it
+    checks against is a stand-in too)."""
+
+    def __init__(self, nvml: StandInNvml) -> None:
+        super().__init__(control=lambda index: nvml)
+
+    def prepare(self, config, values):
+        checked = super().prepare(config, values)
+        assert checked.device == "cuda:0"
+        return config
+
+
+@pytest.fixture
+def a_gpu(monkeypatch):
+    monkeypatch.setattr(devices, "device_named", lambda requested: GPU)
+
+
+def test_each_power_limit_is_set_for_its_point_and_restored_after_it(a_gpu):
+    nvml = StandInNvml(0)
+    store = Store()
+    summary = run_study(SHORT, CpuPowerAxis(nvml), (150.0, 200.0), store=store)
+    # The permission check sets the limit it found; then each point: set, restore.
+    assert nvml.sets == [250.0, 150.0, 250.0, 200.0, 250.0]
+    assert [p.status for p in summary.points] == ["ok", "ok"]
+    assert summary.cheapest_value in (150.0, 200.0) and summary.unit == "W"
+    stored = store.get(summary.points[0].run_id)
+    assert stored["study"] == {
+        "group_id": summary.group_id,
+        "axis": "power-limit",
+        "value": 150.0,
+        "point": 1,
+    }
+    assert stored["sweep"]["role"] == "power-limit"
+
+
+def test_the_limit_is_restored_after_a_failed_point(a_gpu):
+    nvml = StandInNvml(0)
+    failing = SHORT.with_changes(memory_limit_bytes=1 << 20)  # no model trains in 1 MiB
+    summary = run_study(failing, CpuPowerAxis(nvml), (150.0,))
+    assert summary.points[0].status in ("oom", "crashed", "failed")
+    assert nvml.sets[-2:] == [150.0, 250.0] and nvml.current == 250.0
+
+
+def test_the_limit_is_restored_after_a_cancelled_point(a_gpu):
+    nvml = StandInNvml(0)
+    study = Study(SHORT.with_changes(max_seconds=30.0), CpuPowerAxis(nvml), (150.0, 200.0))
+    for event in study.events():
+        if isinstance(event, PointStarted):
+            threading.Timer(1.0, study.cancel).start()
+    assert nvml.sets == [250.0, 150.0, 250.0] and nvml.current == 250.0
+    assert study.summary().status == "cancelled"
+
+
+def test_closing_the_events_mid_point_restores_the_limit(a_gpu):
+    nvml = StandInNvml(0)
+    study = Study(SHORT.with_changes(max_seconds=30.0), CpuPowerAxis(nvml), (150.0,))
+    events = study.events()
+    for event in events:
+        if isinstance(event, PointStarted):
+            study.cancel()
+            events.close()  # what Ctrl-C on the command line does
+            break
+    assert nvml.current == 250.0
+
+
+def test_a_limit_the_gpu_refuses_ends_the_study_saying_so(a_gpu):
+    nvml = StandInNvml(0, refuse={200.0})
+    summary = run_study(SHORT, CpuPowerAxis(nvml), (200.0, 150.0))
+    assert [p.status for p in summary.points] == ["failed"]
+    assert summary.error["kind"] == "machine" and "refused 200 W" in summary.error["message"]
+    assert nvml.current == 250.0
+
+
+def test_power_limits_outside_the_gpus_range_or_without_permission_are_refused(a_gpu):
+    with pytest.raises(ConfigError, match="outside GPU 0's range"):
+        Study(SHORT, CpuPowerAxis(StandInNvml(0)), (100.0,))
+    with pytest.raises(ConfigError, match="needs root"):
+        Study(SHORT, PowerLimitAxis(control=_no_permission), (150.0,))
+
+
+def _no_permission(index: int) -> StandInNvml:
+    from engine.measure.power_limit import NEEDS
+
+    nvml = StandInNvml(index)
+    nvml.set_limit = lambda watts: (_ for _ in ()).throw(PowerLimitError(NEEDS.format(index=0)))
+    return nvml
+
+
+def test_a_power_limit_study_on_the_cpu_is_refused():
+    with pytest.raises(ConfigError) as info:
+        Study(SHORT, PowerLimitAxis(), (150.0,))
+    assert info.value.field == "device" and "needs an NVIDIA GPU" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("device", "refused"),
+    [(CPU, {"fp16", "tf32"}), (GPU, {"tf32", "bf16"}), (A100, set())],
+)
+def test_each_device_refuses_the_precisions_it_cannot_run(device, refused):
+    said = {p for p in PrecisionAxis.values.choices if precision_refusal(device, p)}
+    assert said == refused
+
+
+def test_a_precision_study_on_the_cpu_measures_fp32_and_bf16_and_says_why_not_tf32():
+    store = Store()
+    summary = run_study(SHORT, AXES["precision"](), ("fp32", "tf32", "bf16"), store=store)
+    assert [(p.value, p.status) for p in summary.points] == [
+        ("fp32", "ok"),
+        ("tf32", "refused"),
+        ("bf16", "ok"),
+    ]
+    assert "compute capability 8.0" in summary.points[1].message
+    assert [store.get(p.run_id)["config"]["precision"] for p in summary.measured] == [
+        "fp32",
+        "bf16",
+    ]
+    assert summary.cheapest_value in ("fp32", "bf16")
+    assert any(note.startswith("tf32 not run:") for note in summary.notes)
+
+
+def test_sweep_axis_precision_on_the_command_line(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "sweep",
+            *TINY_ARGS,
+            "--max-seconds",
+            "1",
+            "--repeats",
+            "1",
+            "--axis",
+            "precision",
+            "--values",
+            "fp32,bf16",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["schema"] == "epochcost.study/1" and summary["axis"] == "precision"
+    assert [(p["value"], p["status"]) for p in summary["points"]] == [
+        ("fp32", "ok"),
+        ("bf16", "ok"),
+    ]
