@@ -7,6 +7,7 @@ import argparse
 import sys
 import threading
 import time
+from dataclasses import replace
 from typing import Any, TextIO
 
 from engine.accuracy.repeats import BatchSummary, cheapest
@@ -25,12 +26,14 @@ from engine.cli.file_options import out_file
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase
+from engine.core.value_lists import parse_values
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import PRECISIONS
 from engine.measure.result import price_of
 from engine.results import report
 from engine.results.files import check_out_path, write_json
 from engine.results.store import Store
+from engine.study.axes import BATCH_SIZES
 from engine.workloads import data
 
 # Config field -> this command's option, where the names differ.
@@ -120,10 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _batch_sizes(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise UsageError("batch_sizes", f"{text!r}: give whole numbers, e.g. 64,128") from None
+    """The study's batch sizes, read as every list is (engine/core/value_lists.py), in the order
+    given; one given twice is refused (each is a set of repeats of its own)."""
+    return parse_values(text, replace(BATCH_SIZES, repeats="refuse", sort=False))
 
 
 def plan_from_args(args: argparse.Namespace) -> StudyPlan:

@@ -27,8 +27,8 @@ QUICK = [
     ("args", "words"),
     [
         (["--target", "90"], "--target: 90: give a fraction above 0 and at most 1 (0.9 for 90%)"),
-        (["--target", "0.9", "--batch-sizes", "64,x"], "--batch-sizes: '64,x': give whole"),
-        (["--target", "0.9", "--batch-sizes", "64,64"], "--batch-sizes: a batch size is given"),
+        (["--target", "0.9", "--batch-sizes", "64,x"], "--batch-sizes: 'x' is not a whole number"),
+        (["--target", "0.9", "--batch-sizes", "64,64"], "--batch-sizes: '64,64' names 64 twice"),
         (["--until-stable", "--dataset", "/no/such"], "--dataset: '/no/such' is neither a built"),
         (["--until-stable", "--model", "bert-base"], "--model: bert-base does not take 32x32x3"),
         (["--until-stable", "--repeats", "0"], "--repeats: 0 is out of range (allowed 1 to 100)"),

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.core.errors import ConfigError
 from engine.workloads.data import cifar10, patterns
+
+if TYPE_CHECKING:  # numpy loads when data is made, not when the app starts
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Dataset:
         """Per-channel mean and standard deviation of the training images, in 0..255 units,
         estimated from an evenly spaced sample of up to 2,000 images (plenty for two numbers
         per channel, and quick on 50,000)."""
+        import numpy as np
+
         step = max(1, len(self.x_train) // 2_000)
         pixels = self.x_train[::step].reshape(-1, self.info.input_shape[2]).astype(np.float32)
         mean = pixels.mean(axis=0, dtype=np.float64)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.core import reading
 from engine.core.errors import ConfigError
+
+if TYPE_CHECKING:  # numpy loads when data is made, not when the app starts
+    import numpy as np
 
 NAME = "cifar10"
 SHAPE = (32, 32, 3)
@@ -96,6 +98,8 @@ def record_count(path: Path) -> int:
 
 def read_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Images (N, 32, 32, 3) uint8 and labels (N,) int64 from one binary batch file."""
+    import numpy as np
+
     count = record_count(path)
     records = np.fromfile(path, dtype=np.uint8).reshape(count, RECORD_BYTES)
     labels = records[:, 0].astype(np.int64)
@@ -113,6 +117,8 @@ def read_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def load(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """x_train, y_train, x_test, y_test from a folder of binary batches."""
+    import numpy as np
+
     files = find_files(folder)
     parts = [read_batch(p) for p in files.train]
     x_test, y_test = read_batch(files.test)
@@ -123,6 +129,8 @@ def load(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def write_batch(path: Path, images: np.ndarray, labels: np.ndarray) -> None:
     """Write images (N, 32, 32, 3) uint8 and labels in the binary format (tests, exports)."""
+    import numpy as np
+
     planes = np.asarray(images, dtype=np.uint8).transpose(0, 3, 1, 2).reshape(len(images), -1)
     records = np.concatenate([np.asarray(labels, dtype=np.uint8)[:, None], planes], axis=1)
     Path(path).write_bytes(records.tobytes())

@@ -9,7 +9,11 @@ learning curve. The same seed gives the same images on every run of the same Num
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy loads when data is made, not when the app starts
+    import numpy as np
+
 
 NAME = "patterns10"
 DESCRIPTION = (
@@ -29,6 +33,8 @@ MAX_BLEND = 0.55  # weight of the other class's pattern
 
 def _patterns(rng: np.random.Generator) -> np.ndarray:
     """(CLASSES, SIZE, SIZE, 3) float32 patterns of unit standard deviation."""
+    import numpy as np
+
     yy, xx = np.mgrid[0:SIZE, 0:SIZE] / SIZE
     out = np.zeros((CLASSES, SIZE, SIZE, 3))
     for c in range(CLASSES):
@@ -45,6 +51,8 @@ def generate(
     seed: int = SEED, train: int = TRAIN_SAMPLES, test: int = TEST_SAMPLES
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """x_train, y_train, x_test, y_test: uint8 images (N, 32, 32, 3), int64 labels."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     patterns = _patterns(rng)
     n = train + test

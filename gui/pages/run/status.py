@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
@@ -21,7 +21,9 @@ from engine.core.precision_target import target_text
 from engine.results import report
 from gui.common.elided_label import ElidedLabel
 from gui.common.results_model import data_text
-from gui.pages.run.series import RunSeries
+
+if TYPE_CHECKING:  # numpy, under the series, loads with the plots: after the first paint
+    from gui.pages.run.series import RunSeries
 
 PHASES = (
     ("importing", "importing"),
@@ -30,6 +32,7 @@ PHASES = (
     ("measuring", "measuring"),
     ("finishing", "done"),
 )
+
 PHASE_NAMES = dict(PHASES)
 
 
