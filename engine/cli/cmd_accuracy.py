@@ -60,11 +60,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--framework", default=d.framework, choices=("torch", "tensorflow"))
     p.add_argument(
+        "--data",
         "--dataset",
+        dest="dataset",
         default=d.dataset,
-        metavar="PATH|NAME",
-        help=f"a folder of CIFAR-10 binary files, or a built-in set: {', '.join(data.BUILTIN)}"
-        f" (default {d.dataset})",
+        metavar="SOURCE",
+        help=f"the data to train on, in a run's --data words: cifar10[:PATH] (the CIFAR-10 "
+        f"binary files; default folder: the data folder's cifar10) or a built-in set: "
+        f"{', '.join(data.BUILTIN)} (default {d.dataset})",
     )
     p.add_argument("--batch-sizes", default="64", metavar="B1,B2,..", help="default 64")
     goal = p.add_mutually_exclusive_group(required=True)

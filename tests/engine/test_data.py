@@ -180,3 +180,17 @@ def test_batches_visit_every_image_once_per_epoch_normalised_and_shaped():
     np.testing.assert_allclose(
         normalised(images[y], mean, std, channels_first=True), expected, rtol=1e-6
     )
+
+
+def test_an_accuracy_study_reads_a_runs_data_words(tmp_path, monkeypatch):
+    """One data language (issue 41): cifar10:PATH and cifar10 (the data folder's) name the same
+    folder for accuracy as for a timed run's --data; a bare folder still reads."""
+    from engine.workloads.data import source
+
+    _cifar_folder(tmp_path / "c")
+    by_words = data.describe(f"cifar10:{tmp_path / 'c'}")
+    assert by_words == data.describe(str(tmp_path / "c"))
+    assert by_words.train_samples == 15 and by_words.source == str(tmp_path / "c")
+    monkeypatch.setattr(source, "default_cifar10_folder", lambda: tmp_path / "c")
+    assert data.describe("cifar10") == by_words
+    assert data.load(f"cifar10:{tmp_path / 'c'}").x_test.shape == (2, 32, 32, 3)

@@ -89,11 +89,12 @@ def describe(spec: str) -> DataInfo:
         raise ConfigError("dataset", f"give a built-in data set ({_builtins()}) or a folder")
     if spec in BUILTIN:
         return BUILTIN[spec].info
-    folder = Path(spec).expanduser()
+    folder = cifar10_folder(spec)
     if not folder.exists():
         raise ConfigError(
             "dataset",
-            f"{spec!r} is neither a built-in data set ({_builtins()}) nor an existing folder",
+            f"{spec!r} is neither a built-in data set ({_builtins()}) nor an existing folder "
+            "(cifar10[:PATH], as a run's --data)",
         )
     files = cifar10.find_files(folder)
     return DataInfo(
@@ -107,13 +108,24 @@ def describe(spec: str) -> DataInfo:
     )
 
 
+def cifar10_folder(spec: str) -> Path:
+    """The CIFAR-10 folder `spec` names in a timed run's data language (cifar10:PATH, or
+    cifar10 for the data folder's; engine/workloads/data/source.py), or as a bare folder."""
+    from engine.workloads.data import source
+
+    kind, sep, path = spec.strip().partition(":")
+    if kind.lower() == cifar10.NAME and (sep or not Path(spec).exists()):
+        return Path(path).expanduser() if path.strip() else source.default_cifar10_folder()
+    return Path(spec).expanduser()
+
+
 def load(spec: str) -> Dataset:
     """Read (or generate) the data set named by `spec`."""
     info = describe(spec)
     if spec in BUILTIN:
         x_train, y_train, x_test, y_test = BUILTIN[spec].make()
     else:
-        x_train, y_train, x_test, y_test = cifar10.load(Path(info.source))
+        x_train, y_train, x_test, y_test = cifar10.load(Path(info.source))  # found by describe
     return Dataset(info, x_train, y_train, x_test, y_test)
 
 
