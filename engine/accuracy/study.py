@@ -1,9 +1,10 @@
 """A cost-to-accuracy study, parent side: every batch size x repeat in its own worker process,
-one at a time (engine/process/turns.py, as a sweep's trials), each result stored under the
+one at a time (engine/process/worker_turns.py, as a sweep's trials), each result stored under the
 study's group id, then summarised per batch size.
 
-The GUI runs the same plan with its own EngineThread per config: plan.configs() gives the
-order, result_of() turns a run's events into the result to store, repeats.summarise() the table.
+The CLI and the app's Accuracy tab (gui/pages/accuracy/study.py, on a background thread) both
+call run_study; plan.configs() gives the order, result_of() turns a run's events into the
+result to store, repeats.summarise() the table.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from engine.core.ids import new_group_id
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import MAX_BATCH_SIZE
 from engine.process.launcher import WorkerSpec
-from engine.process.turns import WorkerTurns
+from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
 
 if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one

@@ -1,8 +1,8 @@
 """Run one worker process: start it, stream its events, cancel it, and report its death as
 data.
 
-Used by the CLI, the studies (engine/process/turns.py) and the GUI's EngineThread alike. Every
-measurement runs in its own process (docs/architecture.md, "Processes"); how one is started
+Used by the CLI, the studies (engine/process/worker_turns.py) and the GUI's EngineThread alike.
+Every measurement runs in its own process (docs/architecture.md, "Two programs"); how one is started
 (the interpreter, the environment, its process group) is engine/process/spawn.py.
 """
 

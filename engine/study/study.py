@@ -25,7 +25,7 @@ from engine.measure.config import RunConfig
 from engine.measure.power_limit import PowerLimitError
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
-from engine.process.turns import WorkerTurns
+from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
 from engine.study.axis import Axis

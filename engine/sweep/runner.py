@@ -27,7 +27,7 @@ from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
-from engine.process.turns import WorkerTurns
+from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
 from engine.study.point import ending
