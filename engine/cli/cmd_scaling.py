@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
+from engine.cli import study_progress
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -22,9 +22,8 @@ from engine.cli.common import (
     worker_spec,
 )
 from engine.cli.profile_options import add_profile_option, apply_profile_price
-from engine.core.events import Phase
 from engine.results.store import Store
-from engine.sweep.scaling import PointDone, ScalingProgress, ScalingStudy, parse_counts
+from engine.sweep.scaling import ScalingStudy, parse_counts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,13 +55,7 @@ def handle(args: argparse.Namespace) -> int:
     study = ScalingStudy(
         config, counts, store=store, spec=worker_spec(args, config.framework), on_stderr=on_stderr
     )
-    t0 = time.monotonic()
-    try:
-        for event in study.events():
-            _progress(event, t0)
-    except KeyboardInterrupt:
-        study.cancel()
-        print("epochcost: interrupted; keeping the finished counts", file=sys.stderr)
+    study_progress.follow(study.study)
     summary = study.summary()
     if args.json:
         print_json(summary)
@@ -78,20 +71,6 @@ def handle(args: argparse.Namespace) -> int:
     if summary["status"] != "completed" or study.unstored:
         return EXIT_RUN_FAILED
     return EXIT_OK
-
-
-def _progress(event: ScalingProgress | PointDone, t0: float) -> None:
-    stamp = f"[{time.monotonic() - t0:7.1f}s]"
-    if isinstance(event, ScalingProgress) and isinstance(event.event, Phase):
-        said = event.event.detail
-        later = ", until " in said and not said.startswith("repeat 1,")  # a target's: once
-        if event.event.phase in ("importing", "warmup", "measuring") and not later:
-            detail = f" ({event.event.detail})" if event.event.detail else ""
-            print(f"{stamp} nproc {event.nproc}: {event.event.phase}{detail}", file=sys.stderr)
-    elif isinstance(event, PointDone):
-        p = event.point
-        what = f"{p.samples_per_s:,.1f} samples/s" if p.samples_per_s else f"{p.status}: {p.error}"
-        print(f"{stamp} nproc {p.nproc}: {what}", file=sys.stderr, flush=True)
 
 
 def text(summary: dict) -> str:

@@ -6,22 +6,21 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.cli import study_progress
 from engine.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
-    Progress,
     config_from_args,
     print_json,
     worker_spec,
 )
 from engine.cli.data_options import worker_counts
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Phase
 from engine.results.store import Store
 from engine.sweep.batches import parse_batch_sizes
-from engine.sweep.loaders import LoaderSweep, text
+from engine.sweep.loaders import LoaderSweep, loader_summary, text
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -41,20 +40,7 @@ def handle(args: argparse.Namespace) -> int:
         spec=worker_spec(args, config.framework),
         on_stderr=on_stderr,
     )
-    bars: dict[int, Progress] = {}
-
-    def on_event(count: int, event: Event) -> None:
-        if count not in bars:
-            bars[count] = Progress(label=f"{count} loader workers")
-        if not isinstance(event, Phase) or event.phase in ("warmup", "measuring"):
-            bars[count](event)
-
-    try:
-        summary = sweep.run(on_event)
-    except KeyboardInterrupt:
-        sweep.cancel()
-        print("epochcost: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    summary = loader_summary(study_progress.follow(sweep.study), sweep.config)
     if args.json:
         print_json(summary.to_dict())
     else:

@@ -1,7 +1,7 @@
 """A sweep over loader workers: one batch size, the same data source, each worker count a run
 in a fresh worker; throughput, input wait and $/epoch per count, and the cheapest.
 
-    summary = LoaderSweep(config, (0, 1, 2, 4), store=Store()).run(on_event)
+    summary = LoaderSweep(config, (0, 1, 2, 4), store=Store()).run()
 
 A study on the loader-workers axis (engine/study): results are stored as they finish, grouped
 by the sweep's group_id (role "loader-workers"); the summary keeps the sweep's own shape.
@@ -15,12 +15,10 @@ from typing import Any
 
 from engine.core.checks import int_range
 from engine.core.errors import ConfigError
-from engine.core.events import Event
 from engine.measure.config import MAX_LOADER_WORKERS, RunConfig
 from engine.process.launcher import WorkerSpec
 from engine.results.store import Store
 from engine.study.axes import LoaderWorkersAxis
-from engine.study.events import PointProgress
 from engine.study.point import StudyPoint
 from engine.study.study import Study
 from engine.study.summary import StudySummary
@@ -113,11 +111,10 @@ class LoaderSweep:
     def cancel(self) -> None:
         self.study.cancel()
 
-    def run(self, on_event: Callable[[int, Event], None] | None = None) -> LoaderSummary:
-        """Measure every count; `on_event(count, event)` sees each worker event."""
-        for event in self.study.events():
-            if isinstance(event, PointProgress) and on_event and event.event is not None:
-                on_event(event.value, event.event)
+    def run(self) -> LoaderSummary:
+        """Measure every count (the command line follows `study` itself, with its progress)."""
+        for _ in self.study.events():
+            pass
         return loader_summary(self.study.summary(), self.config)
 
 

@@ -3,24 +3,22 @@
 scaling at each count (engine/results/scaling.py; docs/scaling.md).
 
     study = ScalingStudy(config, (1, 2, 4), store=Store())
-    for event in study.events():   # ScalingProgress while a count runs, PointDone after it
-        ...                        # study.cancel() from any thread stops it, keeping the points
+    for event in study.study.events():  # engine/study/events.py, as every study's
+        ...                             # study.cancel() from any thread stops it
+    summary = study.summary()           # the points with their efficiency
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
-from engine.core.events import Event
 from engine.core.ids import new_run_id
 from engine.measure.config import RunConfig
 from engine.process.launcher import WorkerSpec
 from engine.results.scaling import SCALING_PREFIX, Point, with_efficiency
 from engine.results.store import Store
 from engine.study.axes import ProcessesAxis
-from engine.study.events import PointFinished, PointProgress
 from engine.study.point import StudyPoint
 from engine.study.study import Study
 
@@ -30,24 +28,9 @@ def parse_counts(text: str) -> tuple[int, ...]:
     return ProcessesAxis().parse(text)
 
 
-@dataclass(frozen=True)
-class ScalingProgress:
-    """An event of the count now running."""
-
-    nproc: int
-    event: Event
-
-
-@dataclass(frozen=True)
-class PointDone:
-    """A count has ended: its point (efficiency filled in by the summary)."""
-
-    point: Point
-
-
 class ScalingStudy:
-    """One scaling study: a study on the processes axis (engine/study). Iterate `events()`
-    once; `cancel()` is thread-safe."""
+    """One scaling study: a study on the processes axis (engine/study). Follow `study.events()`
+    once (engine/cli/study_progress.py does); `cancel()` is thread-safe."""
 
     def __init__(
         self,
@@ -69,7 +52,11 @@ class ScalingStudy:
             on_stderr=on_stderr,
         )
         self.config, self.counts, self.group_id = self.study.config, counts, self.study.group_id
-        self.points: list[Point] = []
+
+    @property
+    def points(self) -> list[Point]:
+        """The counts that ended (a cancelled or misconfigured one is not a point)."""
+        return [p for p in map(_point, self.study.points) if p is not None]
 
     @property
     def unstored(self) -> list[str]:
@@ -87,16 +74,6 @@ class ScalingStudy:
     @property
     def cancelled(self) -> bool:
         return self.study.cancelled
-
-    def events(self) -> Iterator[ScalingProgress | PointDone]:
-        for event in self.study.events():
-            if isinstance(event, PointProgress) and event.event is not None:
-                yield ScalingProgress(event.value, event.event)
-            elif isinstance(event, PointFinished) and event.point is not None:
-                point = _point(event.point)
-                if point is not None:
-                    self.points.append(point)
-                    yield PointDone(point)
 
     def summary(self) -> dict[str, Any]:
         """The study so far: its points with efficiency (also after a cancel)."""
