@@ -1,17 +1,22 @@
 """EngineThread: a QThread that runs one worker process and hands its events to the GUI thread.
 
-The thread starts `python -m engine.worker` through engine.process.launcher.WorkerProcess, reads its
-JSON-lines events and emits each one, as the frozen Event object, through its one signal,
+The thread starts `python -m engine.worker` through engine.process.launcher.WorkerProcess, reads
+its JSON-lines events and emits each one, as the frozen Event object, through its signal
 `engine_event` (queued to the GUI thread, so no widget is touched from here). The stream always
-ends with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed.
-Cancel is cooperative (a "cancel" line on the worker's stdin, checked between steps); a worker
-still alive after the grace period is killed. The thread itself is never terminated.
+ends with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed. A
+finished run's result is stored here, off the GUI thread, by the `keep` it is given (the store's
+write took 28 ms of the GUI thread at a run's end: benchmarks/RESULTS.md, issue 42), and
+`result_kept` says how, after the Finished event. Cancel is cooperative (a "cancel" line on the
+worker's stdin, checked between steps); a worker still alive after the grace period is killed.
+The thread itself is never terminated.
 """
 
 from __future__ import annotations
 
 import threading
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
@@ -27,12 +32,18 @@ CLOSE_GRACE_S = 0.5
 class EngineThread(QThread):
     # Not named `event`: that would hide QObject.event(), the handler of every Qt event.
     engine_event = Signal(object)  # engine.core.events.Event
+    result_kept = Signal(object, object)  # a Finished run's result, what `keep` returned
 
     def __init__(
-        self, config: RunConfig, spec: WorkerSpec | None = None, parent: QObject | None = None
+        self,
+        config: RunConfig,
+        spec: WorkerSpec | None = None,
+        parent: QObject | None = None,
+        keep: Callable[[dict[str, Any]], Any] | None = None,
     ) -> None:
         super().__init__(parent)
         self.config = config
+        self._keep = keep
         self.worker = WorkerProcess(config, spec)
         # Orders cancel() against the worker's start, so a cancel never slips in between.
         self._lock = threading.Lock()
@@ -57,6 +68,8 @@ class EngineThread(QThread):
             for event in self.worker.events():
                 ended = ended or isinstance(event, Finished | Failed)
                 self.engine_event.emit(event)
+                if isinstance(event, Finished) and self._keep is not None:
+                    self.result_kept.emit(event.result, self._keep(event.result))
         except ConfigError as exc:  # the worker's Python (File > Settings) cannot start
             self.engine_event.emit(Failed(run_id=self.run_id, kind="config", message=exc.message))
         except Exception as exc:  # the worker could not start, or its pipe broke

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished, Started
+from engine.core.events import Event, Failed, Started
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
@@ -65,8 +65,13 @@ class RunController(QObject):
             return False
         self.config = config.validated()
         self._environment = {}
-        thread = EngineThread(self.config, self.spec_for(self.config.framework))
+        thread = EngineThread(
+            self.config,
+            self.spec_for(self.config.framework),
+            keep=lambda result: saving.keep(result, self._store),  # on the run's thread
+        )
         thread.engine_event.connect(self._on_event)
+        thread.result_kept.connect(self._on_kept)
         # Bound methods of this GUI-thread object, so both arrive queued on the GUI thread.
         thread.finished.connect(self._on_finished_signal)
         self._thread = thread
@@ -102,10 +107,15 @@ class RunController(QObject):
         if isinstance(event, Started):
             self._environment = dict(event.environment)
         self.engine_event.emit(event)
-        if isinstance(event, Finished):
-            self._store_result(event.result)
-        elif isinstance(event, Failed):
+        if isinstance(event, Failed):
             self._on_failed(event)
+
+    @Slot(object, object)
+    def _on_kept(self, result: dict[str, Any], kept: saving.Kept) -> None:
+        """A finished run's result, stored on the run's thread (EngineThread's `keep`)."""
+        if self._thread is None or result.get("run_id") != self._thread.run_id:
+            return
+        self._said_kept(result, kept)
 
     def _on_failed(self, failure: Failed) -> None:
         assert self.config is not None
@@ -114,7 +124,9 @@ class RunController(QObject):
         self.run_failed.emit(failure, describe_failure(failure, self.config, self._store))
 
     def _store_result(self, result: dict[str, Any]) -> None:
-        kept = saving.keep(result, self._store)
+        self._said_kept(result, saving.keep(result, self._store))
+
+    def _said_kept(self, result: dict[str, Any], kept: saving.Kept) -> None:
         if not kept.stored:
             self.store_failed.emit(
                 "The result could not be added to the results database.",

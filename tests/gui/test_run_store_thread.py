@@ -1,0 +1,57 @@
+"""A finished run's result is stored on the run's own thread, not the GUI thread (issue 42: the
+store's write was a 28 ms stall of the event loop at a run's end), and the window hears how it
+went in the same order as before: the Finished event, then result_stored or store_failed."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from engine.core.errors import StoreError
+from engine.core.events import Finished
+from engine.results.store import Store
+from gui.pages.run.controller import RunController
+from tests.engine.helpers import TINY
+
+pytestmark = [pytest.mark.gui, pytest.mark.worker]
+
+SHORT = TINY.with_changes(max_seconds=0.5, repeats=1)
+
+
+def _run(qtbot, store) -> list[tuple[str, object]]:
+    controller = RunController(store=store)
+    heard: list[tuple[str, object]] = []
+    controller.engine_event.connect(
+        lambda e: heard.append(("finished", e)) if isinstance(e, Finished) else None
+    )
+    controller.result_stored.connect(lambda r: heard.append(("stored", r)))
+    controller.store_failed.connect(lambda m, d: heard.append(("store_failed", d)))
+    with qtbot.waitSignal(
+        controller.running_changed, timeout=120_000, check_params_cb=lambda r: not r
+    ):
+        assert controller.start(SHORT)
+    return heard
+
+
+def test_the_result_is_stored_off_the_gui_thread_then_said(qtbot):
+    threads: list[threading.Thread] = []
+    store = Store()
+
+    def opened() -> Store:
+        threads.append(threading.current_thread())
+        return store
+
+    heard = _run(qtbot, opened)
+    assert [what for what, _ in heard] == ["finished", "stored"]
+    assert threads and threads[0] is not threading.main_thread()
+    assert store.get(heard[1][1]["run_id"])["status"] == "ok"
+
+
+def test_a_store_that_fails_is_said_and_the_result_kept_in_a_file(qtbot):
+    def broken() -> Store:
+        raise StoreError("/nowhere/results.db", "the disk is full")
+
+    heard = _run(qtbot, broken)
+    assert [what for what, _ in heard] == ["finished", "store_failed"]
+    assert "the disk is full" in heard[1][1]
