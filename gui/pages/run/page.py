@@ -88,6 +88,11 @@ class RunPage(Page):
         return self._plots
 
     @property
+    def plots_ready(self) -> bool:
+        """Whether the live plots are built (after the first paint, or when first asked for)."""
+        return self._plots is not None
+
+    @property
     def charts(self) -> dict[str, Chart]:
         return self.plots.charts
 
