@@ -17,12 +17,11 @@ from engine.cli.common import (
     EXIT_RUN_FAILED,
     UsageError,
     ctrl_c_sets,
-    finite,
     memory_limit_bytes,
-    print_json,
     worker_spec,
 )
 from engine.cli.file_options import out_file
+from engine.cli.output import finite, print_json
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.errors import ConfigError, StoreError
 from engine.core.events import Eval, Event, Failed, Finished, Phase

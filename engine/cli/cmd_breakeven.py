@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from engine.cli import numbers
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
+from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options, owning_default
 from engine.pricing import cost
 

@@ -9,7 +9,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from engine.cli.catalog_options import check_clouds, load_reporting
-from engine.cli.common import EXIT_RUN_FAILED, print_json
+from engine.cli.common import EXIT_RUN_FAILED
+from engine.cli.output import print_json
 from engine.cli.tables import Footnotes, number, table
 from engine.core import paths
 from engine.pricing import catalog as catalog_module

@@ -19,13 +19,12 @@ from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
-    Progress,
     UsageError,
     add_run_options,
     config_from_args,
-    print_json,
 )
 from engine.cli.file_options import out_file
+from engine.cli.output import Progress, print_json
 from engine.cloud import collect, dryrun, launch, log, signals, task
 from engine.cloud import sweep as cloud_sweep
 from engine.cloud.resources import measurable

@@ -7,7 +7,8 @@ from typing import Any
 
 from engine.cli import numbers
 from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting, resolve_gpu
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
+from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.profile_options import add_profile_option, compare_profile
 from engine.cli.result_options import load_result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine.cli import numbers
-from engine.cli.common import print_json
+from engine.cli.output import print_json
 from engine.pricing import cost
 
 

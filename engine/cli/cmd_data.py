@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 
 from engine.cli import interrupts, numbers
-from engine.cli.common import print_json
+from engine.cli.output import print_json
 from engine.workloads import data
 from engine.workloads.data import download, random_folder
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.common import print_json
+from engine.cli.output import print_json
 from engine.measure.compatibility import LABELS
 from engine.measure.devices import Device, list_devices
 from engine.process import doctor

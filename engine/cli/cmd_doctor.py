@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from engine.cli.catalog_options import load_reporting, resolve_gpu
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
+from engine.cli.output import print_json
 from engine.measure.compatibility import LABELS, driver_cuda, span
 from engine.pricing.rows import GpuSpec
 from engine.process import doctor

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 
 from engine.cli import interrupts
-from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError, print_json
+from engine.cli.common import EXIT_INTERRUPTED, EXIT_RUN_FAILED, UsageError
+from engine.cli.output import print_json
 from engine.envs import cloud_env, installed
 from engine.envs.choice import choose
 from engine.envs.create import check_name, create, own_envs_home

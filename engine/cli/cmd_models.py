@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from engine.cli import numbers
-from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, chosen_python, print_json
+from engine.cli.common import EXIT_OK, EXIT_RUN_FAILED, UsageError, chosen_python
+from engine.cli.output import print_json
 from engine.core.errors import ConfigError
 from engine.process.launcher import WorkerSpec
 from engine.process.model_check import CHECK_TIMEOUT_S, ModelCheck, check_model_file

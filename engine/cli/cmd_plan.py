@@ -7,7 +7,8 @@ from typing import Any
 
 from engine.cli import numbers
 from engine.cli.catalog_options import check_clouds, check_gpu, load_reporting
-from engine.cli.common import UsageError, option_name, print_json
+from engine.cli.common import UsageError, option_name
+from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.plan_text import render_comparison, render_plan
 from engine.cli.profile_options import add_profile_option, plan_profile

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from engine.cli import numbers
 from engine.cli.catalog_options import load_reporting
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
+from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.profile_options import resolve
 from engine.pricing import profile_store

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from engine.cli.catalog_options import load_reporting, resolve_gpu
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
+from engine.cli.output import print_json
 from engine.cli.result_options import load_result
 from engine.cli.tables import number, table
 from engine.pricing.catalog import Catalog

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli import numbers
-from engine.cli.common import UsageError, print_json
+from engine.cli.common import UsageError
 from engine.cli.file_options import out_file
+from engine.cli.output import print_json
 from engine.cli.profile_options import add_profile_option, profile_price
 from engine.core.interval import interval_text
 from engine.core.precision import MARK

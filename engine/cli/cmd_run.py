@@ -8,17 +8,16 @@ import sys
 from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
-    Progress,
     add_distributed_options,
     add_run_options,
     config_from_args,
     distributed_fields,
-    print_json,
     run_worker,
     usage_error,
     worker_spec,
 )
 from engine.cli.file_options import out_file
+from engine.cli.output import Progress, print_json
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.measure.result import failed_result
 from engine.results import report, saving

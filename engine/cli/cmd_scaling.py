@@ -18,9 +18,9 @@ from engine.cli.common import (
     EXIT_USAGE,
     add_run_options,
     config_from_args,
-    print_json,
     worker_spec,
 )
+from engine.cli.output import print_json
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.results.store import Store
 from engine.sweep.scaling import ScalingStudy, parse_counts

@@ -17,15 +17,14 @@ from engine.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
-    Progress,
     UsageError,
     add_run_options,
     config_from_args,
     option_name,
-    print_json,
     worker_spec,
 )
 from engine.cli.data_options import worker_counts
+from engine.cli.output import Progress, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.profile_options import add_profile_option, apply_profile_price
 from engine.core.asks import worded, worded_data

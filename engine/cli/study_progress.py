@@ -7,15 +7,8 @@ from __future__ import annotations
 import sys
 import time
 
-from engine.cli.common import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_RUN_FAILED,
-    EXIT_USAGE,
-    Progress,
-    option_name,
-    print_json,
-)
+from engine.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, option_name
+from engine.cli.output import Progress, print_json
 from engine.core.asks import worded, worded_data
 from engine.core.events import Phase, Step
 from engine.study import report

@@ -13,10 +13,10 @@ from engine.cli.common import (
     EXIT_RUN_FAILED,
     EXIT_USAGE,
     config_from_args,
-    print_json,
     worker_spec,
 )
 from engine.cli.data_options import worker_counts
+from engine.cli.output import print_json
 from engine.core.errors import ConfigError
 from engine.results.store import Store
 from engine.sweep.batches import parse_batch_sizes
