@@ -9,14 +9,41 @@ A point that did not end ok keeps its failed result, stored so the failure is on
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from engine.core.events import Failed, Finished
+from engine.core.events import Event, Failed, Finished
+from engine.core.ids import new_run_id
+from engine.measure.config import TrainingConfig
+from engine.process.worker_turns import Ending, WorkerTurns
 
 POINT_STATUSES = ("ok", "oom", "crashed", "failed", "config", "cancelled", "refused", "skipped")
 _STATUS_OF_KIND = {"oom": "oom", "crashed": "crashed", "cancelled": "cancelled", "config": "config"}
 NO_RESULT = "the worker ended without a result"
+T = TypeVar("T")
+
+
+def run_point(
+    turns: WorkerTurns,
+    config: TrainingConfig,
+    started: Callable[[str], T],
+    wrap: Callable[[Event], T],
+) -> Generator[T, None, Ending | None]:
+    """One point in a fresh worker, for every study (the batch sweep's trials too): `started`
+    (given its run id) once the worker is up, then each of its events through `wrap`; returns
+    how it ended and the environment it reported, or None when the study was cancelled before
+    it started. Closed at any yield, the worker is ended (WorkerTurns.follow, or here before
+    it is followed)."""
+    worker = turns.start(config, new_run_id())
+    if worker is None:
+        return None
+    try:
+        yield started(worker.run_id)
+    except GeneratorExit:
+        worker.close()
+        raise
+    return (yield from turns.follow(worker, wrap))
 
 
 def ending(end: Finished | Failed | None) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from engine.core.events import Failed, Finished
-from engine.core.ids import new_group_id, new_run_id
+from engine.core.ids import new_group_id
 from engine.measure.config import RunConfig
 from engine.measure.power_limit import PowerLimitError
 from engine.measure.result import failed_result
@@ -37,7 +37,7 @@ from engine.study.events import (
     StudyFinished,
     StudyStarted,
 )
-from engine.study.point import StudyPoint, ending, stores_failure
+from engine.study.point import StudyPoint, ending, run_point, stores_failure
 from engine.study.summary import StudySummary, summarize
 
 PricePoint = Callable[[dict[str, Any]], float | None]  # a result -> its $/epoch at a price
@@ -120,19 +120,18 @@ class Study:
         t0 = time.monotonic()
         try:
             with self.axis.around(value):
-                worker = self._turns.start(config, new_run_id())
-                if worker is None:
-                    return None  # cancelled before it started
-                try:
-                    yield PointStarted(self.group_id, index, value, worker.run_id)
-                except GeneratorExit:  # closed before following it: end its worker too
-                    worker.close()
-                    raise
-                wrap = partial(PointProgress, self.group_id, index, value)
-                end, env = yield from self._turns.follow(worker, wrap)
+                ended = yield from run_point(
+                    self._turns,
+                    config,
+                    lambda run_id: PointStarted(self.group_id, index, value, run_id),
+                    partial(PointProgress, self.group_id, index, value),
+                )
         except PowerLimitError as error:  # the axis could not set, or restore, the machine
             self.error = {"kind": "machine", "message": str(error)}
             return StudyPoint(index, value, "failed", message=str(error))
+        if ended is None:
+            return None  # cancelled before it started
+        end, env = ended
         return self._verdict(index, value, config, end, env, time.monotonic() - t0)
 
     def _verdict(

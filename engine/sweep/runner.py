@@ -22,7 +22,7 @@ import psutil
 
 from engine.core.asks import ask
 from engine.core.events import Failed, Finished
-from engine.core.ids import new_group_id, new_run_id
+from engine.core.ids import new_group_id
 from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
@@ -30,7 +30,7 @@ from engine.process.launcher import WorkerSpec
 from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
-from engine.study.point import ending
+from engine.study.point import ending, run_point
 from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
 from engine.sweep.events import (
     SearchFinished,
@@ -267,21 +267,18 @@ class Sweep:
         """Run one batch size in a fresh worker; store its result; yield its events."""
         run_config = config.with_changes(batch_size=size)
         index = len([t for t in self.trials if t.status != "skipped"]) + 1
-        worker = self._turns.start(run_config, new_run_id())
-        if worker is None:
-            return self._record(Trial(index, size, role, "cancelled", message="cancelled"))
         t0 = time.monotonic()
-        try:
-            yield TrialStarted(
-                self.group_id, index=index, batch_size=size, role=role, run_id=worker.run_id
-            )
-        except GeneratorExit:  # closed before following it: end its worker too
-            worker.close()
-            raise
-        end, env = yield from self._turns.follow(
-            worker,
+        ended = yield from run_point(
+            self._turns,
+            run_config,
+            lambda run_id: TrialStarted(
+                self.group_id, index=index, batch_size=size, role=role, run_id=run_id
+            ),
             lambda event: TrialProgress(self.group_id, index=index, batch_size=size, event=event),
         )
+        if ended is None:
+            return self._record(Trial(index, size, role, "cancelled", message="cancelled"))
+        end, env = ended
         trial = self._verdict(index, size, role, run_config, end, env, time.monotonic() - t0)
         yield TrialFinished(self.group_id, trial=trial)
         return trial
