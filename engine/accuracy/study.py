@@ -3,14 +3,14 @@ one at a time (engine/process/worker_turns.py, as a sweep's trials), each result
 study's group id, then summarised per batch size.
 
 The CLI and the app's Accuracy tab (gui/pages/accuracy/study.py, on a background thread) both
-call run_study; plan.configs() gives the order, result_of() turns a run's events into the
-result to store, repeats.summarise() the table.
+call run_study; plan.configs() gives the order, each run goes through every study's point loop
+(engine/study/point.py), repeats.summarise() gives the table.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,13 +18,14 @@ from engine.accuracy.repeats import BatchSummary, study_total, summarise
 from engine.accuracy.result import failed_result, is_accuracy_result
 from engine.core.checks import int_range
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Finished, Started
+from engine.core.events import Event, Failed, Finished
 from engine.core.ids import new_group_id
 from engine.measure.accuracy_config import AccuracyConfig
 from engine.measure.config import MAX_BATCH_SIZE
 from engine.process.launcher import WorkerSpec
 from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
+from engine.study.point import run_point_through
 
 if TYPE_CHECKING:  # the store imports pandas; the GUI builds plans before it needs one
     from engine.results.store import Store
@@ -67,22 +68,6 @@ class StudyPlan:
             for r in range(self.repeats)
             for b in self.batch_sizes
         ]
-
-
-def result_of(
-    config: AccuracyConfig, events: Iterable[Event]
-) -> tuple[dict[str, Any], Failed | None]:
-    """The result to store from one run's events (a failure becomes a failed result), and the
-    failure if there was one."""
-    env: dict[str, Any] = {}
-    for event in events:
-        if isinstance(event, Started):
-            env = dict(event.environment)
-        elif isinstance(event, Finished):
-            return event.result, None
-        elif isinstance(event, Failed):
-            return failed_result(event, config, env), event
-    raise RuntimeError("the event stream ended without finished or failed")
 
 
 @dataclass
@@ -143,18 +128,17 @@ def run_study(
 def _one(
     turns: WorkerTurns, config: AccuracyConfig, on_event: Callable[[Event], None] | None
 ) -> tuple[dict[str, Any], Failed | None] | None:
-    """One run's result and failure; None when the study was cancelled before it started."""
-    worker = turns.start(config)
-    if worker is None:
+    """One run's result and failure; None when the study was cancelled before it started. The
+    run goes through every study's point loop (engine/study/point.py)."""
+    ended = run_point_through(turns, config, on_event)
+    if ended is None:
         return None
-
-    def tell(event: Event) -> Event:
-        if on_event:
-            on_event(event)
-        return event
-
-    # Read to the end (the worker gone and reaped), then take its verdict.
-    return result_of(config, list(turns.follow(worker, tell)))
+    end, env = ended
+    if isinstance(end, Finished):
+        return end.result, None
+    if isinstance(end, Failed):
+        return failed_result(end, config, env), end
+    raise RuntimeError("the event stream ended without finished or failed")
 
 
 def study_results(store: Store, study_id: str) -> list[dict[str, Any]]:

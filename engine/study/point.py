@@ -46,6 +46,21 @@ def run_point(
     return (yield from turns.follow(worker, wrap))
 
 
+def run_point_through(
+    turns: WorkerTurns, config: TrainingConfig, on_event: Callable[[Event], None] | None = None
+) -> Ending | None:
+    """run_point to its end for a caller that takes events by callback (the accuracy study)."""
+    points = run_point(turns, config, lambda run_id: None, lambda event: event)
+    while True:
+        try:
+            event = next(points)
+        except StopIteration as done:
+            ended: Ending | None = done.value
+            return ended
+        if event is not None and on_event is not None:
+            on_event(event)
+
+
 def ending(end: Finished | Failed | None) -> tuple[str, str]:
     """(status, message) of a worker's last event."""
     if isinstance(end, Finished):
