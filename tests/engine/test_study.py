@@ -198,3 +198,32 @@ def test_sweep_axis_precision_on_the_command_line(tmp_path):
         ("fp32", "ok"),
         ("bf16", "ok"),
     ]
+
+
+@pytest.mark.parametrize(
+    "framework", ["torch", pytest.param("tensorflow", marks=pytest.mark.tensorflow)]
+)
+def test_tf32_on_the_cpu_is_refused_by_the_worker_itself(framework):
+    """The precision axis says why before a run; a run asked for tf32 on the CPU says it too,
+    in each framework (the worker's own rule), and stores nothing."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "run",
+            *TINY_ARGS,
+            "--framework",
+            framework,
+            "--precision",
+            "tf32",
+            "--max-seconds",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "tf32 needs an NVIDIA GPU of compute capability 8.0" in done.stderr
+    assert "Traceback" not in done.stderr
