@@ -148,14 +148,16 @@ class PowerLimitAxis(Axis):
         self._make_control = control
         self._control: PowerControl | None = None
 
+    def unavailable(self, device_kind: str) -> str | None:
+        return None if device_kind == "cuda" else "a power-limit sweep needs an NVIDIA GPU"
+
     def prepare(self, config: RunConfig, values: tuple[Any, ...]) -> RunConfig:
         device = devices.device_named(config.device)
-        if device is None or device.kind != "cuda":
+        why = self.unavailable(device.kind if device else "")
+        if device is None or why:
             where = device.name if device else config.device
             raise ConfigError(
-                "device",
-                f"a power-limit sweep needs an NVIDIA GPU; this run is on {where} "
-                f"(give {ask('device')} cuda:N)",
+                "device", f"{why}; this run is on {where} (give cuda:N as {ask('device')})"
             )
         try:
             self._control = self._make_control(int(device.id.split(":")[1]))

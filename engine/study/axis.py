@@ -37,6 +37,11 @@ class Axis:
         ConfigError naming the field otherwise."""
         return config
 
+    def unavailable(self, device_kind: str) -> str | None:
+        """Why no study on this axis can run on a device of this kind (cpu, cuda, mps), said
+        before any value is read; None: it can."""
+        return None
+
     def refusal(self, config: RunConfig, value: Any) -> str | None:
         """Why this device cannot run `value` (the point is not run, and says so); None: it can."""
         return None

@@ -98,7 +98,8 @@ class Study:
         yield StudyFinished(self.group_id, summary=self.summary())
 
     def summary(self) -> StudySummary:
-        """The verdicts over the points so far (also after a cancel)."""
+        """The verdicts over the points so far (also after a cancel), on the thread that
+        follows events() or once it has ended: `points` grows there."""
         status = "cancelled" if self.cancelled else ("failed" if self.error else "completed")
         return summarize(
             group_id=self.group_id,

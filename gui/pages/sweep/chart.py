@@ -54,14 +54,14 @@ class Log2Axis(pg.AxisItem):
         return [f"{2.0**v:,.0f}" if v == round(v) else f"{2.0**v:,.3g}" for v in values]
 
 
-def _axis_style(axis: pg.AxisItem) -> None:
+def axis_style(axis: pg.AxisItem) -> None:
     axis.enableAutoSIPrefix(False)
     if axis.orientation in ("left", "right"):
         axis.setStyle(maxTextLevel=0)  # numbers at the major ticks only: short axes crowd
     axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
-def _mark(plot: pg.PlotItem, position: float, left: bool = False) -> pg.InfiniteLine:
+def vertical_mark(plot: pg.PlotItem, position: float, left: bool = False) -> pg.InfiniteLine:
     """A vertical line with its label at `position` of the height, right of it (or left)."""
     anchor = (1.0, 0.5) if left else (0.0, 0.5)
     line = pg.InfiniteLine(
@@ -73,6 +73,21 @@ def _mark(plot: pg.PlotItem, position: float, left: bool = False) -> pg.Infinite
     line.hide()
     plot.addItem(line, ignoreBounds=True)
     return line
+
+
+def add_cost_axis(plot: pg.PlotItem) -> pg.ViewBox:
+    """A second view box for the cost, on the right axis, sharing the plot's x axis."""
+    view = pg.ViewBox()
+    # A child of the plot (not only of the scene), so the SVG export includes it.
+    view.setParentItem(plot)
+    view.setXLink(plot)
+    plot.showAxis("right")
+    right = plot.getAxis("right")
+    right.linkToView(view)
+    right.setWidth(COST_AXIS_WIDTH_PX)
+    axis_style(right)
+    plot.vb.sigResized.connect(lambda *_: view.setGeometry(plot.vb.geometry()))
+    return view
 
 
 def _xy(trials: Sequence[Trial], key: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -138,11 +153,11 @@ class SweepChart(Chart):
         self.legend.addItem(self.fill, "peak memory")
         self.legend.addItem(self.too_big, "does not fit")
 
-        self.cheapest_mark = _mark(self.plot, 0.96)
-        self.knee_mark = _mark(self.plot, 0.84, left=True)
-        self.running_mark = _mark(self.plot, 0.5)
-        self.max_fit_mark = _mark(self.memory, 0.35)
-        self.recommended_mark = _mark(self.memory, 0.15, left=True)
+        self.cheapest_mark = vertical_mark(self.plot, 0.96)
+        self.knee_mark = vertical_mark(self.plot, 0.84, left=True)
+        self.running_mark = vertical_mark(self.plot, 0.5)
+        self.max_fit_mark = vertical_mark(self.memory, 0.35)
+        self.recommended_mark = vertical_mark(self.memory, 0.15, left=True)
         self.marks = (
             self.cheapest_mark,
             self.knee_mark,
@@ -168,23 +183,10 @@ class SweepChart(Chart):
         for plot in (self.plot, self.memory):
             plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH_PX)
             for axis in ("left", "bottom", "right"):
-                _axis_style(plot.getAxis(axis))
+                axis_style(plot.getAxis(axis))
 
     def _add_cost_axis(self) -> None:
-        """A second view box for the cost, on the right axis, sharing the batch axis."""
-        self.cost_vb = pg.ViewBox()
-        # A child of the plot (not only of the scene), so the SVG export includes it.
-        self.cost_vb.setParentItem(self.plot)
-        self.cost_vb.setXLink(self.plot)
-        self.plot.showAxis("right")
-        right = self.plot.getAxis("right")
-        right.linkToView(self.cost_vb)
-        right.setWidth(COST_AXIS_WIDTH_PX)
-        _axis_style(right)
-        self.plot.vb.sigResized.connect(self._fit_cost_vb)
-
-    def _fit_cost_vb(self) -> None:
-        self.cost_vb.setGeometry(self.plot.vb.geometry())
+        self.cost_vb = add_cost_axis(self.plot)
 
     def set_priced(self, priced: bool) -> None:
         """$ per epoch on the right axis, or seconds per epoch without a price."""

@@ -1,8 +1,12 @@
-"""The sweep's own inputs: which batch sizes, or the max-fit search and its settings.
+"""The sweep's own inputs: the axis it varies (batch size, loader workers, processes,
+precision, power limit); for batch size, which sizes or the max-fit search and its settings, for
+another axis its values.
 
 The run itself (model, framework, device, precision, price) comes from the configuration panel
 on the left; this form adds what a sweep needs on top. Every change re-validates the form into
-a SweepPlan (the CLI's own rules, engine/sweep/plan.py) and shows each field's reason beside it.
+a SweepPlan (the CLI's own rules, engine/sweep/plan.py) or, for another axis, the values its own
+reader takes (engine/study/axes.py: the CLI's `sweep --axis A --values`), and shows each field's
+reason beside it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -22,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.core.errors import ConfigError
+from engine.study.axes import AXES
 from engine.sweep.batches import parse_batch_sizes
 from engine.sweep.plan import SweepPlan
 from gui.common.field_error import ErrorLabel, field_cell
@@ -40,6 +46,7 @@ FIELDS = {
         "--batch-sizes` takes them: commas separate the sizes, so no thousands separators. "
         "Empty: find the largest batch that fits, then measure powers of two up to it.",
     ),
+    "values": ("Values", "", "The values of the axis to measure"),
     "start": ("Start at", "16", "The first batch of the search (and of the powers of two)"),
     "multiple": ("Multiple of", "8", "The search's resolution: it tries multiples of this"),
     "margin": ("Margin (%)", "10", "Recommended batch = the largest that fits, less this"),
@@ -52,6 +59,14 @@ FIELDS = {
     ),
 }
 SEARCH_FIELDS = ("start", "multiple", "margin", "max_batch")
+# The axes a sweep varies, as the chooser names them (engine/study/axes.py's AXES).
+AXIS_CHOICES = (
+    ("Batch size", "batch"),
+    ("Loader workers", "loader-workers"),
+    ("Processes", "processes"),
+    ("Precision", "precision"),
+    ("Power limit", "power-limit"),
+)
 
 
 def _spec(name: str, **rules: Any) -> NumberSpec:
@@ -78,6 +93,41 @@ class SweepInputs:
 
     plan: SweepPlan
     memory_limit_bytes: int | None
+
+
+@dataclass(frozen=True)
+class StudyInputs:
+    """The form, checked, for an axis other than batch size: its values, the memory limit."""
+
+    axis: str  # AXES's name: "precision"
+    values: tuple[Any, ...]
+    memory_limit_bytes: int | None
+
+
+def read_study_inputs(
+    axis: str, texts: dict[str, str], cpu: bool
+) -> tuple[StudyInputs | None, dict[str, str]]:
+    """(inputs, {}) when valid, else (None, {field: reason}): the values by the axis's own
+    reader, the memory limit (on the CPU) as for a batch sweep."""
+    errors: dict[str, str] = {}
+    why = AXES[axis]().unavailable("cpu") if cpu else None
+    if why:
+        errors["axis"] = f"{why}: choose one as the Device"
+    values: tuple[Any, ...] = ()
+    try:
+        values = AXES[axis]().parse(texts.get("values", ""))
+    except (ConfigError, ValueError) as exc:
+        errors["values"] = exc.message if isinstance(exc, ConfigError) else str(exc)
+    limit = None
+    if cpu:
+        try:
+            limit = NUMBERS["memory_limit_mb"].parse(texts.get("memory_limit_mb", ""))
+        except InputError as exc:
+            errors["memory_limit_mb"] = exc.message
+    if errors:
+        return None, errors
+    memory = limit * MIB if isinstance(limit, int) else None
+    return StudyInputs(axis, values, memory), {}
 
 
 def read_inputs(
@@ -128,8 +178,16 @@ class SweepForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.inputs: SweepInputs | None = None
+        self.study_inputs: StudyInputs | None = None  # for an axis other than batch size
         self.errors: dict[str, str] = {}
         self.cpu = True
+        self.axis = QComboBox(objectName="sweep_axis")
+        for text, name in AXIS_CHOICES:
+            self.axis.addItem(text, name)
+        self.axis.setToolTip(
+            "What the sweep varies; every other setting is the panel's (a study other than "
+            "batch size runs at the panel's batch size)"
+        )
         self.sweep_sizes = QRadioButton("Sweep batch sizes", objectName="sweep_sizes")
         self.max_fit = QRadioButton("Find max batch", objectName="find_max_batch")
         self.max_fit.setToolTip("The largest batch that trains, and a recommended one below it")
@@ -151,13 +209,22 @@ class SweepForm(QWidget):
         self.edits["memory_limit_mb"].setPlaceholderText("80% of free memory")
 
         modes = QHBoxLayout()
+        modes.addWidget(self.axis)
+        modes.addSpacing(12)
         modes.addWidget(self.sweep_sizes)
         modes.addWidget(self.max_fit)
         modes.addStretch(1)
+        self._axis_error = ErrorLabel("axis")  # what the chosen axis needs that is not here
+        vary = QVBoxLayout()
+        vary.setSpacing(1)
+        vary.addLayout(modes)
+        vary.addWidget(self._axis_error)
         left, right = QFormLayout(), QFormLayout()
-        left.addRow("", modes)
+        left.addRow("Vary", vary)
         left.addRow(FIELDS["batch_sizes"][0], cells["batch_sizes"])
+        left.addRow(FIELDS["values"][0], cells["values"])
         left.addRow(FIELDS["memory_limit_mb"][0], cells["memory_limit_mb"])
+        self._rows, self._search_rows = left, right
         search = QHBoxLayout()
         for name in SEARCH_FIELDS:
             search.addWidget(QLabel(FIELDS[name][0]))
@@ -172,12 +239,47 @@ class SweepForm(QWidget):
         for edit in self.edits.values():
             edit.textChanged.connect(self.validate)
         self.max_fit.toggled.connect(self.validate)
-        self.validate()
+        self._texts: dict[str, str] = {}  # axis -> its values as last typed
+        self._shown_axis = "batch"
+        self.axis.currentIndexChanged.connect(lambda _: self._axis_changed())
+        self._axis_changed()
 
     def _cell(self, name: str, edit: QLineEdit) -> QVBoxLayout:
         error = ErrorLabel(name)
         self._error_labels[name] = error
         return field_cell(error, edit)
+
+    @property
+    def axis_name(self) -> str:
+        """The chosen axis: "batch", "precision", ... (AXES's names)."""
+        return str(self.axis.currentData())
+
+    @property
+    def ready(self) -> bool:
+        return (self.inputs if self.axis_name == "batch" else self.study_inputs) is not None
+
+    def _axis_changed(self) -> None:
+        """Show the fields of the chosen axis; its values as last typed, else its example."""
+        name = self.axis_name
+        batch = name == "batch"
+        for widget in (self.sweep_sizes, self.max_fit):
+            widget.setVisible(batch)
+        self._rows.setRowVisible(1, batch)
+        self._rows.setRowVisible(2, not batch)
+        self._search_rows.setRowVisible(0, batch)
+        edit = self.edits["values"]
+        if not batch:
+            spec = AXES[name].values
+            if self._shown_axis != "batch":
+                self._texts[self._shown_axis] = edit.text()
+            edit.setText(self._texts.get(name, spec.example))
+            edit.setPlaceholderText(spec.example)
+            edit.setToolTip(
+                f"The {spec.what} to measure, each a run at the panel's batch size, as "
+                f"`epochcost sweep --axis {name} --values` takes them: {spec.example}"
+            )
+        self._shown_axis = name
+        self.validate()
 
     def set_cpu(self, cpu: bool) -> None:
         """Whether the chosen device is a CPU, where the memory limit applies."""
@@ -195,7 +297,12 @@ class SweepForm(QWidget):
             ("80% of free memory" if searches else "none") if self.cpu else "CPU only"
         )
         texts = {name: edit.text() for name, edit in self.edits.items()}
-        self.inputs, self.errors = read_inputs(texts, max_fit, self.cpu)
+        self.inputs, self.study_inputs = None, None
+        if self.axis_name == "batch":
+            self.inputs, self.errors = read_inputs(texts, max_fit, self.cpu)
+        else:
+            self.study_inputs, self.errors = read_study_inputs(self.axis_name, texts, self.cpu)
+        self._axis_error.show_error(self.errors.get("axis"))
         for name, label in self._error_labels.items():
             label.show_error(self.errors.get(name))
             edit = self.edits[name]
@@ -204,14 +311,14 @@ class SweepForm(QWidget):
             else:
                 mark_invalid(edit, name in self.errors)
         self.changed.emit()
-        return self.inputs is not None
+        return self.ready
 
     def describe_errors(self) -> str:
         """The form's mistakes in one sentence, for the message bar."""
-        return "; ".join(f"{FIELDS[k][0]}: {v}" for k, v in self.errors.items())
+        return "; ".join(f"{FIELDS.get(k, ('Vary',))[0]}: {v}" for k, v in self.errors.items())
 
     def set_running(self, running: bool) -> None:
-        for w in (self.sweep_sizes, self.max_fit, *self.edits.values()):
+        for w in (self.axis, self.sweep_sizes, self.max_fit, *self.edits.values()):
             w.setEnabled(not running)
         if not running:
             self.validate()  # re-applies which fields apply to the mode and the device

@@ -1,4 +1,5 @@
-"""The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes.
+"""The Sweep tab: throughput, memory fill and the cost of an epoch across batch sizes, or
+across another axis (a study, gui/pages/sweep/study_pane.py, its chart's x axis the axis).
 
 The page adds the batch sizes (or the max-fit search) to the panel's settings and hands the
 engine.sweep.runner.Sweep to its SweepController (gui/pages/sweep/controller.py), which runs it;
@@ -21,11 +22,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
 )
 
 from engine.core.errors import ConfigError
 from engine.core.events import Phase, Step
+from engine.measure.config import RunConfig
 from engine.results import report
 from engine.sweep.events import (
     SearchFinished,
@@ -43,13 +46,15 @@ from gui.pages.sweep.chart import SweepChart
 from gui.pages.sweep.controller import SweepController
 from gui.pages.sweep.form import SweepForm
 from gui.pages.sweep.scaling import ScalingView
-from gui.pages.sweep.table import PointsTable
+from gui.pages.sweep.study_pane import StudyPane
+from gui.pages.sweep.table import PointsTable, SweepPointsModel
 from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verdict_text
 
 if TYPE_CHECKING:
     from engine.sweep.runner import Sweep
 
 READY = "Ready: set the batch sizes (or Find max batch) and press Start sweep"
+READY_STUDY = "Ready: set the values and press Start sweep (each a run at the panel's batch size)"
 
 
 class SweepPage(Page):
@@ -75,9 +80,11 @@ class SweepPage(Page):
         self.chart = SweepChart()
         self.chart.set_colors(ctx.colors)
         self.scaling = ScalingView(ctx.store, ctx.colors)
-        self.charts = {"sweep": self.chart, "scaling": self.scaling.chart}
-        self.table = PointsTable()
-        self.model = self.table.points
+        self.study = StudyPane(ctx, self)
+        self.charts = {"sweep": self.chart, "scaling": self.scaling.chart, **self.study.charts}
+        self.model = SweepPointsModel()
+        self.table = PointsTable(self.model)
+        self.views, self.tables = QStackedWidget(), QStackedWidget()
         self._layout()
 
         self.clock = QTimer(self)
@@ -85,9 +92,12 @@ class SweepPage(Page):
         self.clock.timeout.connect(self._show_status)
         self.controller.sweep_event.connect(self._on_event)
         self.controller.ended.connect(self._on_ended)
+        self.study.controller.study_event.connect(self._on_study_event)
+        self.study.controller.ended.connect(self._on_study_ended)
+        self.form.axis.currentIndexChanged.connect(lambda _: self._show_axis())
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
-        self.chart_button.clicked.connect(lambda: self.export_chart_dialog("sweep"))
+        self.chart_button.clicked.connect(self._export_chart)
         self.csv_button.clicked.connect(self.export_csv_dialog)
         self.form.changed.connect(self._update_buttons)
         ctx.activity.changed.connect(self._update_buttons)
@@ -110,9 +120,15 @@ class SweepPage(Page):
         exports.addWidget(self.status, 1)
         exports.addWidget(self.chart_button)
         exports.addWidget(self.csv_button)
+        for stack, widgets in (
+            (self.views, (self.chart, self.study.view)),
+            (self.tables, (self.table, self.study.table)),
+        ):
+            for widget in widgets:
+                stack.addWidget(widget)
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.chart)
-        split.addWidget(self.table)
+        split.addWidget(self.views)
+        split.addWidget(self.tables)
         split.addWidget(self.scaling)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
@@ -127,7 +143,20 @@ class SweepPage(Page):
 
     @property
     def running(self) -> bool:
-        return self.controller.running
+        return self.controller.running or self.study.running
+
+    def _show_axis(self) -> None:
+        """The batch sweep's chart, table and verdicts, or the last study's."""
+        batch = self.form.axis_name == "batch"
+        for stack in (self.views, self.tables):
+            stack.setCurrentIndex(0 if batch else 1)
+        sweep, study = self.controller.summary, self.study.controller.summary
+        if batch:
+            self.verdicts.setText(verdict_text(sweep) + notes_text(sweep) if sweep else "")
+        else:
+            self.verdicts.setText(self.study.verdicts(study, notes=True) if study else "")
+        self._set_exports_enabled(bool((self.model if batch else self.study.model).rowCount()))
+        self._show_status()
 
     def _on_cpu(self) -> bool:
         """Whether the panel's device is the CPU (where the memory limit applies)."""
@@ -140,7 +169,7 @@ class SweepPage(Page):
 
     def _update_buttons(self) -> None:
         busy = self.ctx.activity.reason(besides=activity.SWEEP)
-        ready = self.form.inputs is not None and self.panel.config is not None
+        ready = self.form.ready and self.panel.config is not None
         self.start_button.setEnabled(ready and not self.running and not busy)
         self.start_button.setToolTip(
             f"{busy}: both would share the machine"
@@ -159,17 +188,30 @@ class SweepPage(Page):
 
     def start(self) -> bool:
         """Start a sweep with the panel's run settings; False, with a message, if it cannot."""
-        if self.running:
+        config = None if self.running else self._checked_config()
+        if config is None:
             return False
-        sweep = self._new_sweep()
-        if sweep is None:
+        device = self.panel.device.currentText()
+        try:
+            if self.form.axis_name == "batch":
+                self._begin(self._new_sweep(config))
+            else:  # a study over another axis: the pane makes, runs and shows it
+                assert self.form.study_inputs is not None
+                self.study.start(config, self.form.study_inputs, device)
+        except ConfigError as exc:
+            self._tell(str(exc))
             return False
-        self._begin(sweep)
-        self.controller.start(sweep)
+        except (sqlite3.Error, OSError) as exc:
+            self._tell(f"The results database could not be opened: {exc}")
+            return False
+        self.message_bar.dismiss()
+        self.verdicts.clear()
+        self._set_exports_enabled(False)
         self._set_running(True)
         return True
 
-    def _new_sweep(self) -> Sweep | None:
+    def _checked_config(self) -> RunConfig | None:
+        """The panel's run settings when a sweep may start now; None, with a message, if not."""
         busy = self.ctx.activity.reason(besides=activity.SWEEP)
         if busy:
             self._tell(f"{busy}; start the sweep once it has ended.")
@@ -182,36 +224,32 @@ class SweepPage(Page):
         if not self.form.validate():
             self._tell(self.form.describe_errors())
             return None
+        return config
+
+    def _new_sweep(self, config: RunConfig) -> Sweep:
+        """The batch sweep the form describes (ConfigError, sqlite3.Error, OSError: not)."""
         inputs = self.form.inputs
         assert inputs is not None
         # Here, not at the top: engine.sweep.runner imports the store's pandas, which the window
         # loads after its first paint (gui/common/lazy_store.py).
         from engine.sweep.runner import Sweep
 
-        try:
-            config = config.with_changes(memory_limit_bytes=inputs.memory_limit_bytes)
-            # Each trial's worker starts as a single run's would: the framework's chosen Python.
-            spec = self.ctx.spec_for(config.framework)
-            return Sweep(config, inputs.plan, store=self.ctx.store(), spec=spec)
-        except ConfigError as exc:
-            self._tell(str(exc))
-        except (sqlite3.Error, OSError) as exc:
-            self._tell(f"The results database could not be opened: {exc}")
-        return None
+        config = config.with_changes(memory_limit_bytes=inputs.memory_limit_bytes)
+        # Each trial's worker starts as a single run's would: the framework's chosen Python.
+        spec = self.ctx.spec_for(config.framework)
+        return Sweep(config, inputs.plan, store=self.ctx.store(), spec=spec)
 
     def _begin(self, sweep: Sweep) -> None:
-        self.message_bar.dismiss()
         self._current = "starting"
         self.chart.reset(sweep.plan.batch_sizes or (sweep.plan.start,))
         self.chart.set_priced(sweep.config.usd_per_hour is not None)
         self.chart.set_caption(caption(sweep.config, self.panel.device.currentText()))
         self.model.clear()
-        self.verdicts.clear()
-        self._set_exports_enabled(False)
+        self.controller.start(sweep)
 
     def cancel(self) -> None:
         """Stop the sweep; the finished points stay (measured, stored and on the chart)."""
-        if self.controller.cancel():
+        if self.controller.cancel() or self.study.controller.cancel():
             self._current = "cancelling"
             self.cancel_button.setEnabled(False)
             self._show_status()
@@ -219,6 +257,7 @@ class SweepPage(Page):
     def shutdown(self) -> None:
         """Stop the sweep and wait for its thread and worker (the window is closing)."""
         self.controller.shutdown()
+        self.study.controller.shutdown()
 
     def _set_running(self, running: bool) -> None:
         self.form.set_running(running)
@@ -251,6 +290,24 @@ class SweepPage(Page):
         elif isinstance(event, SweepFinished):
             self._show_points(event.summary)
         self._show_status()
+
+    def _on_study_event(self, event: Any) -> None:
+        """Show an event of the study running now (the pane draws it)."""
+        summary = self.study.on_event(event)
+        if summary is not None:
+            self.verdicts.setText(self.study.verdicts(summary, notes=False))
+            self._set_exports_enabled(bool(summary.points))
+        self._show_status()
+
+    def _on_study_ended(self, outcome: Any) -> None:
+        """The study's thread and worker have ended: say how it went."""
+        self.study.ended()
+        self._set_running(False)
+        said = self.study.outcome_message(outcome)
+        if said is not None:
+            self._tell(*said)
+        if self.study.controller.summary is not None:
+            self.verdicts.setText(self.study.verdicts(self.study.controller.summary, notes=True))
 
     def _on_progress(self, event: TrialProgress) -> None:
         head = self._current.split(" · ")[0]
@@ -302,7 +359,9 @@ class SweepPage(Page):
 
     def _show_status(self) -> None:
         c = self.controller
-        if c.running:
+        if self.form.axis_name != "batch":  # (the axis is fixed while anything runs)
+            self.status.setText(self.study.status_text() or READY_STUDY)
+        elif c.running:
             elapsed = report.duration(c.elapsed_s)
             done = count(len([t for t in c.trials if t.status != "skipped"]), "trial")
             self.status.setText(f"{self._current} · {done} done · {elapsed} elapsed")
@@ -310,8 +369,13 @@ class SweepPage(Page):
             s = c.summary
             done = count(len([t for t in s.trials if t.status != "skipped"]), "trial")
             self.status.setText(f"Sweep {s.status}: {done} in {report.duration(s.seconds)}")
+        else:
+            self.status.setText(READY)
 
     # ---- exports ---------------------------------------------------------------------------
+
+    def _export_chart(self) -> None:
+        self.export_chart_dialog("sweep" if self.views.currentIndex() == 0 else "study")
 
     def export_csv_dialog(self) -> None:
         name = f"epochcost-sweep-{_dt.date.today().isoformat()}.csv"
@@ -320,7 +384,13 @@ class SweepPage(Page):
             self.export_csv(path)
 
     def table_frame(self) -> Any:
-        """The points: one row per batch size, raw numbers, and the verdict column."""
+        """The points: one row per batch size (or value of the study's axis), raw numbers, and
+        the verdict column."""
+        if self.tables.currentIndex() == 1:
+            frame = self.study.table_frame()
+            if frame is None:
+                raise export.ExportError("no points yet")
+            return frame
         frame = self.model.frame
         if frame is None:
             raise export.ExportError("no points yet")

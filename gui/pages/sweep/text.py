@@ -1,4 +1,5 @@
-"""The words of the Sweep tab: the chart's caption, the verdict line and the table's marks."""
+"""The words of the Sweep tab: the chart's caption, the verdict line and the table's marks,
+for a batch sweep and for a study over another axis."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import datetime as _dt
 
 from engine.core.asks import worded
 from engine.measure.config import RunConfig
+from engine.results import report
+from engine.study.summary import StudySummary
 from engine.sweep.report import cheapest_reason
 from engine.sweep.summary import SearchOutcome, SweepSummary
 
@@ -25,6 +28,8 @@ ASKED = {
     "memory_limit_bytes": "the Memory limit field",
     "max_batch": "Max. batch",
     "usd_per_hour": "the price on the left",
+    "device": "the Device on the left",
+    "data": "the Data source on the left as",
 }
 
 
@@ -75,3 +80,58 @@ def verdict_text(summary: SweepSummary) -> str:
         if search.recommended_batch is not None:
             parts.append(f"<b>Recommended</b> {search.recommended_batch}")
     return " · ".join(parts)
+
+
+# A study over another axis (engine/study/summary.py) ------------------------------------------
+
+
+def study_caption(config: RunConfig, device_label: str, axis: str, shown: list[str]) -> str:
+    """The line under a study's chart: as a sweep's, the batch size added (every point runs
+    it) and the varied setting given as its values ("fp32/bf16"), not the panel's one."""
+    precision = "/".join(shown) if axis == "precision" else config.precision
+    price = config.price.describe() if config.price else "no price"
+    return (
+        f"{config.model} · {config.framework} · batch {config.batch_size} · {precision} · "
+        f"{device_label} · {price} · {_dt.date.today().isoformat()} · epochcost"
+    )
+
+
+BASIS = {
+    "owned_usd_per_epoch": "lowest $ per epoch, owned",
+    "usd_per_epoch": "lowest $ per epoch",
+    "epoch_seconds": "shortest epoch: no price given",
+}
+
+
+def study_marks(summary: StudySummary) -> dict[str, str]:
+    """A study's value (as text) -> its verdict, for the table."""
+    marks = {str(v): "close to cheapest" for v in summary.rivals}  # intervals overlap
+    if summary.cheapest_value is not None:
+        marks[str(summary.cheapest_value)] = "cheapest"
+    return marks
+
+
+def study_verdict_text(summary: StudySummary) -> str:
+    """The cheapest value and why, and the points not measured (with their reasons)."""
+    parts = []
+    best = next((p for p in summary.points if p.value == summary.cheapest_value), None)
+    if best is not None and summary.cheapest_value is not None:
+        cost = best.usd_per_epoch
+        figure = (
+            f"{report.money(cost)} per epoch"
+            if cost is not None and summary.cheapest_basis != "epoch_seconds"
+            else f"epoch {report.duration(best.figure('epoch_seconds') or 0.0)}"
+        )
+        basis = BASIS.get(summary.cheapest_basis or "", "")
+        parts.append(f"<b>Cheapest</b> {summary.show(best.value)} ({figure}; {basis})")
+    unmeasured = [p for p in summary.points if not p.ok]
+    if unmeasured:
+        names = ", ".join(f"{summary.show(p.value)} ({p.status})" for p in unmeasured)
+        parts.append(f"<b>Not measured</b> {names}")
+    return " · ".join(parts)
+
+
+def study_notes_text(summary: StudySummary) -> str:
+    """The study's notes (refusals, overlaps, no price) as one small paragraph; "" if none."""
+    notes = [*summary.notes, *([summary.error["message"]] if summary.error else [])]
+    return "<br><small>" + "; ".join(map(in_gui_words, notes)) + "</small>" if notes else ""
