@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.common import option_name
-from engine.core.asks import worded
 from engine.core.events import Failed, Finished
+from engine.core.placeholders import worded
 from engine.measure.config import RunConfig
 from engine.measure.probes import nvml_devices
 from engine.process.launcher import WorkerProcess

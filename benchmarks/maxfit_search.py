@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from engine.core.events import Failed, Finished
 from engine.measure.config import RunConfig
 from engine.process.launcher import WorkerProcess
-from engine.sweep.batches import MaxFitSearch
+from engine.sweep.batch_sizes import MaxFitSearch
 from engine.sweep.runner import probe_config
 
 

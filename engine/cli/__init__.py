@@ -32,8 +32,8 @@ try:  # Ctrl-C while the command starts (its imports take most of a second): one
         UsageError,
         option_name,
     )
-    from engine.core.asks import worded
     from engine.core.errors import ConfigError, StoreError
+    from engine.core.placeholders import worded
     from engine.core.text import printable
     from engine.envs import leftovers
 except KeyboardInterrupt:

@@ -13,8 +13,8 @@ from engine.cli.owned_options import add_owned_options
 from engine.cli.plan_text import render_comparison, render_plan
 from engine.cli.profile_options import add_profile_option, plan_profile
 from engine.cli.result_options import load_result
-from engine.core.asks import worded, worded_data
 from engine.core.errors import ConfigError
+from engine.core.placeholders import worded, worded_data
 from engine.plan import memory as plan_memory
 from engine.plan import planner
 from engine.plan import presets as plan_presets

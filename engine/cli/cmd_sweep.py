@@ -27,12 +27,12 @@ from engine.cli.data_options import worker_counts
 from engine.cli.output import Progress, print_json
 from engine.cli.owned_options import add_owned_options
 from engine.cli.profile_options import add_profile_option, apply_profile_price
-from engine.core.asks import worded, worded_data
 from engine.core.events import Event, Phase, Step
+from engine.core.placeholders import worded, worded_data
 from engine.results.store import Store
 from engine.study.axes import AXES
 from engine.sweep import report as sweep_report
-from engine.sweep.batches import parse_batch_sizes
+from engine.sweep.batch_sizes import parse_batch_sizes
 from engine.sweep.events import (
     SearchFinished,
     SweepEvent,

@@ -9,8 +9,8 @@ import time
 
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, option_name
 from engine.cli.output import Progress, print_json
-from engine.core.asks import worded, worded_data
 from engine.core.events import Phase, Step
+from engine.core.placeholders import worded, worded_data
 from engine.study import report
 from engine.study.events import PointFinished, PointProgress, PointStarted
 from engine.study.study import Study

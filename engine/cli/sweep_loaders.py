@@ -19,7 +19,7 @@ from engine.cli.data_options import worker_counts
 from engine.cli.output import print_json
 from engine.core.errors import ConfigError
 from engine.results.store import Store
-from engine.sweep.batches import parse_batch_sizes
+from engine.sweep.batch_sizes import parse_batch_sizes
 from engine.sweep.loaders import LoaderSweep, loader_summary, text
 
 

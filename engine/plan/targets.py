@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.core.asks import ask
 from engine.core.checks import number_range
 from engine.core.errors import ConfigError
+from engine.core.placeholders import ask
 from engine.measure.utilisation import peak_for_spec
 from engine.plan.memory import check_optimizer
 from engine.plan.offers import billed_gpus, offer, offer_text

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import paths, reading, writing
-from engine.core.asks import worded
 from engine.core.errors import ConfigError, StoreError
+from engine.core.placeholders import worded
 from engine.pricing.profiles import Profile, check_name
 
 FILE_NAME = "profiles.json"

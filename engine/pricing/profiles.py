@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from engine.core import checks
-from engine.core.asks import ask
 from engine.core.errors import ConfigError
+from engine.core.placeholders import ask
 from engine.pricing.catalog import Catalog, normalise
 from engine.pricing.cost import OwnedHardware, Price
 from engine.pricing.owning import DEFAULTS, owned_setup

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engine.core.asks import ask
 from engine.core.errors import ConfigError
+from engine.core.placeholders import ask
 from engine.core.value_lists import ListSpec
 from engine.measure import devices
 from engine.measure.config import (

@@ -20,9 +20,9 @@ from typing import Any
 
 import psutil
 
-from engine.core.asks import ask
 from engine.core.events import Failed, Finished
 from engine.core.ids import new_group_id
+from engine.core.placeholders import ask
 from engine.measure import devices
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
@@ -31,7 +31,7 @@ from engine.process.worker_turns import WorkerTurns
 from engine.results import saving
 from engine.results.store import Store
 from engine.study.point import ending, run_point
-from engine.sweep.batches import MaxFitSearch, powers_of_two, recommended_size
+from engine.sweep.batch_sizes import MaxFitSearch, powers_of_two, recommended_size
 from engine.sweep.events import (
     SearchFinished,
     SweepEvent,

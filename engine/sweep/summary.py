@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import verdict
-from engine.core.asks import ask
 from engine.core.events import json_safe
+from engine.core.placeholders import ask
 from engine.core.precision import MARK, PRICE_TOLERANCE, imprecise
 from engine.sweep.events import Trial
 

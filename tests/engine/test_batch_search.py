@@ -11,7 +11,7 @@ import math
 import pytest
 
 from engine.core.errors import ConfigError
-from engine.sweep.batches import (
+from engine.sweep.batch_sizes import (
     MaxFitSearch,
     parse_batch_sizes,
     powers_of_two,

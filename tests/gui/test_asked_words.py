@@ -1,9 +1,9 @@
-"""The engine's texts that ask for a value (engine/core/asks.py), in each form's own words: no
-form rewrites the engine's text, each names the field from a mapping of its own."""
+"""The engine's texts that ask for a value (engine/core/placeholders.py), in each form's own
+words: no form rewrites the engine's text, each names the field from a mapping of its own."""
 
 from __future__ import annotations
 
-from engine.core.asks import ask
+from engine.core.placeholders import ask
 from gui.pages.plan.inputs import form_rows, form_words
 from gui.pages.sweep.text import in_gui_words
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 
 from engine.cli import main
 from engine.cli.common import option_name
-from engine.core.asks import worded_data
+from engine.core.placeholders import worded_data
 from engine.measure import utilisation
 from engine.plan import planner
 from engine.plan import presets as plan_presets

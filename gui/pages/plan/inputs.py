@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine.core.asks import worded, worded_data
 from engine.core.errors import ConfigError
+from engine.core.placeholders import worded, worded_data
 from engine.plan import planner
 from engine.plan import presets as plan_presets
 from engine.plan.planner import Compute, Power, RunsRow, Utilisation
@@ -61,7 +61,7 @@ FIELD_LABELS = {
 }
 
 GIVEN_RUNS = "given"  # runs_table value: `runs` full-size runs
-# The values the engine's texts ask for (engine/core/asks.py: "give {usd_per_kwh}"), as this
+# The values the engine's texts ask for (engine/core/placeholders.py: "give {usd_per_kwh}"), as this
 # form names them.
 ASKED = {
     "grid_region": "a region",

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from engine.core.errors import ConfigError
 from engine.study.axes import AXES
-from engine.sweep.batches import parse_batch_sizes
+from engine.sweep.batch_sizes import parse_batch_sizes
 from engine.sweep.plan import SweepPlan
 from gui.common.field_error import ErrorLabel, field_cell
 from gui.common.number_field import InputError, NumberField, NumberSpec, mark_invalid

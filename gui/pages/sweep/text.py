@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from engine.core.asks import worded
+from engine.core.placeholders import worded
 from engine.measure.config import RunConfig
 from engine.results import report
 from engine.study.summary import StudySummary
@@ -22,7 +22,7 @@ def caption(config: RunConfig, device_label: str) -> str:
     )
 
 
-# The values the engine's notes ask for (engine/core/asks.py: "({max_batch})"), as the tab
+# The values the engine's notes ask for (engine/core/placeholders.py: "({max_batch})"), as the tab
 # names them.
 ASKED = {
     "memory_limit_bytes": "the Memory limit field",

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from engine.cli.common import option_name
-from engine.core.asks import ask, asked, worded, worded_data
+from engine.core.placeholders import ask, asked, worded, worded_data
 from engine.plan import targets
 from engine.pricing import catalog
 
