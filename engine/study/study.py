@@ -119,6 +119,7 @@ class Study:
             return StudyPoint(index, value, "refused", message=refusal)
         config = self.axis.configure(self.config, value)
         t0 = time.monotonic()
+        ended = None
         try:
             with self.axis.around(value):
                 ended = yield from run_point(
@@ -129,7 +130,9 @@ class Study:
                 )
         except PowerLimitError as error:  # the axis could not set, or restore, the machine
             self.error = {"kind": "machine", "message": str(error)}
-            return StudyPoint(index, value, "failed", message=str(error))
+            if ended is None:  # not set: nothing ran
+                return StudyPoint(index, value, "failed", message=str(error))
+            # Not restored after the point ran: the point keeps its measurement, the study ends.
         if ended is None:
             return None  # cancelled before it started
         end, env = ended

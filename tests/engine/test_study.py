@@ -227,3 +227,20 @@ def test_tf32_on_the_cpu_is_refused_by_the_worker_itself(framework):
     assert done.returncode == 2, done.stderr
     assert "tf32 needs an NVIDIA GPU of compute capability 8.0" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_limit_not_restored_after_a_point_keeps_its_measurement_and_ends_the_study(a_gpu):
+    nvml = StandInNvml(0)
+    study = Study(SHORT, CpuPowerAxis(nvml), (150.0, 200.0), store=Store())
+    nvml.refuse = {250.0}  # from now on: the restore to 250 W after the first point fails
+    summary = run_summary(study)
+    assert [p.status for p in summary.points] == ["ok"]
+    assert summary.error["kind"] == "machine"
+    assert "nvidia-smi -i 0 -pl 250" in summary.error["message"]
+    assert Store().get(summary.points[0].run_id)["status"] == "ok"
+
+
+def run_summary(study: Study):
+    for _ in study.events():
+        pass
+    return study.summary()
