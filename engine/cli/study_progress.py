@@ -7,47 +7,66 @@ from __future__ import annotations
 import sys
 import time
 
+from engine.cli import interrupts
 from engine.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, option_name
 from engine.cli.output import Progress, print_json
 from engine.core.events import Phase, Step
 from engine.core.placeholders import worded, worded_data
 from engine.study import report
-from engine.study.events import PointFinished, PointProgress, PointStarted
+from engine.study.events import PointFinished, PointProgress, PointStarted, StudyEvent
 from engine.study.study import Study
 from engine.study.summary import StudySummary
 
 
 def follow(study: Study) -> StudySummary:
-    """Run `study` to its end (or Ctrl-C), saying each point as it ends."""
-    t0 = time.monotonic()
-    bar: Progress | None = None
+    """Run `study` to its end (or Ctrl-C, SIGTERM, SIGHUP), saying each point as it ends.
+    Interrupted, the running point's worker stops and an axis that changed the machine (a GPU's
+    power limit) restores it before the summary is made."""
     events = study.events()
+    lines = _Lines(study)
     try:
-        for event in events:
-            if isinstance(event, PointStarted) and sys.stderr.isatty():
-                bar = Progress(label=f"{study.axis.label} {study.axis.show(event.value)}")
-            elif isinstance(event, PointProgress) and bar is not None:
-                if isinstance(event.event, Phase):
-                    bar.phase, bar.expected = event.event.phase, event.event.expected_steps or 0
-                elif isinstance(event.event, Step):
-                    bar(event.event)
-            elif isinstance(event, PointFinished) and event.point is not None:
-                if bar is not None:
-                    bar.done()
-                    bar = None
-                p = event.point
-                rate = p.figure("throughput_samples_per_s")
-                what = f"{rate:,.1f} samples/s" if p.ok and rate else f"{p.status}: {p.message}"
-                stamp = f"[{time.monotonic() - t0:7.1f}s]"
-                name = f"{study.axis.label} {study.axis.show(p.value)}"
-                print(f"{stamp} {name}: {what}", file=sys.stderr, flush=True)
-    except KeyboardInterrupt:
+        with interrupts.as_interrupt():
+            for event in events:
+                lines(event)
+    except KeyboardInterrupt as stop:
         study.cancel()
-        events.close()  # the running point's worker ends, and its axis restores the machine
-        if bar is not None:
-            bar.done()
-        print("epochcost: interrupted; keeping the finished points", file=sys.stderr)
+        events.close()
+        lines.done()
+        said = stop.name if isinstance(stop, interrupts.Stopped) else "Ctrl-C"
+        print(f"epochcost: interrupted ({said}); keeping the finished points", file=sys.stderr)
     return study.summary()
+
+
+class _Lines:
+    """A line per point on stderr as it ends; a step bar for the running one on a terminal."""
+
+    def __init__(self, study: Study) -> None:
+        self.axis = study.axis
+        self.t0 = time.monotonic()
+        self.bar: Progress | None = None
+
+    def __call__(self, event: StudyEvent) -> None:
+        if isinstance(event, PointStarted) and sys.stderr.isatty():
+            self.bar = Progress(label=f"{self.axis.label} {self.axis.show(event.value)}")
+        elif isinstance(event, PointProgress) and self.bar is not None:
+            if isinstance(event.event, Phase):
+                self.bar.phase = event.event.phase
+                self.bar.expected = event.event.expected_steps or 0
+            elif isinstance(event.event, Step):
+                self.bar(event.event)
+        elif isinstance(event, PointFinished) and event.point is not None:
+            self.done()
+            p = event.point
+            rate = p.figure("throughput_samples_per_s")
+            what = f"{rate:,.1f} samples/s" if p.ok and rate else f"{p.status}: {p.message}"
+            stamp = f"[{time.monotonic() - self.t0:7.1f}s]"
+            name = f"{self.axis.label} {self.axis.show(p.value)}"
+            print(f"{stamp} {name}: {what}", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.done()
+            self.bar = None
 
 
 def finish(study: Study, summary: StudySummary, as_json: bool) -> int:

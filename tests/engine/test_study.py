@@ -244,3 +244,41 @@ def run_summary(study: Study):
     for _ in study.events():
         pass
     return study.summary()
+
+
+def test_sigterm_ends_a_study_on_the_command_line_as_ctrl_c_does():
+    """A `kill` mid-point: the running worker stops, the finished points are kept and said,
+    no traceback (the same path restores a power limit)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "sweep",
+            *TINY_ARGS,
+            "--max-seconds",
+            "60",
+            "--target-precision",
+            "off",
+            "--repeats",
+            "1",
+            "--max-steps",
+            "1000000",
+            "--axis",
+            "precision",
+            "--values",
+            "fp32,bf16",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(8)  # the first point is measuring
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted (SIGTERM); keeping the finished points" in err
+    assert "Traceback" not in err and "cancelled" in out
