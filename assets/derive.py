@@ -282,7 +282,8 @@ def main() -> None:
     specs += [{c: a.get(c, "") for c in spec_columns} for a in added]
     write(out / "gpus.csv", spec_columns, specs)
     published = derive_throughput(
-        read(src / "lambda_pytorch_throughput.csv"), {s["name"] for s in specs}
+        read(src / "lambda_pytorch_throughput.csv"),
+        {s["name"]: s["compute_capability"] for s in specs},
     )
     # The other published training tables (assets/derive_published.py says which rows).
     published += derive_published(src, specs)

@@ -14,12 +14,15 @@ What is used, and what is left out and why (docs/pricing.md, "Published measurem
 - Each table's GPUs are compared only within one source and one harness version: the version
   of a row is its source and harness ("ryujaehun v2018-10"), and ratios are taken within one
   version (engine/pricing/published.py).
-- Only training throughput of one precision as a run of epochcost has it: FP32 (TF32 where
-  the framework ran it so on Ampere and newer, as in Lambda's NGC containers: the A100 of
-  ryujaehun v2020 ran NGC 20.10) and AMP (autocast fp16 or bf16: the table's fp16). A model
-  cast whole with `.half()` (pure fp16: ryujaehun, u39kun; slower than fp32 on Pascal) is not
-  what a run's fp16 does, nor is pure bf16 or fp8 (llm-foundry): those rows are left out, as
-  are fp64 rows, inference rows and the matmul and layer microbenchmarks.
+- Only training throughput, each row's precision named as its source measured it
+  (engine/pricing/published.py; ratios are taken within one): `fp32` (FP32 arithmetic: every
+  fp32 row used is of a GPU before Ampere, which has no TF32; one of a GPU with TF32 stops the
+  derivation, its source's framework to be read first: the A100 of ryujaehun v2020 ran NGC
+  20.10, TF32), `amp` (autocast: llm-foundry's "bf16 (AMP)") and `half` (the model cast whole
+  with `.half()`: ryujaehun's and u39kun's "fp16", slower than fp32 on Pascal; no run of
+  epochcost does this, so these rows answer no estimate: kept for their own checks, apart).
+  Pure bf16 and fp8 (llm-foundry) are left out, as are fp64 rows, inference rows and the
+  matmul and layer microbenchmarks.
 - ryujaehun v2020 is left out: its timed step holds the batch's copy from the host at batch 12
   (an A100 trains resnet50 at 330 images/s there), so its ratios are the host's and the
   launch overhead's, not the GPUs'. v2018-10 and v2018-12 (the batch already on the GPU) are
@@ -150,19 +153,25 @@ def _model(raw: str) -> str:
     return re.sub(r"[^a-z0-9]", "", raw.lower())
 
 
+# A source's "fp16" where it is the model cast whole with .half() (the data set's SOURCES.md).
+PURE_FP16 = {"fp32": "fp32", "fp16": "half"}
+
+
 def version_and_model(table: str, row: dict[str, str]) -> tuple[str, str, str] | None:
     """(version: source and harness, model, table precision) of a row used, else None."""
     notes, precision, model = row["notes"], row["precision"], _model(row["model"])
     source = table.split("_")[0]
     if table.startswith("ryujaehun"):
         harness = _note(notes, "harness")
-        if precision != "fp32" or harness not in ("v2018-10", "v2018-12"):
+        if precision not in PURE_FP16 or harness not in ("v2018-10", "v2018-12"):
             return None
-        return f"{source} {harness}", model, "fp32"
+        return f"{source} {harness}", model, PURE_FP16[precision]
     if table.startswith("u39kun"):
-        if row["framework"] != "PyTorch" or precision != "fp32" or "PyTorch 0.3.0" not in notes:
+        if row["framework"] != "PyTorch" or precision not in PURE_FP16:
             return None
-        return f"{source} pytorch 0.3.0", model, "fp32"
+        if "PyTorch 0.3.0" not in notes:
+            return None
+        return f"{source} pytorch 0.3.0", model, PURE_FP16[precision]
     if table.startswith("jcjohnson"):
         if "cuDNN 5.1" not in notes:
             return None
@@ -175,13 +184,14 @@ def version_and_model(table: str, row: dict[str, str]) -> tuple[str, str, str] |
         n, seq = _note(notes, "n_gpus"), _note(notes, "seq_len")
         if precision != "bf16 (AMP)" or n != "8":  # 8: the one GPU count both GPUs ran
             return None
-        return f"{source} {n} gpus", f"{row['model'].split()[0].lower()} seq{seq}", "fp16"
+        return f"{source} {n} gpus", f"{row['model'].split()[0].lower()} seq{seq}", "amp"
     return None
 
 
 def derive(sources: Path, specs: list[dict[str, str]]) -> list[dict[str, str]]:
     """The rows of the copied tables that are used, their GPU the catalog's name."""
     by_alias = {}
+    capability = {s["name"]: s.get("compute_capability", "") for s in specs}
     for s in specs:
         for name in (s["name"], *s["aliases"].split(";")):
             by_alias[_key(name)] = s["name"]
@@ -198,6 +208,9 @@ def derive(sources: Path, specs: list[dict[str, str]]) -> list[dict[str, str]]:
             if gpu is None:
                 raise SystemExit(f"{table}: {row['gpu']!r} ({nvml}) is in no row of gpus.csv")
             version, model, precision = found
+            major = capability[gpu].split(".")[0]
+            if precision == "fp32" and major.isdigit() and int(major) >= 8:
+                raise SystemExit(f"{table}: fp32 of {gpu}, which has TF32: did it run TF32?")
             out.append(
                 dict(
                     gpu=gpu,

@@ -240,14 +240,26 @@ def catalog_gpu(row: str) -> str | None:
     return GPU_NAMES.get(match.group(1)) if match else None
 
 
-def derive(raw_rows: list[dict[str, str]], gpu_names: set[str]) -> list[dict[str, str]]:
-    """The shipped table: the raw rows whose GPU is in the catalog, one per row and model."""
+def measured_precision(precision: str, compute_capability: str) -> str:
+    """What a Lambda figure measured (engine/pricing/published.py): its fp16 tables are AMP
+    (DeepLearningExamples' --amp); its fp32 ones ran in NVIDIA's PyTorch containers, which run
+    float32 matmuls and convolutions as TF32 on a GPU that has it (compute capability 8.0 or
+    newer: tf32), FP32 on one before (fp32)."""
+    if precision == "fp16":
+        return "amp"
+    major = compute_capability.split(".")[0]
+    return "tf32" if major.isdigit() and int(major) >= 8 else "fp32"
+
+
+def derive(raw_rows: list[dict[str, str]], capabilities: dict[str, str]) -> list[dict[str, str]]:
+    """The shipped table: the raw rows whose GPU is in the catalog, one per row and model.
+    `capabilities`: the compute capability of every GPU of gpus.csv, by name."""
     out = []
     for raw in raw_rows:
         gpu = catalog_gpu(raw["row"])
         if gpu is None or raw["model"] not in FAMILIES:
             continue
-        if gpu not in gpu_names:
+        if gpu not in capabilities:
             raise SystemExit(f"published throughput names {gpu!r}, which gpus.csv lacks")
         if float(raw["samples_per_s"]) <= 0:
             continue
@@ -256,7 +268,7 @@ def derive(raw_rows: list[dict[str, str]], gpu_names: set[str]) -> list[dict[str
                 gpu=gpu,
                 model=raw["model"],
                 family=FAMILIES[raw["model"]],
-                precision=raw["precision"],
+                precision=measured_precision(raw["precision"], capabilities[gpu]),
                 samples_per_s=raw["samples_per_s"],
                 version=raw["version"],
                 source_row=raw["row"],

@@ -1,6 +1,8 @@
 """How well the projection to another GPU matches published measurements.
 
-    .venv/bin/python benchmarks/projection_accuracy.py [--json]
+    .venv/bin/python benchmarks/projection_accuracy.py [--json] [--only CHECK ...]
+
+(--only gpu, gpu-and-model, model, source, tf: a part of the checks, while iterating.)
 
 Over the shipped table (assets/published_throughput.csv), for every published figure of a
 model on GPU B and every other GPU A that ran the same model in the same benchmark version of
@@ -21,6 +23,18 @@ A's figure to B and compare with B's own.
 - independent (TensorFlow): Lambda's TensorFlow tables (benchmarks/data/, never used to
   calibrate), projected with the whole PyTorch table: another framework; resnet50 as the same
   published model, the other CNNs by their family.
+
+Each pair is projected as a run of the figures' precision (engine/pricing/published.py): AMP
+figures as an fp16 run, TF32 and FP32 ones as an fp32 run whose environment says TF32 ran (the
+published runs ran TF32 where the GPU has it; between two GPUs without TF32 the engine takes it
+as FP32); pure fp16 (.half()) figures are no run's and are not checked. A run with TF32 off
+projected to an Ampere or newer GPU has no published figure to be checked against.
+
+The model-file split ("... (model file)", for leave-one-GPU-out, leave-one-source-out and the
+TensorFlow tables): the same pairs projected as a result whose model is a file, for each
+published model: no published name (the engine takes no model's own ratio), its family the one
+engine/workloads/family.py's composition rule gives such a file (the table's family; NCF, the
+table's recommender, is matrix products: transformer).
 
 For each: median relative error of the answered pairs, the share of answered pairs whose range
 holds the published figure, the median high/low of the ranges, and the share of all published
@@ -44,7 +58,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,6 +70,14 @@ from engine.pricing.projection import Basis, project  # noqa: E402
 from engine.pricing.roofline import spec_ratios  # noqa: E402
 
 TOLERANCE = 1e-9  # a figure on the range's edge is inside it
+# The run a table precision's figures are projected as: (precision, TF32 ran). The old labels
+# (fp16: AMP; fp32: as the framework ran it) are read alike, for an older engine's table and
+# the TensorFlow tables; pure fp16 (.half()) is no run's.
+RUN = {"amp": ("fp16", False), "fp16": ("fp16", False), "tf32": ("fp32", True)}
+RUN["fp32"] = ("fp32", True)
+# The family the composition rule (engine/workloads/family.py) gives a file of each table family.
+FILE_FAMILY = {"recommender": "transformer"}
+CHECKS = ("gpu", "gpu-and-model", "model", "source", "tf")
 
 
 @dataclass
@@ -148,17 +170,50 @@ def source_of(version: str) -> str:
     return "lambda" if version in LAMBDA else version.split()[0]
 
 
+def precision_class(precision: str, a, b) -> str:
+    """amp, tf32 or fp32: the table precision a pair is projected in (the engine's rule, for an
+    older engine's labels too): fp32 is tf32 where either GPU has TF32 (compute capability
+    8.0 or newer)."""
+    if RUN[precision][0] == "fp16":
+        return "amp"
+    tf32 = any((g.compute_capability_tuple or (0, 0)) >= (8, 0) for g in (a, b))
+    return "tf32" if tf32 else "fp32"
+
+
+def file_family(family: str) -> str:
+    """The family of a model file of a published model of `family` (FILE_FAMILY)."""
+    return FILE_FAMILY.get(family, family)
+
+
+def _project(value: float, a, b, precision: str, basis: Basis, family: str, model: str):
+    """`value` of GPU `a` projected to `b` as a run of the table precision `precision`
+    (RUN) of a model of `family`, the published `model` ("" none, or a model file)."""
+    run_precision, tf32 = RUN[precision]
+    return project(
+        value,
+        a,
+        b,
+        run_precision,
+        basis=basis,
+        family=family,
+        tf32=tf32,
+        published_model=model,
+    )
+
+
 def run(hide_gpu: bool, hide_model: bool) -> dict[str, dict[str, float | None]]:
     """Over Lambda's pairs (the figures of earlier engines are of these), the engine's whole
-    table calibrating."""
+    table calibrating. Leaving one GPU out (only), the model-file split too ("... file")."""
     cat = catalog.load()
     specs = {g.name: g for g in cat.gpus}
     table = published.shipped()
+    as_file = hide_gpu and not hide_model
     tallies = {"v1": Tally(), "now": Tally()}
+    files: dict[str, Tally] = {"now file": Tally()} if as_file else {}
     by_method: dict[str, Tally] = {}
     bases: dict[tuple[str, str], Basis] = {}
     for version, precision, a, b, fa, fb in table.pairs(ordered=True):
-        if version not in LAMBDA:
+        if version not in LAMBDA or precision not in RUN:
             continue
         for model in sorted(fa.keys() & fb.keys()):
             key = (b if hide_gpu else "", model if hide_model else "")
@@ -167,26 +222,27 @@ def run(hide_gpu: bool, hide_model: bool) -> dict[str, dict[str, float | None]]:
                     gpus=[b] if hide_gpu else [], models=[model] if hide_model else []
                 )
                 bases[key] = Basis(held, calibration.calibrate(held, cat.gpus), cat.gpus)
-            proj = project(
-                fa[model],
-                specs[a],
-                specs[b],
-                precision,
-                basis=bases[key],
-                family=table.family_of(model) or "",
-                tf32=True,  # the published runs: NVIDIA's containers run TF32
-                published_model="" if hide_model else model,
-            )
-            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+            family = table.family_of(model) or ""
+            where = (specs[a], specs[b], precision, bases[key])
+            proj = _project(fa[model], *where, family, "" if hide_model else model)
+            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], RUN[precision][0]))
             tallies["now"].add(fb[model], proj.samples_per_s, proj.low, proj.high)
             method = by_method.setdefault(f"now {proj.method or 'none'}", Tally())
             method.add(fb[model], proj.samples_per_s, proj.low, proj.high)
+            of = by_method.setdefault(f"now {precision_class(precision, *where[:2])}", Tally())
+            of.add(fb[model], proj.samples_per_s, proj.low, proj.high)
+            if as_file:
+                mine = _project(fa[model], *where, file_family(family), "")
+                for name in ("now file", f"file {mine.method or 'none'}"):
+                    tally = files.setdefault(name, Tally())
+                    tally.add(fb[model], mine.samples_per_s, mine.low, mine.high)
     missing = pytorch_unresolved(specs)
-    for t in tallies.values():
+    for t in (tallies["v1"], tallies["now"], *([files["now file"]] if as_file else [])):
         t.unanswered(missing)
     if missing:
         by_method["now unresolved"] = Tally(pairs=missing)
     tallies.update(sorted(by_method.items()))
+    tallies.update(files)
     return {name: t.figures() for name, t in tallies.items()}
 
 
@@ -209,24 +265,31 @@ def independent() -> dict[str, dict[str, float | None]]:
     ]
     basis = Basis.of(cat)
     own_models = {f.model for f in basis.table.figures}
-    tallies = {"v1": Tally(), "now": Tally()}
+    tallies = {"v1": Tally(), "now": Tally(), "now file": Tally()}
     for _, precision, a, b, fa, fb in tf.pairs(ordered=True):
         for model in sorted(fa.keys() & fb.keys()):
-            proj = project(
-                fa[model],
-                specs[a],
-                specs[b],
-                precision,
-                basis=basis,
-                family="convolutional",
-                tf32=True,  # TensorFlow runs fp32 as TF32 on Ampere by default
-                published_model=model if model in own_models else "",
-            )
-            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+            # TensorFlow runs fp32 as TF32 on Ampere by default (RUN: fp32 with TF32)
+            where = (specs[a], specs[b], precision, basis, "convolutional")
+            proj = _project(fa[model], *where, model if model in own_models else "")
+            mine = _project(fa[model], *where, "")  # a file of the same model
+            tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], RUN[precision][0]))
             tallies["now"].add(fb[model], proj.samples_per_s, proj.low, proj.high)
+            tallies["now file"].add(fb[model], mine.samples_per_s, mine.low, mine.high)
     for t in tallies.values():
         t.unanswered(unresolved_pairs(rows))
     return {name: t.figures() for name, t in tallies.items()}
+
+
+def _engine_labels(table):
+    """`table` in the precisions of the engine measured: an engine before the precisions were
+    named (no published.run_precision) had fp16 (AMP) and fp32 (as the framework ran it), and
+    no pure fp16 figures."""
+    if hasattr(published, "run_precision"):
+        return table
+    old = {"amp": "fp16", "tf32": "fp32", "fp32": "fp32"}
+    return published.PublishedTable(
+        tuple(replace(f, precision=old[f.precision]) for f in table.figures if f.precision in old)
+    )
 
 
 def source_out() -> dict[str, dict[str, float | None]]:
@@ -235,9 +298,10 @@ def source_out() -> dict[str, dict[str, float | None]]:
     without it. An engine whose table never held the source projects with all it has."""
     cat = catalog.load()
     specs = {g.name: g for g in cat.gpus}
-    checks = published.read(HERE.parent / "assets" / published.FILE)
+    checks = _engine_labels(published.read(HERE.parent / "assets" / published.FILE))
     table = published.shipped()
-    tallies: dict[str, Tally] = {"v1": Tally(), "now": Tally()}
+    tallies: dict[str, Tally] = {"v1": Tally(), "now": Tally(), "now file": Tally()}
+    files: dict[str, Tally] = {}
     for source in sorted({source_of(v) for v in checks.versions}):
         held = published.PublishedTable(
             tuple(f for f in table.figures if source_of(f.version) != source)
@@ -245,42 +309,46 @@ def source_out() -> dict[str, dict[str, float | None]]:
         basis = Basis(held, calibration.calibrate(held, cat.gpus), cat.gpus)
         models = {f.model for f in held.figures}
         mine = tallies.setdefault(f"now {source}", Tally())
+        mine_file = files.setdefault(f"file {source}", Tally())
         for version, precision, a, b, fa, fb in checks.pairs(ordered=True):
-            if source_of(version) != source:
+            if source_of(version) != source or precision not in RUN:
                 continue
             if a not in specs or b not in specs:  # a GPU the engine's catalog lacks
-                for tally in (tallies["v1"], tallies["now"], mine):
+                for tally in (tallies["v1"], tallies["now"], tallies["now file"], mine, mine_file):
                     tally.unanswered(len(fa.keys() & fb.keys()))
                 continue
             for model in sorted(fa.keys() & fb.keys()):
-                proj = project(
-                    fa[model],
-                    specs[a],
-                    specs[b],
-                    precision,
-                    basis=basis,
-                    family=checks.family_of(model) or "",
-                    tf32=True,
-                    published_model=model if model in models else "",
-                )
-                tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], precision))
+                family = checks.family_of(model) or ""
+                where = (specs[a], specs[b], precision, basis)
+                proj = _project(fa[model], *where, family, model if model in models else "")
+                as_file = _project(fa[model], *where, file_family(family), "")
+                run_precision = RUN[precision][0]
+                tallies["v1"].add(fb[model], *v1(fa[model], specs[a], specs[b], run_precision))
                 for tally in (tallies["now"], mine):
                     tally.add(fb[model], proj.samples_per_s, proj.low, proj.high)
+                for tally in (tallies["now file"], mine_file):
+                    tally.add(fb[model], as_file.samples_per_s, as_file.low, as_file.high)
+    tallies.update(files)
     return {name: t.figures() for name, t in tallies.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", nargs="+", choices=CHECKS, default=CHECKS, metavar="CHECK")
     args = parser.parse_args()
     started = time.perf_counter()
-    out = {
-        "leave-one-GPU-out": run(hide_gpu=True, hide_model=False),
-        "leave-one-GPU-and-model-out": run(hide_gpu=True, hide_model=True),
-        "leave-one-model-out": run(hide_gpu=False, hide_model=True),
-        "leave-one-source-out": source_out(),
-        "independent (TensorFlow tables)": independent(),
+    checks = {
+        "gpu": ("leave-one-GPU-out", lambda: run(hide_gpu=True, hide_model=False)),
+        "gpu-and-model": (
+            "leave-one-GPU-and-model-out",
+            lambda: run(hide_gpu=True, hide_model=True),
+        ),
+        "model": ("leave-one-model-out", lambda: run(hide_gpu=False, hide_model=True)),
+        "source": ("leave-one-source-out", source_out),
+        "tf": ("independent (TensorFlow tables)", independent),
     }
+    out = {checks[c][0]: checks[c][1]() for c in CHECKS if c in args.only}
     if args.json:
         print(json.dumps(out, indent=2))
         return

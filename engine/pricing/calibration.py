@@ -5,7 +5,8 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
 
 - `alpha[(precision, family)]`: the weight of the compute ratio against the bandwidth ratio
   (roofline.SpecRatios.weighted) that fits the table best (least median log error), for
-  estimates that rest on spec ratios alone;
+  estimates that rest on spec ratios alone, per table precision (published.PRECISIONS: amp,
+  half, tf32, fp32 apart; a precision of too few pairs takes every precision's);
 - `family_weights[model]`: how much each published model counts in its family's mean
   (engine/pricing/family_mean.py);
 - `ranges[(kind, family, model, precision)]`: the 80% range of each kind of estimate, from its
@@ -18,7 +19,9 @@ only pairs Lambda lacks: engine/pricing/published.py); the between-source range
 (errors.between_sources) comes from every source that shares a model and two GPUs with another.
 
 The Lambda table ran in NVIDIA's PyTorch containers, which run fp32 arithmetic as TF32 on
-Ampere and newer; its spec ratios are formed that way.
+Ampere and newer: those figures are the table's `tf32`, and their spec ratios are formed with
+the TF32 rate (the FP32 rate of a GPU without TF32); `fp32` pairs (two GPUs without TF32) with
+the FP32 rate.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ from engine.pricing.rows import GpuSpec
 ALPHAS = tuple(i / 20 for i in range(21))
 DEFAULT_ALPHA = 0.5
 MIN_PAIRS = 20
+# The rates a table precision's spec ratios compare (roofline.run_rate: "tf32" is the TF32 rate,
+# the FP32 rate on a GPU without it; pure fp16 runs on the tensor cores as AMP does).
+SPEC_PRECISION = {"amp": "fp16", "half": "fp16", "tf32": "tf32", "fp32": "fp32"}
 
 
 @dataclass(frozen=True)
@@ -52,13 +58,18 @@ class Calibration:
     between: ErrorRange | None = None
 
     def alpha_for(self, precision: str, family: str) -> float:
-        return self.alpha.get((precision, family), self.alpha.get((precision, ""), DEFAULT_ALPHA))
+        """The weight for the table's `precision` (a run's: published.table_precision) and
+        `family`: the family's, else the precision's, else every precision's pooled."""
+        wanted = published.table_precision(precision) or precision
+        pooled = self.alpha.get(("", ""), DEFAULT_ALPHA)
+        return self.alpha.get((wanted, family), self.alpha.get((wanted, ""), pooled))
 
     def range_for(self, kind: str, family: str, model: str = "", precision: str = "") -> ErrorRange:
         """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family` in
-        the table's `precision` (fp32, fp16); `model`: the published model whose own ratio it
-        rests on."""
-        return errors.range_for(self.ranges, kind, family, model, precision)
+        the table's `precision` (amp, tf32, fp32; a run's: published.table_precision);
+        `model`: the published model whose own ratio it rests on."""
+        wanted = (published.table_precision(precision) or precision) if precision else ""
+        return errors.range_for(self.ranges, kind, family, model, wanted)
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,7 @@ def _pairs(table: PublishedTable, specs: dict[str, GpuSpec]) -> list[_Pair]:
     for _, precision, a, b, fa, fb in table.pairs():
         if a not in specs or b not in specs:
             continue
-        spec = spec_ratios(specs[a], specs[b], precision, tf32=True)
+        spec = spec_ratios(specs[a], specs[b], SPEC_PRECISION.get(precision, precision))
         if isinstance(spec, str):
             continue
         for model in fa.keys() & fb.keys():
@@ -93,11 +104,12 @@ def _best_alpha(pairs: list[_Pair]) -> float:
 
 
 def _fit_alpha(pairs: list[_Pair]) -> tuple[dict[tuple[str, str], float], Residuals]:
-    """The weights per (precision, family) and the spec form's residuals ("spec", family),
-    both ways round, each in the group of its target GPU."""
-    alpha: dict[tuple[str, str], float] = {}
+    """The weights per (precision, family), over every precision (("", "")), and the spec
+    form's residuals ("spec", family), both ways round, each in the group of its target GPU."""
+    runs = [p for p in pairs if p.precision in published.RUN_PRECISIONS]
+    alpha: dict[tuple[str, str], float] = {("", ""): _best_alpha(runs or pairs)}
     residuals: Residuals = defaultdict(list)
-    for precision in ("fp32", "fp16"):
+    for precision in published.PRECISIONS:
         of_precision = [p for p in pairs if p.precision == precision]
         if len(of_precision) < MIN_PAIRS:
             continue

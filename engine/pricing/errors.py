@@ -23,9 +23,14 @@ estimate rests on, engine/pricing/projection.py):
 - `spec`: spec ratios weighed as fitted (engine/pricing/calibration.py). Checked against every
   published pair.
 
-Every check also keeps the table's precision it was made in (fp32, fp16: a run's bf16 is the
-table's fp16): one model's errors differ between them (leaving one GPU out, gnmt's stand-in
-estimates miss by a median 4% in fp16 and 11% in fp32, bert base's by 10% and 6%).
+Every check also keeps the table's precision it was made in (published.PRECISIONS: amp, half,
+tf32, fp32; a run's fp16 and bf16 are amp, its fp32 with TF32 tf32): one model's errors differ
+between them (leaving one GPU out, gnmt's stand-in estimates miss by a median 4% in fp16 and 11%
+in fp32, bert base's by 10% and 6%). A range is of one precision, but for TF32 and FP32,
+whose checks make one range (RANGE_PRECISION: leaving one GPU out, ranges of their own held 78.8%
+and 76.2% of the left-out GPU's figures, one of both 80.6% and 86.6%; benchmarks/RESULTS.md,
+issue 40). The ranges pooled over precisions pool those a run can be (published.RUN_PRECISIONS):
+pure fp16 (.half()) checks stay apart.
 
 Each check keeps what it left out (the GPU, or the model), and the range's quantile spread
 is chosen so that, computed without each of those in turn, it held 80% of the checks of the one
@@ -34,7 +39,8 @@ wider where they do. A range is taken, where there are MIN_RESIDUALS checks of i
 and precision for the `same model` kinds (the model is a published one, and published models
 differ in how far they stray: resnet50's ratios follow the specs, waveglow's do not), else per
 model, else per family and precision, else per family, else over every family of the kind,
-else it is the default +-40% and says so.
+else it is the default +-40% and says so; a range pooled over precisions says so, and which
+precision had too few checks of its own.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from dataclasses import dataclass, replace
 from engine.pricing import coverage
 from engine.pricing.coverage import Check
 from engine.pricing.family_mean import Weights, weighted_log_mean
-from engine.pricing.published import PublishedTable
+from engine.pricing.published import RUN_PRECISIONS, PublishedTable
 from engine.pricing.roofline import chip_distance, chip_step
 from engine.pricing.rows import GpuSpec
 
@@ -68,6 +74,11 @@ KINDS = (
 WITHIN_ONE_SOURCE = KINDS[1:]
 # Cross-source checks the between-source range needs (fewer: no widening).
 MIN_BETWEEN = 10
+# The precision whose range a table precision's estimates take (the module's docstring): TF32
+# and FP32 checks pooled; every other precision its own.
+RANGE_PRECISION = {"tf32": "tf32+fp32", "fp32": "tf32+fp32"}
+# Those pooled over precisions (kind, family or model, ""): the ones a run can be.
+POOLED = {RANGE_PRECISION.get(p, p) for p in RUN_PRECISIONS}
 
 # (kind, family, published model or "", precision or "") -> (log(published / estimated), what
 # the check left out) of each check. The model is "" for the kinds that do not rest on the
@@ -86,7 +97,8 @@ class ErrorRange:
     kind: str
     family: str = ""  # "" over every family
     model: str = ""  # the published model it is of; "" over the family's
-    precision: str = ""  # the table's precision it is of (fp32, fp16); "" over both
+    precision: str = ""  # the table's precision it is of (amp, tf32+fp32); "" pooled
+    asked: str = ""  # the precision asked for, where too few of its checks made it pooled
     count: int = 0  # residuals it comes from; 0: the default
     spread: float = LEVEL  # the central share of the residuals it spans (coverage.SPREADS)
     between: int = 0  # cross-source checks it is widened by (between_sources); 0: not widened
@@ -101,6 +113,14 @@ class ErrorRange:
             f"80% range from {self.count:,} checks of {of}'{self.kind}' estimates against "
             f"published figures (their percentiles {tail:.3g} to {100 - tail:.3g})"
         )
+        if self.asked and not self.precision:
+            text += f", every precision pooled (too few {self.asked} checks)"
+        elif self.asked:
+            pooled = " and ".join(self.precision.upper().split("+"))
+            text += (
+                f" ({pooled} checks pooled: apart, their ranges held fewer than 8 in 10 of a "
+                "left-out GPU's figures)"
+            )
         if self.between:
             text += (
                 f", widened by how far {self.between} ratios of one source missed another "
@@ -138,17 +158,23 @@ def error_range(checks: list[Check], key: Key) -> ErrorRange:
 
 
 def ranges(residuals: Residuals) -> dict[Key, ErrorRange]:
-    """The range of every (kind, family, model, precision) with enough residuals, of each
-    model over both precisions, of every (kind, family, precision) over its models (model
-    ""), of each family over both, and of every kind over all (family "")."""
-    pooled: dict[Key, list[Check]] = defaultdict(list)
+    """The range of every (kind, family, model, precision) with enough residuals (TF32 and
+    FP32 as one: RANGE_PRECISION), of each model over the precisions a run can be, of every
+    (kind, family, precision) over its models (model ""), of each family over those
+    precisions, and of every kind over all (family "")."""
+    own: dict[Key, list[Check]] = defaultdict(list)
     for (kind, family, model, precision), checks in sorted(residuals.items()):
+        own[(kind, family, model, RANGE_PRECISION.get(precision, precision))] += checks
+    pooled: dict[Key, list[Check]] = defaultdict(list)
+    for (kind, family, model, precision), checks in sorted(own.items()):
+        if precision not in POOLED:
+            continue  # pure fp16 (.half()): its own ranges only
         pooled[(kind, "", "", "")] += checks
         pooled[(kind, family, "", "")] += checks
         if model:
             pooled[(kind, family, model, "")] += checks
             pooled[(kind, family, "", precision)] += checks
-    groups = {**pooled, **residuals}
+    groups = {**pooled, **own}
     return {
         key: error_range(checks, key)
         for key, checks in groups.items()
@@ -160,20 +186,27 @@ def range_for(
     found: dict[Key, ErrorRange], kind: str, family: str, model: str = "", precision: str = ""
 ) -> ErrorRange:
     """The range of the model (a published model, for the `same model` kinds) in `precision`
-    (the table's: fp32, fp16), else of the model, else of the family in `precision`, else of
-    the family, else the kind's over every family, else the default."""
-    keys = [(kind, family, model, precision), (kind, family, model, "")] if model else []
-    keys += [(kind, family, "", precision), (kind, family, "", ""), (kind, "", "", "")]
+    (the table's: amp, tf32, fp32), else of the model, else of the family in `precision`,
+    else of the family, else the kind's over every family, else the default. One pooled
+    over precisions names `precision` as asked."""
+    of = RANGE_PRECISION.get(precision, precision)
+    keys = [(kind, family, model, of), (kind, family, model, "")] if model else []
+    keys += [(kind, family, "", of), (kind, family, "", ""), (kind, "", "", "")]
     found_range = next((found[k] for k in keys if k in found), None)
-    return found_range or ErrorRange(*DEFAULT, kind)
+    if found_range is None:
+        return ErrorRange(*DEFAULT, kind)
+    if precision and found_range.precision != precision:
+        return replace(found_range, asked=precision)
+    return found_range
 
 
 def between_sources(table: PublishedTable) -> ErrorRange | None:
     """How far one source's ratio missed another's on the same model and two GPUs (every
-    model and precision pooled: version_to_version's checks), as an 80% range; None with
-    fewer than MIN_BETWEEN checks. What a range checked within one source's table lacks: a
-    run of yours is made in a harness of its own."""
-    checks = [c for found in version_to_version(table).values() for c in found]
+    model, and every precision a run can be, pooled: version_to_version's checks), as an 80%
+    range; None with fewer than MIN_BETWEEN checks. What a range checked within one source's
+    table lacks: a run of yours is made in a harness of its own."""
+    found = version_to_version(table)
+    checks = [c for key, cs in found.items() if key[3] in RUN_PRECISIONS for c in cs]
     if len(checks) < MIN_BETWEEN:
         return None
     return error_range(checks, ("between sources", "", "", ""))
@@ -234,7 +267,7 @@ def gpu_out(
     out: Residuals = defaultdict(list)
     for target in sorted(g for g in table.gpus if g in specs):
         for version in table.versions:
-            for precision in ("fp32", "fp16"):
+            for precision in table.precisions:
                 where = (target, version, precision)
                 _gpu_out_one(table, specs, (alpha_for, weights or {}), where, out)
     return out
@@ -258,6 +291,8 @@ def _gpu_out_one(
     if isinstance(step, str):
         return
     for source in sorted(table.gpus - {target}):
+        if not table.of_precision(precision, source, target):
+            continue  # two GPUs without TF32: the fp32 checks hold their pair
         fa = table.figures_of(version, precision, source)
         for model in sorted(fa.keys() & fb.keys()):
             family = table.family_of(model) or ""

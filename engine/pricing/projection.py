@@ -18,6 +18,12 @@ In order, an estimate rests on:
    where it ran as TF32) and memory bandwidth, weighed as the table says they weigh, with the
    80% range of such estimates' checked errors.
 
+The run's precision picks the published figures and the errors: fp16 and bf16 (autocast) the
+table's AMP figures; tf32, or fp32 whose environment says TF32 ran (roofline.ran_tf32), its
+TF32 figures, or its FP32 figures between two GPUs without TF32 (there TF32 is FP32); fp32 with
+TF32 off its FP32 figures only (published tables hold none of an Ampere or newer GPU: such an
+estimate rests on spec ratios with the FP32 rate).
+
 Every estimate says which it rests on (`basis`, `method`). It assumes the GPU is what limits
 the run: a run held back by data loading, the host CPU or launch overhead gains less. A GPU
 whose rate for the precision is not in the catalog, and no published pair, gets no estimate,
@@ -39,7 +45,7 @@ from engine.pricing import calibration, errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.family_mean import family_ratio
 from engine.pricing.published import PublishedTable, Ratio
-from engine.pricing.roofline import chip_distance, chip_step, ran_tf32, spec_ratios
+from engine.pricing.roofline import chip_distance, chip_step, has_tf32, ran_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
 from engine.pricing.spread import measured_spread, widened
 from engine.workloads import family as model_family
@@ -191,9 +197,10 @@ def project(
     published_model: str = "",
 ) -> Projection:
     """Estimate throughput on `target` from `samples_per_s` measured on `source` (one GPU
-    each) for a model of `family` ("" unknown) whose fp32 arithmetic ran as TF32 if `tf32`;
-    `published_model`: the table's name of the same model, when it is a published one. The
-    range holds 80% of such estimates checked against published figures."""
+    each) in `precision` (fp32, tf32, fp16, bf16) for a model of `family` ("" unknown) whose
+    fp32 arithmetic ran as TF32 if `tf32`; `published_model`: the table's name of the same
+    model, when it is a published one. The range holds 80% of such estimates checked against
+    published figures."""
     memory = (memory_needed_bytes, memory_available_bytes)
     if (
         memory_needed_bytes
@@ -205,6 +212,9 @@ def project(
         return _without("does_not_fit", why, memory)
     if precision == "bf16" and not target.supports_bf16:
         return _without("no_estimate", f"{target.name} has no bf16 (Ampere or newer)", memory)
+    table_precision = published.run_precision(precision, tf32, has_tf32(source) or has_tf32(target))
+    if table_precision is None:
+        return _without("no_estimate", f"precision {precision!r} is not projected", memory)
     if source.name == target.name:
         return replace(
             measured(samples_per_s, f"the measured GPU itself ({source.name})"),
@@ -214,14 +224,14 @@ def project(
             memory_available_bytes=memory_available_bytes,
         )
     spec = spec_ratios(source, target, precision, tf32)
-    found = _from_table(source, target, precision, (family, published_model), basis)
+    found = _from_table(source, target, table_precision, (family, published_model), basis)
     if found is not None:
         factor, kind, text, versions = found
         method = "stand-in" if kind.startswith("stand-in") else "published"
     elif isinstance(spec, str):
         return _without("no_estimate", spec, memory)
     else:
-        alpha = basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
+        alpha = basis.calibration.alpha_for(table_precision, family)
         factor, kind, method = spec.weighted(alpha), "spec", "spec"
         versions = () if basis.lambda_checked else ("",)
         text = (
@@ -230,7 +240,6 @@ def project(
         )
     kind = errors.stand_in_kind(kind, source, target)
     own = published_model if kind.startswith(("same model", "stand-in, same model")) else ""
-    table_precision = published.TABLE_PRECISION[precision]
     error = basis.calibration.range_for(kind, family, own, table_precision)
     if not all(published.is_lambda(v) for v in versions):
         error = error.widened(basis.calibration.between)
@@ -241,7 +250,8 @@ def project(
         samples_per_s * factor * error.high,
         compute_ratio=None if isinstance(spec, str) else spec.compute,
         bandwidth_ratio=None if isinstance(spec, str) else spec.bandwidth,
-        basis=f"estimated from {source.name}: {text}; {error.text()}",
+        basis=f"estimated from {source.name}: {text}; {published.WORDS[table_precision]}; "
+        f"{error.text()}",
         method=method,
         memory_needed_bytes=memory_needed_bytes,
         memory_available_bytes=memory_available_bytes,
@@ -296,9 +306,7 @@ def _step(frm: GpuSpec, to: GpuSpec, precision: str, family: str, basis: Basis) 
     ratios = chip_step(frm, to)
     if isinstance(ratios, str):
         return None
-    return ratios.weighted(
-        basis.calibration.alpha_for(published.TABLE_PRECISION[precision], family)
-    )
+    return ratios.weighted(basis.calibration.alpha_for(precision, family))
 
 
 def _table_text(ratios: list[Ratio], family: str, weights: dict[str, float]) -> str:
@@ -370,7 +378,10 @@ def project_result(
         basis=basis,
         family=family.name,
         tf32=ran_tf32(
-            result.get("environment") or {}, family.name, result["config"].get("framework")
+            result.get("environment") or {},
+            family.name,
+            result["config"].get("framework"),
+            result["config"]["precision"],
         ),
         published_model=published_as,
     )

@@ -12,9 +12,17 @@ Each version is one source's harness (Lambda's v1 and v2 ran different set-ups; 
 "<source> <harness>"), so ratios are taken within one version, Lambda's where its tables hold the
 pair (the other sources answer the pairs Lambda lacks: they made no check better); a pair that no
 version holds together is bridged through a GPU both versions measured. Several rows of one GPU
-(hosts, commits, cards) count as their median. The precision is the table's: fp32 as the framework
-ran it (TF32 on Ampere and newer in every source's containers) and fp16 for autocast (AMP) fp16 or
-bf16; a model cast whole to half precision is not in the table (assets/derive_published.py).
+(hosts, commits, cards) count as their median.
+
+Each figure's precision is what its source measured (assets/derive_throughput.py,
+assets/derive_published.py): `amp` (autocast fp16 or bf16: a run's fp16 and bf16), `half` (the
+model cast whole with `.half()`: no run of epochcost does this; kept apart, never paired with
+AMP), `tf32` (float32 tensors, TF32 matmuls and convolutions: Lambda's fp32 on Ampere and newer,
+in NVIDIA's containers) and `fp32` (FP32 arithmetic: every source's fp32 before Ampere). Ratios
+are taken within one of these. A GPU without TF32 runs a TF32 run's arithmetic in FP32, so in
+`tf32` its `fp32` figures are what such a run gets there (a GPU is taken to have TF32 where the
+table holds a `tf32` figure of it: every source's fp32 on an Ampere or newer GPU ran TF32); a
+pair of two such GPUs is an `fp32` pair, counted there once.
 """
 
 from __future__ import annotations
@@ -35,8 +43,38 @@ FILE = "published_throughput.csv"
 FAMILIES = ("convolutional", "transformer", "recurrent", "recommender")
 # The versions of Lambda's PyTorch tables; every other version is "<source> <harness>".
 LAMBDA_VERSIONS = ("v1", "v2")
-# The table's precision for a run's: autocast fp16 and bf16 both run on the tensor cores.
-TABLE_PRECISION = {"fp32": "fp32", "fp16": "fp16", "bf16": "fp16"}
+# What a figure measured (the module's docstring), and those a run of epochcost can be.
+PRECISIONS = ("amp", "half", "tf32", "fp32")
+RUN_PRECISIONS = ("amp", "tf32", "fp32")
+# The table's precision for a run's: autocast fp16 and bf16 both run on the tensor cores; fp32
+# with TF32 (the run's environment says so) is tf32 (table_precision).
+TABLE_PRECISION = {"fp32": "fp32", "tf32": "tf32", "fp16": "amp", "bf16": "amp"}
+# As an estimate names the precision whose figures and checks it rests on.
+WORDS = {
+    "amp": "precision: AMP (autocast fp16/bf16)",
+    "half": "precision: pure fp16 (.half())",
+    "tf32": "precision: TF32 (FP32 on a GPU without it)",
+    "fp32": "precision: FP32",
+}
+
+
+def table_precision(precision: str, tf32: bool = False) -> str | None:
+    """The table's precision for a run's `precision` (fp32, tf32, fp16, bf16) whose fp32
+    arithmetic ran as TF32 if `tf32`; another table precision (PRECISIONS) as it is; None:
+    neither."""
+    found = TABLE_PRECISION.get(precision, precision if precision in PRECISIONS else None)
+    return "tf32" if found == "fp32" and tf32 else found
+
+
+def run_precision(precision: str, tf32: bool, with_tf32: bool) -> str | None:
+    """The table's precision (RUN_PRECISIONS) a run of `precision` (fp32, tf32, fp16, bf16;
+    its fp32 arithmetic run as TF32 if `tf32`) is projected in between two GPUs, one of which
+    has TF32 if `with_tf32`: `tf32` is `fp32` between two without, where it is FP32
+    arithmetic. None: not a precision a run can be."""
+    found = table_precision(precision, tf32)
+    if found not in RUN_PRECISIONS:
+        return None
+    return "fp32" if found == "tf32" and not with_tf32 else found
 
 
 @dataclass(frozen=True)
@@ -71,12 +109,15 @@ class PublishedTable:
         default_factory=dict, compare=False, repr=False
     )
     _families: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _tf32: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
         for f in self.figures:
             groups[(f.version, f.precision, f.gpu, f.model)].append(f.samples_per_s)
             self._families.setdefault(f.model, f.family)
+            if f.precision == "tf32":
+                self._tf32.add(f.gpu)
         for (version, precision, gpu, model), values in groups.items():
             self._medians.setdefault((version, precision, gpu), {})[model] = statistics.median(
                 values
@@ -90,8 +131,23 @@ class PublishedTable:
     def versions(self) -> tuple[str, ...]:
         return tuple(sorted({f.version for f in self.figures}))
 
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The table's precisions (PRECISIONS) it holds figures of, in PRECISIONS' order."""
+        held = {f.precision for f in self.figures}
+        return tuple(p for p in PRECISIONS if p in held) + tuple(sorted(held - set(PRECISIONS)))
+
     def family_of(self, model: str) -> str | None:
         return self._families.get(model)
+
+    def has_tf32(self, gpu: str) -> bool:
+        """Whether the table holds a TF32 figure of `gpu` (it has TF32: the docstring)."""
+        return gpu in self._tf32
+
+    def of_precision(self, precision: str, a: str, b: str) -> bool:
+        """Whether a pair of `a` and `b` counts in `precision`: a `tf32` pair has a GPU with
+        TF32 (two without are an `fp32` pair, counted there)."""
+        return precision != "tf32" or self.has_tf32(a) or self.has_tf32(b)
 
     def pairs(
         self, ordered: bool = False
@@ -99,9 +155,11 @@ class PublishedTable:
         """(version, precision, GPU a, GPU b, a's figures, b's figures) for every two GPUs
         measured in one version and precision: each pair once, or both ways if `ordered`."""
         for version in self.versions:
-            for precision in sorted({f.precision for f in self.figures}):
+            for precision in self.precisions:
                 gpus = sorted(g for g in self.gpus if self.figures_of(version, precision, g))
                 for a, b in (permutations if ordered else combinations)(gpus, 2):
+                    if not self.of_precision(precision, a, b):
+                        continue
                     yield (
                         version,
                         precision,
@@ -127,23 +185,26 @@ class PublishedTable:
         )
 
     def figures_of(self, version: str, precision: str, gpu: str) -> dict[str, float]:
-        """{model: median samples/s} of one GPU in one version and precision."""
+        """{model: median samples/s} of one GPU in one version and precision (`tf32`: its
+        `fp32` figures for a GPU without TF32)."""
+        if precision == "tf32" and not self.has_tf32(gpu):
+            precision = "fp32"
         return self._medians.get((version, precision, gpu), {})
 
     def ratios(
         self, source: str, target: str, precision: str, family: str | None, bridge: bool = True
     ) -> list[Ratio]:
         """target/source throughput ratios on the published models of `family` (None: every
-        family) at the table precision for `precision`: Lambda's where its tables measured
-        both GPUs, else every other source's; bridged across versions when no version
-        measured both GPUs (and `bridge`). Empty when the table cannot say."""
-        table_precision = TABLE_PRECISION.get(precision)
-        if table_precision is None:
+        family) at the table precision `precision` (a run's: table_precision): Lambda's where
+        its tables measured both GPUs, else every other source's; bridged across versions
+        when no version measured both GPUs (and `bridge`). Empty when the table cannot say."""
+        wanted = table_precision(precision)
+        if wanted is None:
             return []
         found = []
         for version in self.versions:
-            a = self.figures_of(version, table_precision, source)
-            b = self.figures_of(version, table_precision, target)
+            a = self.figures_of(version, wanted, source)
+            b = self.figures_of(version, wanted, target)
             for model in sorted(a.keys() & b.keys()):
                 if family is None or self.family_of(model) == family:
                     found.append(Ratio(model, b[model] / a[model], version))
@@ -151,7 +212,7 @@ class PublishedTable:
             found = [r for r in found if is_lambda(r.version)]
         if found or not bridge:
             return found
-        return self._bridged(source, target, table_precision, family)
+        return self._bridged(source, target, wanted, family)
 
     def own_ratios(self, ratios: list[Ratio], model: str) -> list[Ratio]:
         """`model`'s ratios among `ratios`, of one source: Lambda's tables where they hold the
@@ -166,7 +227,7 @@ class PublishedTable:
             return sum(
                 model in self.figures_of(v, p, g)
                 for v in version_parts(version)
-                for p in ("fp32", "fp16")
+                for p in PRECISIONS
                 for g in self.gpus
             )
 

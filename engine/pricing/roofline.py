@@ -9,9 +9,11 @@ now weighs the two ratios as the published table says (`Calibration.alpha`, per 
 model family) and takes its range from the table's own errors for that form.
 
 The peak rate for fp32 is the FP32 rate, or the dense TF32 tensor rate where the run's
-arithmetic ran as TF32 (`tf32`): PyTorch runs cuDNN convolutions in TF32 by default on Ampere
-and newer, matmuls only when asked; TensorFlow runs both in TF32 by default. fp16 and bf16
-(autocast) use the tensor FP16/BF16 rate.
+arithmetic ran as TF32 (`tf32`, or the run's precision "tf32": float32 tensors, TF32 matmuls
+and convolutions): PyTorch runs cuDNN convolutions in TF32 by default on Ampere and newer,
+matmuls only when asked; TensorFlow runs both in TF32 by default. A GPU without TF32 (before
+Ampere) runs such a run's arithmetic in FP32. fp16 and bf16 (autocast) use the tensor
+FP16/BF16 rate.
 """
 
 from __future__ import annotations
@@ -23,11 +25,19 @@ from typing import Any
 from engine.pricing.rows import GpuSpec
 
 
-def ran_tf32(environment: dict[str, Any], family: str, framework: str | None = None) -> bool:
+def ran_tf32(
+    environment: dict[str, Any],
+    family: str,
+    framework: str | None = None,
+    precision: str | None = None,
+) -> bool:
     """Whether a run's fp32 arithmetic that matters for its model `family` ran as TF32 (on a
-    GPU that has it): as the run's environment records (tf32_conv, tf32_matmul), else the
-    framework's default (PyTorch: cuDNN convolutions yes, matmuls no; TensorFlow: both).
-    `framework`: where the environment does not say."""
+    GPU that has it): always for the precision "tf32" (it asks for both), else as the run's
+    environment records (tf32_conv, tf32_matmul), else the framework's default (PyTorch: cuDNN
+    convolutions yes, matmuls no; TensorFlow: both). `framework`: where the environment does
+    not say."""
+    if precision == "tf32":
+        return True
     framework = environment.get("framework") or framework
     if framework == "tensorflow":
         return bool(environment.get("tf32_matmul", True))
@@ -36,9 +46,19 @@ def ran_tf32(environment: dict[str, Any], family: str, framework: str | None = N
     return bool(environment.get("tf32_matmul", False))
 
 
+def has_tf32(spec: GpuSpec) -> bool:
+    """Whether `spec` runs TF32 (compute capability 8.0 or newer: Ampere onwards); without it a
+    run that allows TF32 runs FP32."""
+    capability = spec.compute_capability_tuple
+    return capability >= (8, 0) if capability else spec.supports_bf16
+
+
 def peak_tflops(spec: GpuSpec, precision: str) -> tuple[float | None, str]:
-    """The peak rate that bounds a run of `precision` on `spec`, or None and why it is unknown."""
-    if precision == "fp32":
+    """The peak rate that bounds a run of `precision` on `spec`, or None and why it is unknown
+    ("tf32": the TF32 rate where the catalog has one, else the FP32 rate)."""
+    if precision == "tf32" and spec.tf32_tensor_tflops_dense:
+        return spec.tf32_tensor_tflops_dense, "TF32 tensor"
+    if precision in ("fp32", "tf32"):
         if spec.fp32_tflops is None:
             return None, f"FP32 rate of {spec.name} is not in the catalog"
         return spec.fp32_tflops, "FP32"
@@ -53,10 +73,9 @@ def peak_tflops(spec: GpuSpec, precision: str) -> tuple[float | None, str]:
 
 def run_rate(spec: GpuSpec, precision: str, tf32: bool) -> tuple[float | None, str]:
     """The rate a run of `precision` gets on `spec`: TF32 where fp32 arithmetic runs as TF32
-    and the GPU has a TF32 rate in the catalog, else `peak_tflops`."""
-    if precision == "fp32" and tf32 and spec.tf32_tensor_tflops_dense:
-        return spec.tf32_tensor_tflops_dense, "TF32 tensor"
-    return peak_tflops(spec, precision)
+    (or the precision is "tf32") and the GPU has a TF32 rate in the catalog, else
+    `peak_tflops`."""
+    return peak_tflops(spec, "tf32" if precision == "fp32" and tf32 else precision)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ import importlib.util
 import pytest
 
 from engine.core import paths
-from engine.pricing import catalog, published
+from engine.pricing import catalog, errors, published
 from engine.pricing.device import device_parts
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
+from engine.pricing.roofline import has_tf32
 
 CAT = catalog.load()
 BASIS = Basis.of(CAT)
@@ -171,17 +172,46 @@ def test_a_pair_across_two_harness_versions_is_never_used():
     assert {"ryujaehun v2018-10", "ryujaehun v2018-12", "u39kun pytorch 0.3.0"} <= set(
         shipped.versions
     )
-    for version, _, a, b, fa, fb in shipped.pairs():
-        assert fa == shipped.figures_of(version, "fp32", a) or fa == shipped.figures_of(
-            version, "fp16", a
-        )
+    for version, precision, a, b, fa, fb in shipped.pairs():
+        assert fa == shipped.figures_of(version, precision, a)
         assert a != b and fb
 
 
-def test_the_published_table_keeps_pure_fp16_and_inference_out():
+def test_each_row_is_labelled_with_the_precision_its_source_measured():
     shipped = published.shipped()
     rows = [f for f in shipped.figures if f.version not in ("v1", "v2")]
-    assert rows and {f.precision for f in rows} == {"fp32", "fp16"}
-    # fp16 only from llm-foundry's AMP bf16; the pure .half() rows of ryujaehun and u39kun out
-    assert {f.version for f in rows if f.precision == "fp16"} == {"mosaicml 8 gpus"}
+    assert rows and {f.precision for f in rows} == {"fp32", "amp", "half"}
+    # AMP only from llm-foundry's "bf16 (AMP)"; the .half() rows of ryujaehun and u39kun are
+    # pure fp16, apart; every other source's fp32 is of GPUs before Ampere (no TF32)
+    assert {f.version for f in rows if f.precision == "amp"} == {"mosaicml 8 gpus"}
+    assert {f.version for f in rows if f.precision == "half"} == {
+        "ryujaehun v2018-10",
+        "ryujaehun v2018-12",
+        "u39kun pytorch 0.3.0",
+    }
     assert not any(f.version == "ryujaehun v2020" for f in rows)
+    # Lambda's fp16 tables are AMP; its fp32 ran TF32 on Ampere and newer, FP32 before
+    lambdas = [f for f in shipped.figures if f.version in ("v1", "v2")]
+    assert {f.precision for f in lambdas} == {"amp", "tf32", "fp32"}
+    for f in lambdas:
+        if f.precision != "amp":
+            assert (f.precision == "tf32") == has_tf32(CAT.gpu(f.gpu)), f
+    assert LAMBDA.measured_precision("fp32", "8.6") == "tf32"
+    assert LAMBDA.measured_precision("fp32", "7.0") == "fp32"
+    assert LAMBDA.measured_precision("fp16", "7.0") == "amp"
+
+
+def test_pure_fp16_rows_answer_no_run_and_stay_out_of_pooled_ranges():
+    # A run's fp16 is autocast (AMP): the ryujaehun/u39kun .half() figures, pure fp16, are
+    # never its ratios; nor do their checks enter the ranges pooled over precisions.
+    shipped = published.shipped()
+    ti, titan_v = "GeForce GTX 1080 Ti", "TITAN V"
+    assert shipped.ratios(ti, titan_v, "half", "convolutional", False)
+    for ratio in shipped.ratios(ti, titan_v, "fp16", "convolutional", False):
+        assert not ratio.version.startswith(("ryujaehun", "u39kun"))
+    half = PublishedTable(tuple(f for f in shipped.figures if f.precision == "half"))
+    assert published.table_precision("fp16") == "amp" and not half.ratios(ti, titan_v, "fp16", None)
+    found = errors.model_out(half)
+    assert found and all(key[3] == "half" for key in found)
+    ranges = errors.ranges(found)
+    assert ranges and all(key[3] == "half" for key in ranges)

@@ -44,8 +44,15 @@ def test_a_1080_ti_result_projected_to_a_v100_rests_on_published_conv_models():
     p = project(1000.0, GTX_1080_TI, V100, "fp32", basis=BASIS, family="convolutional", tf32=True)
     assert p.status == "estimated" and p.method == "published"
     assert p.samples_per_s == pytest.approx(1738.00, rel=1e-4)
+    # Neither GPU has TF32: the run is projected from FP32 figures; its range is of TF32 and
+    # FP32 checks pooled (engine/pricing/errors.py RANGE_PRECISION), and says so
+    assert "precision: FP32" in p.basis and "TF32 and FP32 checks pooled" in p.basis
     error = BASIS.calibration.range_for("family", "convolutional", precision="fp32")
-    assert error.count >= 1000 and (error.family, error.precision) == ("convolutional", "fp32")
+    assert error.count >= 1000 and (error.family, error.precision, error.asked) == (
+        "convolutional",
+        "tf32+fp32",
+        "fp32",
+    )
     assert p.low == pytest.approx(1738.00 * error.low, rel=1e-4)
     assert p.high == pytest.approx(1738.00 * error.high, rel=1e-4)
     # hand-checked bounds: a V100 trains a convnet 1.1x to 2.9x as fast as a 1080 Ti here
@@ -115,24 +122,26 @@ def test_no_estimate_without_a_table_pair_or_a_known_rate(source, target, precis
 
 
 def test_published_ratios_rise_in_the_tables_own_order():
-    # resnet50 fp32 (v1): each GPU's ratio to the 1080 Ti follows the published figures' order
-    # (Lambda's tables alone: with the other sources, a GPU they measured too takes the mean of
-    # its resnet50 ratios in every source, another set-up's order)
+    # resnet50 tf32 (v1; FP32 on GPUs without TF32): each GPU's ratio to the 1080 Ti follows
+    # the published figures' order (Lambda's tables alone: with the other sources, a GPU they
+    # measured too takes the mean of its resnet50 ratios in every source, another set-up's)
     shipped = published.shipped()
     table = shipped.without(versions=[v for v in shipped.versions if v not in ("v1", "v2")])
     basis = Basis.of(CAT, table)
-    figures = table.figures_of("v1", "fp32", "GeForce GTX 1080 Ti")
-    assert figures["resnet50"] == 196.0
+    figures = table.figures_of("v1", "tf32", "GeForce GTX 1080 Ti")
+    assert figures["resnet50"] == 196.0 and figures == table.figures_of(
+        "v1", "fp32", GTX_1080_TI.name
+    )
     order = sorted(
-        (g for g in table.gpus if "resnet50" in table.figures_of("v1", "fp32", g)),
-        key=lambda g: table.figures_of("v1", "fp32", g)["resnet50"],
+        (g for g in table.gpus if "resnet50" in table.figures_of("v1", "tf32", g)),
+        key=lambda g: table.figures_of("v1", "tf32", g)["resnet50"],
     )
     estimates = [
         project(
             196.0,
             GTX_1080_TI,
             CAT.gpu(g),
-            "fp32",
+            "tf32",
             basis=basis,
             family="convolutional",
             published_model="resnet50",

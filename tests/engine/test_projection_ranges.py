@@ -20,9 +20,9 @@ LN2 = math.log(2)
 
 def _small_table(fp16: tuple[float, ...] = ()) -> PublishedTable:
     """Two GPUs, four convolutional models; B trains them 1, 2, 4 and 16 times as fast as A in
-    fp32, and `fp16` times as fast in fp16 (none without)."""
+    fp32, and `fp16` times as fast in AMP fp16 (none without)."""
     figures = []
-    for precision, ratios in (("fp32", (1, 2, 4, 16)), ("fp16", fp16)):
+    for precision, ratios in (("fp32", (1, 2, 4, 16)), ("amp", fp16)):
         for model, ratio in zip(("m1", "m2", "m3", "m4"), ratios, strict=False):
             for gpu, value in ((A.name, 100.0), (B.name, 100.0 * ratio)):
                 figures.append(
@@ -102,7 +102,7 @@ def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
     assert p.low == pytest.approx(3363.59 * 2**-2.953333, rel=1e-5)
     assert p.high == pytest.approx(3363.59 * 2**2.953333, rel=1e-5)
     assert p.range_label == "80% range"
-    assert "80% range from 8 checks of convolutional fp32 'family' estimates" in p.basis
+    assert "80% range from 8 checks of convolutional tf32+fp32 'family' estimates" in p.basis
     assert "(their percentiles 1 to 99)" in p.basis
 
 
@@ -122,7 +122,7 @@ def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch
         pytest.approx(2000 * 2 ** (-4 / 3)),
         pytest.approx(2000 * 2 ** (4 / 3)),
     )
-    assert "80% range from 8 checks of convolutional fp16 'family' estimates" in p.basis
+    assert "80% range from 8 checks of convolutional amp 'family' estimates" in p.basis
     # fp32 keeps its own (the small table's, above: 2^-+2.95333)
     p32 = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p32.low == pytest.approx(p32.samples_per_s * 2**-2.953333, rel=1e-5)
@@ -131,15 +131,16 @@ def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch
     ranges = errors.ranges(errors.model_out(table))
     assert set(ranges) == {("family", "convolutional", "", ""), ("family", "", "", "")}
     pooled = Calibration(ranges=ranges).range_for("family", "convolutional", "", "fp16")
-    assert pooled.count == 16 and pooled.precision == ""
+    assert pooled.count == 16 and pooled.precision == "" and pooled.asked == "amp"
     assert "16 checks of convolutional 'family' estimates" in pooled.text()
+    assert "every precision pooled (too few amp checks)" in pooled.text()
 
 
 def test_a_stand_in_estimate_within_one_chip_has_its_own_range():
     # An A10G (GA102, 8.6; not in the table) stood in for by a GA102 of the table: from an
     # RTX 3090 (GA102 too) the estimate is a ratio and a step within one chip, from a V100
     # (GV100) across chips; each carries the range of its own kind's checks (leave one GPU
-    # out, the GPU measured of the target's chip or not), resnet50's in fp16.
+    # out, the GPU measured of the target's chip or not), resnet50's in AMP (a run's fp16).
     basis = Basis.of(CAT)
     a10g, rtx3090 = CAT.gpu("A10G"), CAT.gpu("GeForce RTX 3090")
     assert errors.stand_in_kind("stand-in, same model", rtx3090, a10g).endswith(", same chip")
@@ -156,13 +157,13 @@ def test_a_stand_in_estimate_within_one_chip_has_its_own_range():
             family="convolutional",
             published_model="resnet50",
         )
-        want = ranges[(kind, "convolutional", "resnet50", "fp16")]
+        want = ranges[(kind, "convolutional", "resnet50", "amp")]
         assert p.method == "stand-in"
         assert (p.low, p.high) == (
             pytest.approx(p.samples_per_s * want.low),
             pytest.approx(p.samples_per_s * want.high),
         )
-        assert f"checks of resnet50 fp16 '{kind}' estimates" in p.basis
+        assert f"checks of resnet50 amp '{kind}' estimates" in p.basis
 
 
 def test_too_few_checks_give_the_default_range_and_say_so():
