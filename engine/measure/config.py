@@ -18,8 +18,10 @@ from engine.workloads import model_file_source
 from engine.workloads.data import source as data_source
 
 FRAMEWORKS = ("torch", "tensorflow")
-# fp32: full FP32 (TF32 off); tf32: float32 tensors with TF32 matmuls and convolutions (NVIDIA
-# Ampere and newer); fp16, bf16: mixed precision (autocast, Keras's mixed policies).
+# fp32: float32 with the framework's own TF32 default (PyTorch: convolutions TF32, matmuls FP32;
+# TensorFlow: both TF32, on Ampere and newer); tf32: float32 tensors with TF32 matmuls and
+# convolutions (NVIDIA Ampere and newer); fp16, bf16: mixed precision (autocast, Keras's mixed
+# policies). The result's environment records what ran as TF32.
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 OPTIMIZERS = ("sgd", "adam")
 _DEVICE_RE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")

@@ -97,9 +97,9 @@ class ConfigPanel(QWidget):
         self.gpu_check = GpuCheck(devices, spec_for or (lambda _framework: WorkerSpec()), self)
         self.precision = QComboBox(objectName="precision")
         self.precision.setToolTip(
-            "Number format of the training step: fp32 (full FP32), tf32 (FP32 tensors, TF32 "
-            "maths: NVIDIA Ampere and newer), or mixed precision (fp16, bf16) where the device "
-            "has it"
+            "Number format of the training step: fp32 (the framework's own TF32 default), tf32 "
+            "(every float32 matmul and convolution as TF32: NVIDIA Ampere and newer), or mixed "
+            "precision (fp16, bf16) where the device has it"
         )
         self.precision.addItems(list(PRECISIONS))
         defaults = RunConfig()

@@ -97,9 +97,10 @@ def _check_precision(tf: Any, gpu: int | None, precision: str) -> None:
             raise RunFailed("config", "precision: this GPU has no bf16; use fp16 or fp32")
     if precision == "tf32" and gpu is None:
         raise RunFailed("config", TF32_NEEDS)
-    # fp32 is full FP32 (TensorFlow's own default runs float32 matmuls as TF32 on Ampere and
-    # newer); tf32 asks for TF32. The run's environment records which (tf32_matmul).
-    tf.config.experimental.enable_tensor_float_32_execution(precision == "tf32")
+    # TensorFlow's own default runs float32 matmuls and convolutions as TF32 on Ampere and
+    # newer: fp32 leaves it, tf32 asks for it. The run's environment records which (tf32_matmul).
+    if precision == "tf32":
+        tf.config.experimental.enable_tensor_float_32_execution(True)
 
 
 def _quiet(tf: Any) -> None:
