@@ -14,7 +14,7 @@ from typing import Any
 from engine.accuracy.repeats import BatchSummary
 from engine.core.stats import Spread
 from engine.pricing import cost
-from engine.pricing.comparison import Comparison
+from engine.pricing.compare_rows import Comparison
 
 
 def usd_to_accuracy(seconds: float, usd_per_hour: float) -> float:

@@ -32,7 +32,7 @@ from engine.cloud.skypilot import SkyPilot
 from engine.core import paths
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import CompareOptions, CompareRow, compare
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.pricing.profiles import find_instance
 from engine.pricing.rows import Instance
 from engine.results import report, saving

@@ -22,7 +22,7 @@ from engine.pricing.compare import (
     compare,
     throughput_to_beat,
 )
-from engine.pricing.comparison import BuyOptions, measured_elsewhere
+from engine.pricing.compare_rows import BuyOptions, measured_elsewhere
 from engine.pricing.device import is_cpu
 from engine.pricing.rows import Machine
 from engine.results.report import duration

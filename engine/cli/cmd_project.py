@@ -12,7 +12,7 @@ from engine.cli.result_options import load_result
 from engine.cli.tables import number, table
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import measured_on, throughput_on
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.pricing.device import device_label
 from engine.pricing.projection import Basis, Projection
 from engine.pricing.rows import GpuSpec

@@ -11,7 +11,7 @@ from engine.cli.common import UsageError
 from engine.cli.file_options import out_file
 from engine.cli.profile_options import add_profile_option, resolve
 from engine.cli.result_options import load_result
-from engine.pricing.comparison import CompareOptions, measured_elsewhere
+from engine.pricing.compare_rows import CompareOptions, measured_elsewhere
 from engine.pricing.profiles import OWNED
 from engine.results import data_cost, html_report
 from engine.results.files import check_out_path, is_stream, write_text

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.pricing import cost
-from engine.pricing.comparison import CompareOptions
+from engine.pricing.compare_rows import CompareOptions
 from engine.pricing.projection import Projection
 from engine.pricing.spread import measured_spread
 

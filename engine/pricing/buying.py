@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.pricing import breakeven, cost, owning
 from engine.pricing.catalog import Catalog
-from engine.pricing.comparison import BuyOptions, CompareOptions, CompareRow
+from engine.pricing.compare_rows import BuyOptions, CompareOptions, CompareRow
 from engine.pricing.projection import Projection
 from engine.pricing.rows import GpuSpec
 

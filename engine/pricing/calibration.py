@@ -10,13 +10,14 @@ From every pair of GPUs that trained the same published model (engine/pricing/pu
 - `family_weights[model]`: how much each published model counts in its family's mean
   (engine/pricing/family_mean.py);
 - `ranges[(kind, family, model, precision)]`: the 80% range of each kind of estimate, from its
-  errors checked against the table (engine/pricing/errors.py: leave one GPU out, leave one
-  model out, one benchmark version against the other, the fitted spec form against every
+  errors checked against the table (engine/pricing/projection_errors.py: leave one GPU out,
+  leave one model out, one benchmark version against the other, the fitted spec form against every
   pair).
 
 Where the table holds Lambda's PyTorch tables they alone calibrate (the other sources answer
 only pairs Lambda lacks: engine/pricing/published.py); the between-source range
-(errors.between_sources) comes from every source that shares a model and two GPUs with another.
+(projection_errors.between_sources) comes from every source that shares a model and two GPUs
+with another.
 
 The Lambda table ran in NVIDIA's PyTorch containers, which run fp32 arithmetic as TF32 on
 Ampere and newer: those figures are the table's `tf32`, and their spec ratios are formed with
@@ -33,8 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.pricing import errors, family_mean, published
-from engine.pricing.errors import ErrorRange, Residuals
+from engine.pricing import family_mean, projection_errors, published
+from engine.pricing.projection_errors import ErrorRange, Residuals
 from engine.pricing.published import PublishedTable
 from engine.pricing.roofline import SpecRatios, spec_ratios
 from engine.pricing.rows import GpuSpec
@@ -50,11 +51,12 @@ SPEC_PRECISION = {"amp": "fp16", "half": "fp16", "tf32": "tf32", "fp32": "fp32"}
 @dataclass(frozen=True)
 class Calibration:
     alpha: dict[tuple[str, str], float] = field(default_factory=dict)
-    ranges: dict[errors.Key, ErrorRange] = field(default_factory=dict)
+    ranges: dict[projection_errors.Key, ErrorRange] = field(default_factory=dict)
     pairs: int = 0
     # {published model: its weight in its family's mean} (engine/pricing/family_mean.py)
     family_weights: dict[str, float] = field(default_factory=dict)
-    # How far one source's ratio missed another's (errors.between_sources); None: too few.
+    # How far one source's ratio missed another's (projection_errors.between_sources); None:
+    # too few.
     between: ErrorRange | None = None
 
     def alpha_for(self, precision: str, family: str) -> float:
@@ -65,11 +67,11 @@ class Calibration:
         return self.alpha.get((wanted, family), self.alpha.get((wanted, ""), pooled))
 
     def range_for(self, kind: str, family: str, model: str = "", precision: str = "") -> ErrorRange:
-        """The 80% range of an estimate of `kind` (errors.KINDS) for a model of `family` in
-        the table's `precision` (amp, tf32, fp32; a run's: published.table_precision);
+        """The 80% range of an estimate of `kind` (projection_errors.KINDS) for a model of
+        `family` in the table's `precision` (amp, tf32, fp32; a run's: published.table_precision);
         `model`: the published model whose own ratio it rests on."""
         wanted = (published.table_precision(precision) or precision) if precision else ""
-        return errors.range_for(self.ranges, kind, family, model, wanted)
+        return projection_errors.range_for(self.ranges, kind, family, model, wanted)
 
 
 @dataclass(frozen=True)
@@ -143,18 +145,18 @@ def calibrate(table: PublishedTable, gpus: Iterable[GpuSpec]) -> Calibration:
 
     weights = family_mean.family_weights(table)
     for found in (
-        errors.model_out(table, weights),
-        errors.version_to_version(table),
-        errors.gpu_out(table, specs, alpha_for, weights),
+        projection_errors.model_out(table, weights),
+        projection_errors.version_to_version(table),
+        projection_errors.gpu_out(table, specs, alpha_for, weights),
     ):
         for key, values in found.items():
             residuals[key] += values
     return Calibration(
         alpha,
-        errors.ranges(residuals),
+        projection_errors.ranges(residuals),
         len(pairs),
         weights.get("", {}),
-        errors.between_sources(whole),
+        projection_errors.between_sources(whole),
     )
 
 

@@ -1,8 +1,8 @@
 """What the epoch of a measured result costs on each catalog instance and on the machine it ran on.
 
 `compare(result, catalog, options, measured_runs)` is a pure function: it returns a Comparison
-(engine/pricing/comparison.py) whose rows a table model or a bar chart shows as they are (sorted by
-$/epoch, local machine included), plus what was left out and why. Money in USD, time in
+(engine/pricing/compare_rows.py) whose rows a table model or a bar chart shows as they are
+(sorted by $/epoch, local machine included), plus what was left out and why. Money in USD, time in
 seconds, energy in kWh, emissions in kg CO2e.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from engine.core.precision import MARK, imprecise
 from engine.pricing import breakeven, buying, cost
 from engine.pricing.catalog import Catalog, stale_note
-from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
+from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.device import device_label, device_power_w, is_cpu
 from engine.pricing.projection import (
     Basis,

@@ -9,7 +9,7 @@ mean square miss against the mean of the family's other models, over every pair 
 benchmark version that measured them (inverse-variance weights: a model that strays counts
 less, models that agree count alike). Nothing of the model being estimated takes part: the
 weights a check uses are computed with the model it leaves out out of the table
-(engine/pricing/errors.py), and a model of yours is in no published table.
+(engine/pricing/projection_errors.py), and a model of yours is in no published table.
 """
 
 from __future__ import annotations

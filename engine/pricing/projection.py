@@ -9,7 +9,7 @@ In order, an estimate rests on:
    throughput is scaled by the mean of those models' measured log ratios, each weighed by
    how closely it has followed the rest of its family (engine/pricing/family_mean.py; the
    model's own ratio when it is a published one); the range is the 80% range of such
-   estimates' checked errors (engine/pricing/errors.py).
+   estimates' checked errors (engine/pricing/projection_errors.py).
 2. **A stand-in of the same chip**: a GPU not in the table is stood in for by the table's GPU
    of the same compute capability (the same chip class: a GA102 for a GA102, a GV100 for a
    GV100) nearest in spec (one measured in the same benchmark version as the other GPU
@@ -41,7 +41,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from engine.pricing import calibration, errors, published
+from engine.pricing import calibration, projection_errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.family_mean import family_ratio
 from engine.pricing.published import PublishedTable, Ratio
@@ -238,7 +238,7 @@ def project(
             f"spec ratios: {spec.what} peak x{spec.compute:.2f}, memory bandwidth "
             f"x{spec.bandwidth:.2f}, weighed as published measurements say"
         )
-    kind = errors.stand_in_kind(kind, source, target)
+    kind = projection_errors.stand_in_kind(kind, source, target)
     own = published_model if kind.startswith(("same model", "stand-in, same model")) else ""
     error = basis.calibration.range_for(kind, family, own, table_precision)
     if not all(published.is_lambda(v) for v in versions):
@@ -255,7 +255,7 @@ def project(
         method=method,
         memory_needed_bytes=memory_needed_bytes,
         memory_available_bytes=memory_available_bytes,
-        range_level=errors.LEVEL,
+        range_level=projection_errors.LEVEL,
     )
 
 
@@ -266,12 +266,13 @@ def _from_table(
     model: tuple[str, str],
     basis: Basis,
 ) -> tuple[float, str, str, tuple[str, ...]] | None:
-    """(factor, kind of estimate (errors.KINDS), text, the versions of the ratios it rests on)
-    from published ratios, through same-chip stand-ins where the table lacks a GPU; None when
-    the table cannot say. `model`: (family, the published name of the model itself or "")."""
+    """(factor, kind of estimate (projection_errors.KINDS), text, the versions of the ratios
+    it rests on) from published ratios, through same-chip stand-ins where the table lacks a
+    GPU; None when the table cannot say. `model`: (family, the published name of the model
+    itself or "")."""
     family, same_model = model
     # Stand-ins measured in one benchmark version first (their ratio is one set-up's, as the
-    # stand-in checks are: errors.gpu_out), then any, bridged across versions.
+    # stand-in checks are: projection_errors.gpu_out), then any, bridged across versions.
     candidates = [(a, b) for a in basis.stand_ins(source) for b in basis.stand_ins(target)]
     for bridge, (a, b) in itertools.product((False, True), candidates):
         if a.name == b.name and a.name != source.name:
@@ -341,7 +342,7 @@ def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection
     if spread == (1.0, 1.0):
         return proj
     low, high = widened(
-        proj.samples_per_s, proj.low, proj.high, proj.range_level or errors.LEVEL, spread
+        proj.samples_per_s, proj.low, proj.high, proj.range_level or projection_errors.LEVEL, spread
     )
     return replace(
         proj, low=low, high=high, basis=f"{proj.basis}; with the measurement's own 95% interval"

@@ -20,7 +20,7 @@ from engine.core.precision import MARK, imprecise
 from engine.core.precision_target import target_text
 from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import compare
-from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, MeasuredRun
+from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.cost import BreakEven
 from engine.pricing.device import cpu_at_gpu_price
 from engine.results import data_cost, data_lines
@@ -73,7 +73,7 @@ def comparisons(
     twin: Any = None,
 ) -> list[RunReport]:
     """Each result with its comparison (`elsewhere(result)`: the same workload measured on other
-    GPUs, engine/pricing/comparison.py measured_elsewhere) and, for a run that loaded its data,
+    GPUs, engine/pricing/compare_rows.py measured_elsewhere) and, for a run that loaded its data,
     the data's cost (`twin(result)`: its synthetic twin, data_cost.synthetic_twin, or None)."""
     out = []
     for result in results:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import StoreError
-from engine.pricing.comparison import CompareOptions, measured_elsewhere
+from engine.pricing.compare_rows import CompareOptions, measured_elsewhere
 from engine.results import data_cost, html_report
 from engine.results.files import write_text
 from gui.common import export

@@ -9,7 +9,7 @@ import pytest
 from engine.cli import main
 from engine.pricing import buying, catalog
 from engine.pricing.compare import CompareOptions, compare
-from engine.pricing.comparison import BuyOptions
+from engine.pricing.compare_rows import BuyOptions
 from tests.engine.price_results import result
 
 CAT = catalog.load()

@@ -12,7 +12,7 @@ from engine.pricing.compare import (
     compare,
     throughput_to_beat,
 )
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.results.store import Store
 from tests.engine.helpers import COMPARE_JSON_KEYS
 from tests.engine.price_results import result

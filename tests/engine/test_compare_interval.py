@@ -10,7 +10,7 @@ import pytest
 
 from engine.pricing import catalog
 from engine.pricing.compare import compare
-from engine.pricing.comparison import CompareOptions
+from engine.pricing.compare_rows import CompareOptions
 from tests.engine.test_result_validation import _gpu
 
 

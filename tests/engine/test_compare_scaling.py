@@ -10,7 +10,7 @@ import pytest
 from engine.cli import main
 from engine.pricing import catalog
 from engine.pricing.compare import CompareOptions, compare
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.pricing.projection import Basis, project_result
 from engine.results.store import Store
 from tests.engine.price_results import result

@@ -10,7 +10,7 @@ import importlib.util
 import pytest
 
 from engine.core import paths
-from engine.pricing import catalog, errors, published
+from engine.pricing import catalog, projection_errors, published
 from engine.pricing.device import device_parts
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
@@ -211,7 +211,7 @@ def test_pure_fp16_rows_answer_no_run_and_stay_out_of_pooled_ranges():
         assert not ratio.version.startswith(("ryujaehun", "u39kun"))
     half = PublishedTable(tuple(f for f in shipped.figures if f.precision == "half"))
     assert published.table_precision("fp16") == "amp" and not half.ratios(ti, titan_v, "fp16", None)
-    found = errors.model_out(half)
+    found = projection_errors.model_out(half)
     assert found and all(key[3] == "half" for key in found)
-    ranges = errors.ranges(found)
+    ranges = projection_errors.ranges(found)
     assert ranges and all(key[3] == "half" for key in ranges)

@@ -34,7 +34,7 @@ def test_a_1080_ti_result_projected_to_a_v100_rests_on_published_conv_models():
     # exp((12.256 x 0.632682 + 10.163 x 0.395896 + 1.855 x 0.883937) / 24.274) = 1.73800
     # (the plain geometric mean, 1.89175, let waveglow pull it up).
     # Range: the 80% range of a convolutional model left out of its family's mean
-    # (engine/pricing/errors.py), about x0.7 to x1.4 of the estimate.
+    # (engine/pricing/projection_errors.py), about x0.7 to x1.4 of the estimate.
     weights = BASIS.calibration.family_weights
     assert (weights["resnet50"], weights["ssd"], weights["waveglow"]) == (
         pytest.approx(12.256, abs=1e-3),
@@ -45,7 +45,7 @@ def test_a_1080_ti_result_projected_to_a_v100_rests_on_published_conv_models():
     assert p.status == "estimated" and p.method == "published"
     assert p.samples_per_s == pytest.approx(1738.00, rel=1e-4)
     # Neither GPU has TF32: the run is projected from FP32 figures; its range is of TF32 and
-    # FP32 checks pooled (engine/pricing/errors.py RANGE_PRECISION), and says so
+    # FP32 checks pooled (engine/pricing/projection_errors.py RANGE_PRECISION), and says so
     assert "precision: FP32" in p.basis and "TF32 and FP32 checks pooled" in p.basis
     error = BASIS.calibration.range_for("family", "convolutional", precision="fp32")
     assert error.count >= 1000 and (error.family, error.precision, error.asked) == (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.pricing import catalog, errors, published
+from engine.pricing import catalog, projection_errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
@@ -145,12 +145,12 @@ def test_the_shipped_calibration_keeps_each_precision_apart():
 
 def test_too_few_checks_of_a_precision_pool_them_and_say_so():
     checks = [(0.1 * i, f"g{i}") for i in range(-12, 13)]
-    ranges = errors.ranges({("family", "convolutional", "", "amp"): checks})
+    ranges = projection_errors.ranges({("family", "convolutional", "", "amp"): checks})
     found = Calibration(ranges=ranges).range_for("family", "convolutional", "", "tf32")
     assert found.precision == "" and found.asked == "tf32"
     assert "every precision pooled (too few tf32 checks)" in found.text()
     # TF32's and FP32's checks make one range, which says so
-    ranges = errors.ranges({("family", "convolutional", "", "fp32"): checks})
+    ranges = projection_errors.ranges({("family", "convolutional", "", "fp32"): checks})
     found = Calibration(ranges=ranges).range_for("family", "convolutional", "", "tf32")
     assert (found.precision, found.asked, found.count) == ("tf32+fp32", "tf32", 25)
     assert "(TF32 and FP32 checks pooled: apart, their ranges held fewer" in found.text()

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from engine.pricing import catalog, coverage, errors, family_mean
+from engine.pricing import catalog, coverage, family_mean, projection_errors
 from engine.pricing.calibration import Calibration
 from engine.pricing.projection import Basis, project, project_result
 from engine.pricing.published import Figure, PublishedTable
@@ -46,7 +46,7 @@ def test_leave_one_model_out_residuals_by_hand():
     # log ratios 0, l, 2l, 4l (l = ln 2). Each against the mean of the other three:
     # m1 0 - 7l/3, m2 l - 2l, m3 2l - 5l/3, m4 4l - l; each both ways round, in the group of
     # the model left out.
-    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
+    found = projection_errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
     expected = {"m1": 7 / 3, "m2": 1, "m3": 1 / 3, "m4": 3}
     assert sorted(g for _, g in found) == ["m1", "m1", "m2", "m2", "m3", "m3", "m4", "m4"]
     for value, group in found:
@@ -58,8 +58,8 @@ def test_the_80_percent_range_is_the_10th_to_90th_percentile_by_hand():
     # Sorted residuals (x l): -3, -7/3, -1, -1/3, 1/3, 1, 7/3, 3 (n = 8). The 10th percentile
     # sits at (n-1) x 0.1 = 0.7: -3 + 0.7 x (-7/3 + 3) = -2.5333; the 90th at 6.3:
     # 7/3 + 0.3 x (3 - 7/3) = 2.5333. Factors 2^-2.5333 = 0.17274, 2^2.5333 = 5.7891.
-    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
-    low, high = errors.quantile_range([v for v, _ in found])
+    found = projection_errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
+    low, high = projection_errors.quantile_range([v for v, _ in found])
     assert (low, high) == (pytest.approx(0.17274, rel=1e-4), pytest.approx(5.7891, rel=1e-4))
 
 
@@ -74,7 +74,7 @@ def test_the_spread_is_the_narrowest_that_holds_80_percent_of_each_group_left_ou
     assert coverage.held_out_spread(checks) == 0.86
     # The range: of all ten sorted, the 7th percentile at 9 x 0.07 = 0.63, between -2 and
     # -1.5: -2 + 0.63 x 0.5 = -1.685; the 93rd at +1.685.
-    r = errors.error_range(checks, ("stand-in, same model", "convolutional", "m", ""))
+    r = projection_errors.error_range(checks, ("stand-in, same model", "convolutional", "m", ""))
     assert (r.low, r.high) == (pytest.approx(math.exp(-1.685)), pytest.approx(math.exp(1.685)))
     assert r.spread == 0.86 and r.count == 10
     assert "(their percentiles 7 to 93)" in r.text()
@@ -83,15 +83,15 @@ def test_the_spread_is_the_narrowest_that_holds_80_percent_of_each_group_left_ou
 def test_a_spread_no_group_allows_is_the_widest_and_one_group_is_the_10th_to_90th():
     # The small table's checks: m4 (+-3 l) lies beyond every other group's, so at most 6 of
     # 8 can fall inside: the widest spread, 0.98. One group alone: nothing to leave out.
-    found = errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
+    found = projection_errors.model_out(_small_table())[("family", "convolutional", "", "fp32")]
     assert coverage.held_out_spread(found) == 0.98
     assert coverage.held_out_spread([(v, "one") for v, _ in found]) == 0.8
 
 
 def test_a_projection_on_the_small_table_carries_that_range(monkeypatch):
-    monkeypatch.setattr(errors, "MIN_RESIDUALS", 8)
+    monkeypatch.setattr(projection_errors, "MIN_RESIDUALS", 8)
     table = _small_table()
-    ranges = errors.ranges(errors.model_out(table))
+    ranges = projection_errors.ranges(projection_errors.model_out(table))
     basis = Basis(table, Calibration(ranges=ranges), CAT.gpus)
     # A model of the family that is not published: the geometric mean ratio
     # (1 x 2 x 4 x 16)^(1/4) = 2^(7/4) = 3.36359. Its range: spread 0.98 (above), the 1st
@@ -112,9 +112,9 @@ def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch
     # or m4's +-4/3 (without m1 the low end is -4/3 + 5 x tail x 4/3 > -4/3), so at most 4 of
     # 8 fall inside: spread 0.98, whose 1st percentile of -4/3, -4/3, 0, ... (at 7 x 0.01,
     # between the two -4/3) is -4/3: factors 2^-+4/3. The estimate: (1 x 2 x 2 x 4)^(1/4) = 2.
-    monkeypatch.setattr(errors, "MIN_RESIDUALS", 8)
+    monkeypatch.setattr(projection_errors, "MIN_RESIDUALS", 8)
     table = _small_table(fp16=(1, 2, 2, 4))
-    ranges = errors.ranges(errors.model_out(table))
+    ranges = projection_errors.ranges(projection_errors.model_out(table))
     basis = Basis(table, Calibration(ranges=ranges), CAT.gpus)
     p = project(1000.0, A, B, "fp16", basis=basis, family="convolutional")
     assert p.samples_per_s == pytest.approx(2000.0)
@@ -127,8 +127,8 @@ def test_each_precision_has_its_own_range_where_it_has_enough_checks(monkeypatch
     p32 = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p32.low == pytest.approx(p32.samples_per_s * 2**-2.953333, rel=1e-5)
     # Too few of one precision's checks: both precisions' together (16), said without one
-    monkeypatch.setattr(errors, "MIN_RESIDUALS", 9)
-    ranges = errors.ranges(errors.model_out(table))
+    monkeypatch.setattr(projection_errors, "MIN_RESIDUALS", 9)
+    ranges = projection_errors.ranges(projection_errors.model_out(table))
     assert set(ranges) == {("family", "convolutional", "", ""), ("family", "", "", "")}
     pooled = Calibration(ranges=ranges).range_for("family", "convolutional", "", "fp16")
     assert pooled.count == 16 and pooled.precision == "" and pooled.asked == "amp"
@@ -143,9 +143,13 @@ def test_a_stand_in_estimate_within_one_chip_has_its_own_range():
     # out, the GPU measured of the target's chip or not), resnet50's in AMP (a run's fp16).
     basis = Basis.of(CAT)
     a10g, rtx3090 = CAT.gpu("A10G"), CAT.gpu("GeForce RTX 3090")
-    assert errors.stand_in_kind("stand-in, same model", rtx3090, a10g).endswith(", same chip")
-    assert errors.stand_in_kind("stand-in, same model", B, a10g) == "stand-in, same model"
-    assert errors.stand_in_kind("stand-in, family", rtx3090, a10g) == "stand-in, family"
+    assert projection_errors.stand_in_kind("stand-in, same model", rtx3090, a10g).endswith(
+        ", same chip"
+    )
+    assert (
+        projection_errors.stand_in_kind("stand-in, same model", B, a10g) == "stand-in, same model"
+    )
+    assert projection_errors.stand_in_kind("stand-in, family", rtx3090, a10g) == "stand-in, family"
     ranges = basis.calibration.ranges
     for source, kind in ((rtx3090, "stand-in, same model, same chip"), (B, "stand-in, same model")):
         p = project(
@@ -168,7 +172,11 @@ def test_a_stand_in_estimate_within_one_chip_has_its_own_range():
 
 def test_too_few_checks_give_the_default_range_and_say_so():
     table = _small_table()
-    basis = Basis(table, Calibration(ranges=errors.ranges(errors.model_out(table))), CAT.gpus)
+    basis = Basis(
+        table,
+        Calibration(ranges=projection_errors.ranges(projection_errors.model_out(table))),
+        CAT.gpus,
+    )
     p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p.low == pytest.approx(p.samples_per_s * 0.6)
     assert p.high == pytest.approx(p.samples_per_s * 1.4)
@@ -197,7 +205,7 @@ def test_the_measurements_interval_widens_the_range_in_quadrature():
 
 def test_the_shipped_table_gives_every_kind_a_range_and_leave_one_gpu_out_is_narrow():
     ranges = Basis.of(CAT).calibration.ranges
-    assert {kind for kind, _, _, _ in ranges} == set(errors.KINDS)
+    assert {kind for kind, _, _, _ in ranges} == set(projection_errors.KINDS)
     stand_in = ranges[("stand-in, same model", "", "", "")]
     assert stand_in.count > 5000 and stand_in.high / stand_in.low <= 1.8
     # a published model's own range where it has one: resnet50's ratios follow the specs
@@ -229,7 +237,7 @@ def test_a_model_that_strays_counts_less_in_its_familys_ratio():
     basis = Basis(table, Calibration(family_weights=weights[""]), CAT.gpus)
     p = project(1000.0, A, B, "fp32", basis=basis, family="convolutional")
     assert p.samples_per_s == pytest.approx(1000 * 2**1.888767, rel=1e-6)
-    found = errors.model_out(table, weights)[("family", "convolutional", "", "fp32")]
+    found = projection_errors.model_out(table, weights)[("family", "convolutional", "", "fp32")]
     w = 1 / (1.5 * LN2) ** 2
     mean = (LN2 * 1e4 + 2 * LN2 * w) / (1e4 + 2 * w)
     assert sorted(abs(v) for v, g in found if g == "m4") == [

@@ -128,7 +128,7 @@ def test_the_report_renders_and_prints_in_headless_chromium(epochcost_home, caps
 
 
 def test_the_environment_reads_in_units_and_a_cpu_at_a_gpus_price_says_so(epochcost_home):
-    from engine.pricing.comparison import CompareOptions
+    from engine.pricing.compare_rows import CompareOptions
     from engine.pricing.profiles import OWNED, Profile
     from engine.results import html_report
     from engine.results.repricing import repriced

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.cli import main
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.results.files import MAX_RESULT_BYTES
 from engine.results.listing import DAMAGED
 from engine.results.store import Store, _row

@@ -17,7 +17,7 @@ from engine.cli import main
 from engine.core.errors import ConfigError
 from engine.pricing import catalog
 from engine.pricing.compare import compare
-from engine.pricing.comparison import CompareOptions
+from engine.pricing.compare_rows import CompareOptions
 from engine.results import report
 from engine.results.schema import validate
 from engine.results.store import Store

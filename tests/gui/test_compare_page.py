@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from engine.pricing import catalog
 from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import CompareOptions, compare
-from engine.pricing.comparison import measured_elsewhere
+from engine.pricing.compare_rows import measured_elsewhere
 from engine.pricing.cost import OwnedHardware
 from engine.results import report
 from engine.results.store import Store

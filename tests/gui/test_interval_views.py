@@ -13,7 +13,7 @@ from engine.cli import main
 from engine.core.precision import MARK
 from engine.pricing import catalog
 from engine.pricing.compare import compare
-from engine.pricing.comparison import CompareOptions
+from engine.pricing.compare_rows import CompareOptions
 from engine.results import html_report
 from engine.results.store import Store
 from gui.common.results_model import COLUMNS, ResultsTableModel

@@ -22,7 +22,7 @@ from gui.common.chart import Chart
 from gui.common.theme import PlotColors
 from gui.pages.accuracy.curves import add_hint, series_colors
 
-if TYPE_CHECKING:  # it imports pandas (engine.pricing.comparison)
+if TYPE_CHECKING:  # it imports pandas (engine.pricing.compare_rows)
     from engine.accuracy.cost import InstanceCostToAccuracy
 
 BAR_WIDTH = 0.6

@@ -99,7 +99,7 @@ def project(
     comparison of its first finished run; and why there are none, when there are none."""
     from engine.accuracy.cost import across_instances
     from engine.pricing.compare import compare
-    from engine.pricing.comparison import measured_elsewhere
+    from engine.pricing.compare_rows import measured_elsewhere
     from engine.pricing.device import is_cpu
 
     try:

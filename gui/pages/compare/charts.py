@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from engine.pricing import buying
-from engine.pricing.comparison import CompareRow
+from engine.pricing.compare_rows import CompareRow
 from engine.pricing.cost import BreakEven
 from engine.results import report
 from gui.common.chart import Chart

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from engine.core.errors import ConfigError
-from engine.pricing.comparison import CompareRow
+from engine.pricing.compare_rows import CompareRow
 from gui.common import activity
 from gui.common.background import BackgroundJob, JobError, dispose
 from gui.common.catalog_source import CatalogSource

@@ -27,7 +27,7 @@ from engine.core.errors import ConfigError
 from engine.core.events import Event, Failed, Finished, Phase, Started
 from engine.measure.config import RunConfig
 from engine.pricing.catalog import Catalog
-from engine.pricing.comparison import CompareRow
+from engine.pricing.compare_rows import CompareRow
 from engine.pricing.rows import Instance
 from gui.common.background import BackgroundJob, JobError, dispose
 

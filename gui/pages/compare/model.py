@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QFont
 
-from engine.pricing.comparison import CompareRow, Comparison
+from engine.pricing.compare_rows import CompareRow, Comparison
 from engine.results import report
 from gui.common.frame_model import MISSING_TEXT, Column, FrameTableModel
 

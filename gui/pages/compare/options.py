@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.pricing import owning
 from engine.pricing.catalog import Catalog
-from engine.pricing.comparison import BuyOptions, CompareOptions
+from engine.pricing.compare_rows import BuyOptions, CompareOptions
 from engine.pricing.device import device_power_w, is_cpu
 from gui.common.field_error import ErrorLabel
 from gui.common.number_field import InputError, NumberField

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from engine.core.errors import ConfigError
 from engine.pricing.breakeven import break_even_against
 from engine.pricing.compare import compare
-from engine.pricing.comparison import CompareOptions, CompareRow, Comparison, measured_elsewhere
+from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison, measured_elsewhere
 from engine.pricing.device import cpu_at_gpu_price, is_cpu
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource

@@ -12,7 +12,7 @@ from typing import Any
 from engine.core.precision import MARK, imprecise
 from engine.pricing.catalog import Catalog
 from engine.pricing.compare import throughput_to_beat
-from engine.pricing.comparison import CompareOptions, CompareRow, Comparison
+from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison
 from engine.pricing.cost import BreakEven
 from engine.pricing.device import is_cpu
 from engine.results import report
