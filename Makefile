@@ -1,4 +1,5 @@
-# epochcost: `make run` launches the desktop app, `make test` runs lint and the tests.
+# epochcost: `make run` launches the desktop app, `make test` runs lint and the tests
+# (`make test-fast`: the tests without the slow tier).
 # Both create .venv and install the project into it when needed, and the Debian packages
 # Qt needs (when run as root and they are missing).
 
@@ -16,14 +17,19 @@ DEV_HOME    := $(CURDIR)/.epochcost-dev
 CLOUD_STAMP := $(VENV)/.epochcost-cloud-env
 TEST_CLOUD_PYTHON := $(DEV_HOME)/envs/cloud/bin/python
 
-.PHONY: run test lint deb-deps venv cloud-env bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
+.PHONY: run test test-fast lint deb-deps venv cloud-env bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
 
 venv: $(STAMP)
 
+# The install is uv's (`uv pip install`, about 5 s from uv's cache against pip's 80 s, which
+# downloads every time: benchmarks/RESULTS.md, issue 42); pip installs when uv cannot.
+# UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a TLS-inspecting proxy).
+UV_INSTALL := UV_NATIVE_TLS=1 $(VENV)/bin/uv pip install --quiet --python $(PY)
+
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	$(PY) -m pip install --quiet uv
+	$(UV_INSTALL) -e '.[$(EXTRAS)]' || $(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 cloud-env: $(STAMP)
@@ -59,17 +65,24 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy engine gui
 	$(VENV)/bin/lint-imports
 
-# Two test processes (pytest-xdist): on the two-core machine the suite takes about 5 min
-# instead of 9 (benchmarks/RESULTS.md). Tiers: pytest -m "not worker and not tensorflow".
+# Two test processes (pytest-xdist) on the two-core machine (benchmarks/RESULTS.md, issue 42).
+# `make test` runs every test (.ci/run runs it); `make test-fast` leaves out the slow tier
+# (tests/slow_tests.txt: each 4 s or more) and the lint, for the inner loop; the quickest tier,
+# no process started: pytest -m "not worker and not tensorflow".
+PYTEST := EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
+
 test: $(STAMP) $(CLOUD_STAMP) deb-deps lint
-	EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
+	$(PYTEST)
+
+test-fast: $(STAMP) $(CLOUD_STAMP) deb-deps
+	$(PYTEST) -m "not slow"
 
 # The desktop bundle (docs/bundle.md): PyInstaller (pyproject's `bundle` extra) into
 # .venv, then build.spec -> dist/epochcost/, one folder with the executable epochcost-gui.
 BUNDLE_STAMP := $(VENV)/.epochcost-bundle-installed
 
 $(BUNDLE_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS),bundle]'
+	$(UV_INSTALL) -e '.[$(EXTRAS),bundle]' || $(PY) -m pip install --quiet -e '.[$(EXTRAS),bundle]'
 	touch $(BUNDLE_STAMP)
 
 bundle: $(BUNDLE_STAMP) deb-deps

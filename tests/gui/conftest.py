@@ -3,8 +3,10 @@ check that no QThread is left running (tests/conftest.py checks worker processes
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
+import weakref
 
 # Before any QApplication exists: tests draw offscreen, with or without a display.
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -12,33 +14,65 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 import pytest  # noqa: E402
 from PySide6.QtCore import QThread  # noqa: E402
 
+# Every QThread started from Python is recorded as it starts (weakly: the record keeps none
+# alive), so that each test's check looks at those, not at every object in the process: a
+# gc.get_objects() scan took about 0.5 s a test in a process that has imported the frameworks
+# (benchmarks/RESULTS.md, issue 42). A scan of the whole heap still runs once per module.
+_started: weakref.WeakSet[QThread] = weakref.WeakSet()
+_qthread_start = QThread.start
 
-def _running_threads() -> list[QThread]:
+
+def _recording_start(self: QThread, *args, **kwargs) -> None:
+    _started.add(self)
+    _qthread_start(self, *args, **kwargs)
+
+
+QThread.start = _recording_start  # type: ignore[method-assign]
+
+
+def _every_qthread() -> list[QThread]:
+    # type(), not isinstance(): isinstance reads __class__, which some objects of other
+    # libraries in this process (torch's deprecated aliases) answer with a warning.
+    return [obj for obj in gc.get_objects() if issubclass(type(obj), QThread)]
+
+
+def _running(threads: list[QThread]) -> list[QThread]:
     running = []
-    for obj in gc.get_objects():
-        # type(), not isinstance(): isinstance reads __class__, which some objects of other
-        # libraries in this process (torch's deprecated aliases) answer with a warning.
-        if issubclass(type(obj), QThread):
-            try:
-                if obj.isRunning():
-                    running.append(obj)
-            except RuntimeError:  # its C++ side is already deleted
-                continue
+    for thread in threads:
+        try:
+            if thread.isRunning():
+                running.append(thread)
+        except RuntimeError:  # its C++ side is already deleted
+            continue
     return running
+
+
+def _stop_and_name(left: list[QThread]) -> list[str]:
+    for thread in left:
+        stop = getattr(thread, "stop", None)
+        if stop is not None:
+            stop()
+        thread.wait(5000)
+    return [type(t).__name__ for t in left]
 
 
 @pytest.fixture(autouse=True)
 def no_running_qthreads():
     """Fail a test that leaves a QThread running (autouse: torn down after qtbot's widgets)."""
     yield
-    left = _running_threads()
-    for thread in left:
-        stop = getattr(thread, "stop", None)
-        if stop is not None:
-            stop()
-        thread.wait(5000)
+    left = _running(list(_started))
     if left:
-        pytest.fail(f"test left QThreads running: {[type(t).__name__ for t in left]}")
+        pytest.fail(f"test left QThreads running: {_stop_and_name(left)}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_running_qthreads_in_module():
+    """The same over every QThread in the process (one not started through QThread.start from
+    Python too), at the end of each test module."""
+    yield
+    left = _running(_every_qthread())
+    if left:
+        pytest.fail(f"the module's tests left QThreads running: {_stop_and_name(left)}")
 
 
 @pytest.fixture
@@ -53,10 +87,10 @@ def window(qtbot):
     return w
 
 
-@pytest.fixture(scope="module")
-def measured():
-    """A real result of the tiny model on this machine's CPU, through the worker (once per
-    test module: tables, overlays and comparisons build on it)."""
+@pytest.fixture(scope="session")
+def measured_once():
+    """A real result of the tiny model on this machine's CPU, through the worker: one run per
+    test process (each pytest-xdist worker), for every module that builds on it."""
     from engine.process.launcher import WorkerProcess
     from tests.gui.helpers import tiny_config
 
@@ -67,3 +101,37 @@ def measured():
         worker.close()
     assert events[-1].type == "finished"
     return events[-1].result
+
+
+@pytest.fixture(scope="module")
+def measured(measured_once):
+    """measured_once's result, a copy per test module (tables, overlays and comparisons build
+    on it; a test may change its copy)."""
+    return copy.deepcopy(measured_once)
+
+
+@pytest.fixture(scope="session")
+def _builds_read() -> dict:
+    return {}
+
+
+@pytest.fixture
+def read_build_once(monkeypatch, _builds_read):
+    """The GPU check's real read of an environment's build (a child process that imports the
+    framework, seconds each), done once per test process for each framework and Python and
+    shared: for tests of a panel with a GPU in its device box that are about something else
+    (the panel's own read is what tests/gui/test_device_box.py tests, without this)."""
+    from engine.process import builds
+    from engine.process.launcher import WorkerSpec
+    from gui.panel import gpu_check
+
+    def read(framework, spec, *args, **kwargs):
+        key = (framework, spec.python)
+        if key not in _builds_read:
+            _builds_read[key] = builds.read_build(framework, spec, *args, **kwargs)
+        return _builds_read[key]
+
+    # The first read here, before any panel asks (a panel's own read, in its thread, may
+    # outlast the test on a busy machine: the QThread check would wait for it).
+    read("torch", WorkerSpec())
+    monkeypatch.setattr(gpu_check, "read_build", read)

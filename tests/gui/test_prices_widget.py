@@ -18,7 +18,8 @@ CPU = Device("cpu", "cpu", "Some CPU", 16 * 2**30)
 
 
 @pytest.fixture
-def panel(qtbot):
+def panel(qtbot, read_build_once):
+    # The GTX makes the panel read the environment's build: once per test process, not per test.
     p = ConfigPanel([GTX, CPU])
     qtbot.addWidget(p)
     yield p
