@@ -252,6 +252,8 @@ def test_sigterm_ends_a_study_on_the_command_line_as_ctrl_c_does():
     import signal
     import time
 
+    import psutil
+
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -265,6 +267,8 @@ def test_sigterm_ends_a_study_on_the_command_line_as_ctrl_c_does():
             "off",
             "--repeats",
             "1",
+            "--min-steps",
+            "1000000",
             "--max-steps",
             "1000000",
             "--axis",
@@ -276,9 +280,15 @@ def test_sigterm_ends_a_study_on_the_command_line_as_ctrl_c_does():
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(8)  # the first point is measuring
+    deadline = time.monotonic() + 60
+    workers: list[psutil.Process] = []
+    while not workers and time.monotonic() < deadline:  # the first point's worker is up
+        workers = psutil.Process(proc.pid).children(recursive=True)
+        time.sleep(0.2)
+    time.sleep(3)  # and measuring (its window lasts up to 60 s)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted (SIGTERM); keeping the finished points" in err
     assert "Traceback" not in err and "cancelled" in out
+    assert not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers)

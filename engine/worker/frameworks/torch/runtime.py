@@ -8,6 +8,9 @@ modules here receive it as an argument.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import re
+from pathlib import Path
 from typing import Any
 
 from engine.core.errors import RunFailed
@@ -37,6 +40,21 @@ def resolve_device(torch: Any, requested: str) -> Any:
     if requested == "mps" and not mps_ok:
         raise RunFailed("config", "device: MPS is not available here; use --device cpu or auto")
     return torch.device(requested)
+
+
+def torchvision_version() -> str | None:
+    """torchvision's version with its build ("0.29.1+cu130"), read from its version.py, not
+    imported: importing it costs about 1.5 s of a worker's start where the model does not need
+    it (it loads torch._dynamo). None where it is not installed."""
+    spec = importlib.util.find_spec("torchvision")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = re.search(r"^__version__ = ['\"]([^'\"]+)['\"]", text, re.M)
+    return found.group(1) if found else None
 
 
 TF32_NEEDS = (
@@ -195,12 +213,9 @@ class TorchRuntime:
             if torch.backends.cudnn.is_available()
             else None,
         }
-        try:
-            import torchvision
-
-            env["torchvision_version"] = torchvision.__version__
-        except ImportError:
-            pass
+        version = torchvision_version()
+        if version:
+            env["torchvision_version"] = version
         if self._device.type == "cuda":
             props = torch.cuda.get_device_properties(self._device)
             env["device_name"] = props.name
