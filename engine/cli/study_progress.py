@@ -24,16 +24,18 @@ def follow(study: Study) -> StudySummary:
     power limit) restores it before the summary is made."""
     events = study.events()
     lines = _Lines(study)
-    try:
-        with interrupts.as_interrupt():
+    # Within the block a second signal is ignored: the close (the worker's end, the limit's
+    # restore) is not cut short by it.
+    with interrupts.as_interrupt():
+        try:
             for event in events:
                 lines(event)
-    except KeyboardInterrupt as stop:
-        study.cancel()
-        events.close()
-        lines.done()
-        said = stop.name if isinstance(stop, interrupts.Stopped) else "Ctrl-C"
-        print(f"epochcost: interrupted ({said}); keeping the finished points", file=sys.stderr)
+        except KeyboardInterrupt as stop:
+            study.cancel()
+            events.close()
+            lines.done()
+            said = stop.name if isinstance(stop, interrupts.Stopped) else "Ctrl-C"
+            print(f"epochcost: interrupted ({said}); keeping the finished points", file=sys.stderr)
     return study.summary()
 
 
@@ -78,6 +80,8 @@ def finish(study: Study, summary: StudySummary, as_json: bool) -> int:
         print(worded(report.text(summary), option_name))
     for problem in study.unstored:
         print(f"epochcost: error: {problem}", file=sys.stderr)
+    if summary.error and summary.error["kind"] == "machine":  # a power limit not restored
+        print(f"epochcost: error: {summary.error['message']}", file=sys.stderr)
     if summary.status == "cancelled":
         return EXIT_INTERRUPTED
     if summary.error and summary.error["kind"] == "config":

@@ -18,6 +18,7 @@ from engine.results.store import Store
 from engine.study.axes import AXES
 from engine.study.owned import owned_epoch_price
 from engine.study.study import Study
+from engine.sweep.batch_sizes import parse_batch_sizes
 
 T = TypeVar("T")
 
@@ -25,13 +26,12 @@ T = TypeVar("T")
 def handle(args: argparse.Namespace) -> int:
     if args.values is None:
         raise UsageError("values", f"give the {args.axis} values to measure, as --values LIST")
-    if args.batch_sizes is not None or args.max_fit:
-        sizes = args.batch_sizes or ""
-        if args.max_fit or "," in sizes or ":" in sizes:
-            raise UsageError("batch_sizes", f"one batch size when the axis is {args.axis}")
+    sizes = parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else ()
+    if args.max_fit or len(sizes) > 1:
+        raise UsageError("batch_sizes", f"one batch size when the axis is {args.axis}")
     axis = AXES[args.axis]()
     values = _as_values(lambda: axis.parse(args.values), axis.values.field)
-    overrides = {"batch_size": int(args.batch_sizes)} if args.batch_sizes else {}
+    overrides = {"batch_size": sizes[0]} if sizes else {}
     config = config_from_args(args, **overrides)
     price, basis = None, ""
     figures = {name: getattr(args, name, None) for name in FIELDS}
@@ -60,6 +60,8 @@ def _as_values(make: Callable[[], T], field: str) -> T:
     try:
         return make()
     except ConfigError as error:
-        if error.field in (field, "power_limit"):
+        if error.field == field or (error.field == "power_limit" and "range" in error.message):
             raise UsageError("values", error.message) from None
+        if error.field == "power_limit":  # the machine: permission, NVML
+            raise UsageError("axis", error.message) from None
         raise

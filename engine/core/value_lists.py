@@ -77,6 +77,8 @@ def _item(item: str, spec: ListSpec) -> list:
         raise ConfigError(spec.field, f"{item!r}: the range ends below its start")
     if len(bounds) == 3:
         step = bounds[2]
+        if step <= 0:
+            raise ConfigError(spec.field, f"{item!r}: the step must be above 0")
         count = int((hi - lo) // step) + 1
         if count > spec.max_count:
             raise ConfigError(spec.field, f"more than {spec.max_count} {spec.what}")

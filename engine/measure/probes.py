@@ -247,6 +247,11 @@ def open_probe(device: str, cuda_index: int | None = None) -> Probe:
     return CpuProbe()
 
 
+def nvml_index(device: str) -> int:
+    """NVML's index of the GPU `device` (cuda:N) names, through CUDA_VISIBLE_DEVICES."""
+    return _cuda_index(device)
+
+
 def _cuda_index(device: str) -> int:
     index = int(device.split(":")[1]) if ":" in device else 0
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")

@@ -29,6 +29,7 @@ from engine.measure.power_limit import (
     check_settable,
     nvml_control,
 )
+from engine.measure.probes import nvml_index
 from engine.study.axis import Axis
 
 MAX_COUNTS = 16
@@ -160,7 +161,8 @@ class PowerLimitAxis(Axis):
                 "device", f"{why}; this run is on {where} (give cuda:N as {ask('device')})"
             )
         try:
-            self._control = self._make_control(int(device.id.split(":")[1]))
+            # NVML counts every GPU; cuda:N counts those CUDA_VISIBLE_DEVICES leaves
+            self._control = self._make_control(nvml_index(device.id))
             check_settable(self._control, values)
         except PowerLimitError as error:
             raise ConfigError("power_limit", str(error)) from None

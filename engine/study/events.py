@@ -1,8 +1,9 @@
 """What a study reports as it goes, for any axis: frozen events a CLI or a GUI thread consumes
 in order. `study_started`; per point `point_started`, the worker's own events wrapped in
 `point_progress`, `point_finished` (with the point: engine/study/point.py); `study_finished`
-(with the summary: engine/study/summary.py). A point the device cannot run, or one not run
-after a cancel, has only `point_finished`.
+(with the summary: engine/study/summary.py). A point the device cannot run has only
+`point_finished`; after a cancel the values not reached have no event (the summary lists the
+points that ended).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every study's points end the same way (`ending`): "ok" with a result; "oom", "crashed",
 "failed", "config" (the run's settings are wrong: the next values would fail the same way),
-"cancelled"; or, never run, "refused" (the device cannot run this value: why) and "skipped".
+"cancelled"; or, never run, "refused" (the device cannot run this value: why).
 A point that did not end ok keeps its failed result, stored so the failure is on record
 (engine/measure/result.failed_result), except a cancel or a config mistake.
 """
@@ -18,7 +18,7 @@ from engine.core.ids import new_run_id
 from engine.measure.config import TrainingConfig
 from engine.process.worker_turns import Ending, WorkerTurns
 
-POINT_STATUSES = ("ok", "oom", "crashed", "failed", "config", "cancelled", "refused", "skipped")
+POINT_STATUSES = ("ok", "oom", "crashed", "failed", "config", "cancelled", "refused")
 _STATUS_OF_KIND = {"oom": "oom", "crashed": "crashed", "cancelled": "cancelled", "config": "config"}
 NO_RESULT = "the worker ended without a result"
 T = TypeVar("T")
@@ -72,7 +72,7 @@ def ending(end: Finished | Failed | None) -> tuple[str, str]:
 
 def stores_failure(status: str) -> bool:
     """Whether a point that ended so keeps a failed result on record."""
-    return status not in ("ok", "cancelled", "config", "refused", "skipped")
+    return status not in ("ok", "cancelled", "config", "refused")
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,8 @@ class Study:
                 )
         except PowerLimitError as error:  # the axis could not set, or restore, the machine
             self.error = {"kind": "machine", "message": str(error)}
+            if isinstance(error.__context__, GeneratorExit | KeyboardInterrupt):
+                raise error.__context__ from None  # closed or interrupted: it goes on out
             if ended is None:  # not set: nothing ran
                 return StudyPoint(index, value, "failed", message=str(error))
             # Not restored after the point ran: the point keeps its measurement, the study ends.
@@ -152,8 +154,10 @@ class Study:
         result: dict[str, Any] | None = None
         if isinstance(end, Finished):
             result = self._store(end.result, index, value)
+        elif status == "config" and message.startswith(f"{self.axis.field}:"):
+            status = "refused"  # this value, refused by the worker itself: the next may run
         elif status == "config":  # the next values would fail the same way
-            self.error = {"kind": "config", "message": message}
+            self.error = self.error or {"kind": "config", "message": message}
         elif isinstance(end, Failed) and stores_failure(status):
             result = self._store(failed_result(end, config, env), index, value)
         owned = None

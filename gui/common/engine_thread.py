@@ -24,6 +24,7 @@ from engine.core.errors import ConfigError
 from engine.core.events import Failed, Finished
 from engine.measure.config import RunConfig
 from engine.process.launcher import CANCEL_GRACE_S, WorkerProcess, WorkerSpec
+from engine.results.saving import Kept
 
 # Closing the window gives the worker this long to stop by itself before it is killed.
 CLOSE_GRACE_S = 0.5
@@ -69,7 +70,7 @@ class EngineThread(QThread):
                 ended = ended or isinstance(event, Finished | Failed)
                 self.engine_event.emit(event)
                 if isinstance(event, Finished) and self._keep is not None:
-                    self.result_kept.emit(event.result, self._keep(event.result))
+                    self.result_kept.emit(event.result, self._kept(event.result))
         except ConfigError as exc:  # the worker's Python (File > Settings) cannot start
             self.engine_event.emit(Failed(run_id=self.run_id, kind="config", message=exc.message))
         except Exception as exc:  # the worker could not start, or its pipe broke
@@ -85,6 +86,19 @@ class EngineThread(QThread):
                 )
         finally:
             self.worker.close()
+
+    def _kept(self, result: dict[str, Any]) -> Any:
+        """What `keep` made of `result`; a fault it did not expect is said as a store's is (a
+        Kept with the problem), never lost with the thread."""
+        assert self._keep is not None
+        try:
+            return self._keep(result)
+        except Exception as exc:
+            kept = Kept(result.get("run_id", ""))
+            kept.problems.append(
+                f"the results store could not take it: {type(exc).__name__}: {exc}"
+            )
+            return kept
 
     def _emit_cancelled(self) -> None:
         self.engine_event.emit(

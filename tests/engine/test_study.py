@@ -292,3 +292,47 @@ def test_sigterm_ends_a_study_on_the_command_line_as_ctrl_c_does():
     assert "interrupted (SIGTERM); keeping the finished points" in err
     assert "Traceback" not in err and "cancelled" in out
     assert not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers)
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--purchase-usd", "699"], "--usd-per-kwh: give your electricity tariff"),
+        (["--batch-sizes", "abc"], "--batch-sizes: "),
+        (["--batch-sizes", "16,32"], "--batch-sizes: one batch size when the axis is precision"),
+        (["--loader-workers", "0:4:0"], "the step must be above 0"),
+    ],
+)
+def test_an_axis_study_with_bad_options_says_which_before_any_point_runs(extra, words):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "sweep",
+            *TINY_ARGS,
+            "--axis",
+            "precision",
+            "--values",
+            "fp32",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr and "Traceback" not in done.stderr
+    assert "samples/s" not in done.stderr  # no point ran
+
+
+def test_a_value_the_worker_itself_refuses_is_refused_and_the_study_goes_on(monkeypatch):
+    """The device check before a point can miss (a GPU whose capability NVML does not say):
+    the worker's own refusal of the axis's value refuses that value only."""
+    from engine.study import axes
+
+    monkeypatch.setattr(axes, "precision_refusal", lambda device, precision: None)
+    summary = run_study(SHORT, AXES["precision"](), ("fp16", "fp32"))
+    assert [(p.value, p.status) for p in summary.points] == [("fp16", "refused"), ("fp32", "ok")]
+    assert summary.points[0].message.startswith("precision: fp16 needs a GPU")
+    assert summary.error is None and summary.cheapest_value == "fp32"

@@ -172,7 +172,8 @@ class StudyPane(QObject):
             return f"The study stopped on an error: {outcome.message}", "error", outcome.details
         if not isinstance(outcome, StudySummary):
             return None  # the window is closing
-        if outcome.status == "cancelled":
+        machine = outcome.error is not None and outcome.error.get("kind") == "machine"
+        if outcome.status == "cancelled" and not machine:
             return (
                 f"Study cancelled; kept {count(len(outcome.points), 'finished point')}.",
                 ("info"),
