@@ -60,8 +60,6 @@ def _as_values(make: Callable[[], T], field: str) -> T:
     try:
         return make()
     except ConfigError as error:
-        if error.field == field or (error.field == "power_limit" and "range" in error.message):
+        if error.field == field:
             raise UsageError("values", error.message) from None
-        if error.field == "power_limit":  # the machine: permission, NVML
-            raise UsageError("axis", error.message) from None
         raise

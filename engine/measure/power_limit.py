@@ -29,6 +29,10 @@ class PowerLimitError(RuntimeError):
     """The limit cannot be read, set or restored; the message says what to do."""
 
 
+class OutOfRange(PowerLimitError):
+    """A limit asked for is outside what the GPU allows (the value is wrong, not the machine)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What the GPU allows, in watts: the settable range, its default and the limit now."""
@@ -101,7 +105,7 @@ def check_settable(control: PowerControl, values: tuple[float, ...]) -> Limits:
     limits = control.limits()
     for watts in values:
         if not limits.minimum_w <= watts <= limits.maximum_w:
-            raise PowerLimitError(
+            raise OutOfRange(
                 f"{watts:g} W is outside GPU {limits.index}'s range "
                 f"({limits.minimum_w:g} to {limits.maximum_w:g} W)"
             )

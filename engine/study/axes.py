@@ -23,6 +23,7 @@ from engine.measure.config import (
     RunConfig,
 )
 from engine.measure.power_limit import (
+    OutOfRange,
     PowerControl,
     PowerLimitError,
     applied,
@@ -164,8 +165,10 @@ class PowerLimitAxis(Axis):
             # NVML counts every GPU; cuda:N counts those CUDA_VISIBLE_DEVICES leaves
             self._control = self._make_control(nvml_index(device.id))
             check_settable(self._control, values)
-        except PowerLimitError as error:
-            raise ConfigError("power_limit", str(error)) from None
+        except OutOfRange as error:  # a value: the values' field
+            raise ConfigError(self.values.field, str(error)) from None
+        except PowerLimitError as error:  # the machine (permission, NVML): the axis itself
+            raise ConfigError("axis", str(error)) from None
         return config.with_changes(device=device.id, nproc=1)
 
     def configure(self, config: RunConfig, value: Any) -> RunConfig:

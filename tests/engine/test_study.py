@@ -123,10 +123,12 @@ def test_a_limit_the_gpu_refuses_ends_the_study_saying_so(a_gpu):
 
 
 def test_power_limits_outside_the_gpus_range_or_without_permission_are_refused(a_gpu):
-    with pytest.raises(ConfigError, match="outside GPU 0's range"):
+    with pytest.raises(ConfigError, match="outside GPU 0's range") as value:
         Study(SHORT, CpuPowerAxis(StandInNvml(0)), (100.0,))
-    with pytest.raises(ConfigError, match="needs root"):
+    assert value.value.field == "power_limit"  # the values' field: --values on the command line
+    with pytest.raises(ConfigError, match="needs root") as machine:
         Study(SHORT, PowerLimitAxis(control=_no_permission), (150.0,))
+    assert machine.value.field == "axis"  # the machine, not a value
 
 
 def _no_permission(index: int) -> StandInNvml:
