@@ -25,7 +25,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
+from collections import Counter
 
 import numpy as np
 
@@ -109,6 +112,60 @@ class FrameTimer:
         return out
 
 
+class StallSampler:
+    """Where the GUI thread is while the probe's tick is late by more than `threshold_s`.
+
+    A thread polls every millisecond; during a stall it takes the GUI thread's Python stack
+    every 5 ms (its innermost frames, with the frame under the event loop's call named when
+    Qt's C++ holds the thread). Printed with --stalls, never asserted.
+    """
+
+    def __init__(self, probe: Probe, threshold_s: float) -> None:
+        self.probe = probe
+        self.threshold_s = threshold_s
+        self.samples: Counter[str] = Counter()
+        self.stalls: list[tuple[float, str]] = []
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _poll(self) -> None:
+        in_stall = False
+        last_sample = late_max = 0.0
+        first = ""
+        while not self._stop.wait(0.001):
+            late = time.perf_counter() - self.probe._last - PROBE_INTERVAL_MS / 1000
+            if late < self.threshold_s:
+                if in_stall:
+                    self.stalls.append((round(late_max * 1000, 1), first))
+                in_stall = False
+                continue
+            if not in_stall:
+                in_stall, late_max, last_sample, first = True, late, 0.0, ""
+            late_max = max(late_max, late)
+            if time.perf_counter() - last_sample >= 0.005:
+                last_sample = time.perf_counter()
+                frame = sys._current_frames().get(self._main)
+                stack = traceback.extract_stack(frame)[-6:] if frame else []
+                where = " < ".join(
+                    f"{os.path.basename(f.filename)}:{f.lineno}:{f.name}" for f in reversed(stack)
+                )
+                self.samples[where] += 1
+                if not last_sample or not first:
+                    first = where
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        return {
+            "stalls_ms": sorted(self.stalls, reverse=True)[:12],
+            "top_stacks": self.samples.most_common(12),
+        }
+
+
 class Probe:
     """Lateness of a fixed-interval timer on the GUI thread, in seconds."""
 
@@ -137,7 +194,12 @@ class Probe:
 
 
 def one_run(
-    window, frames: FrameTimer, form: dict[str, str], model: str, cancel_after_s: float | None
+    window,
+    frames: FrameTimer,
+    form: dict[str, str],
+    model: str,
+    cancel_after_s: float | None,
+    stalls_ms: float | None = None,
 ) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
 
@@ -177,10 +239,14 @@ def one_run(
     frames.take()  # start afresh
     probe = Probe()
     probe.start()
+    sampler = StallSampler(probe, stalls_ms / 1000) if stalls_ms else None
+    if sampler:
+        sampler.start()
     t0 = time.perf_counter()
     panel.request_run()
     loop.exec()
     lateness = np.array(probe.stop())
+    where = sampler.stop() if sampler else {}
     window.controller.engine_event.disconnect(on_event)
     window.controller.running_changed.disconnect(on_running)
     measuring = marks.get("measuring", marks["end"])
@@ -201,6 +267,7 @@ def one_run(
         if "cancel" in marks
         else None,
         "status": window.status.text.text()[:90],
+        **where,
     }
 
 
@@ -209,6 +276,9 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=5)
     parser.add_argument("--skip-default", action="store_true", help="only the tiny-mlp stream")
     parser.add_argument("--startup-only", action="store_true", help="only time the launches")
+    parser.add_argument(
+        "--stalls", type=float, metavar="MS", help="name where the GUI thread is when MS late"
+    )
     args = parser.parse_args()
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -241,7 +311,7 @@ def main() -> int:
         time.sleep(0.01)
     runs = []
     if not args.skip_default:
-        runs.append(one_run(window, frames, {}, "resnet18-cifar", None))
+        runs.append(one_run(window, frames, {}, "resnet18-cifar", None, args.stalls))
     tiny = {
         "batch_size": "16",
         "warmup_steps": "10",
@@ -249,7 +319,7 @@ def main() -> int:
         "max_steps": "1000000",
         "max_seconds": "60",
     }
-    runs.append(one_run(window, frames, tiny, "tiny-mlp", TINY_MEASURE_S))
+    runs.append(one_run(window, frames, tiny, "tiny-mlp", TINY_MEASURE_S, args.stalls))
     window.close()
     report = {
         "platform": app.platformName(),

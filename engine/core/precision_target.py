@@ -203,12 +203,21 @@ def percent(share: float) -> str:
     return f"{value:.0f}%" if value >= 10 else f"{value:.2g}%"
 
 
+def achieved_text(achieved: float | None) -> str:
+    """How far the interval's farther end lies from the figure, as a target is written: "±2.4%"
+    (both ends within 2.4%); from 100% on, "far end 758% off", since "±758%" would read as a
+    throughput that could be negative (the interval itself is written by interval_text)."""
+    if not isinstance(achieved, int | float):
+        return "no interval"
+    return f"±{percent(achieved)}" if achieved < 1 else f"far end {percent(achieved)} off"
+
+
 def target_text(section: dict[str, Any]) -> str:
     """One line for a result's `target_precision` section: 'target ±3% reached (±2.4%, 7
     windows in 41.2 s)', or 'target ±3% not reached in 60 s: ±4.1% after 9 windows; the time
     ran out first; about 2 min 10 s of measuring would reach it (--max-seconds 130)'."""
     target, got = section.get("target"), section.get("achieved")
-    shown = f"±{percent(got)}" if isinstance(got, int | float) else "no interval"
+    shown = achieved_text(got)
     windows, seconds = section.get("windows") or 0, section.get("seconds") or 0.0
     counted = f"{windows} window{'s' if windows != 1 else ''} in {duration(seconds)}"
     if section.get("reached"):

@@ -3,10 +3,11 @@
 The thread starts `python -m engine.worker` through engine.process.launcher.WorkerProcess, reads
 its JSON-lines events and emits each one, as the frozen Event object, through its signal
 `engine_event` (queued to the GUI thread, so no widget is touched from here). The stream always
-ends with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed. A
-finished run's result is stored here, off the GUI thread, by the `keep` it is given (the store's
-write took 28 ms of the GUI thread at a run's end: benchmarks/RESULTS.md, issue 42), and
-`result_kept` says how, after the Finished event. Cancel is cooperative (a "cancel" line on the
+ends with exactly one Finished or Failed: a worker that dies, or cannot start, becomes Failed. The
+run's result, finished or failed, is stored here, off the GUI thread, by the `keep` it is given
+(the store's write took 28 ms of the GUI thread at a run's end, a cancelled run's 18-89 ms:
+benchmarks/RESULTS.md, issue 42), and `result_kept` says how, after that ending event. Cancel is
+cooperative (a "cancel" line on the
 worker's stdin, checked between steps); a worker still alive after the grace period is killed.
 The thread itself is never terminated.
 """
@@ -21,10 +22,14 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from engine.core.errors import ConfigError
-from engine.core.events import Failed, Finished
+from engine.core.events import Event, Failed, Finished, Started
 from engine.measure.config import RunConfig
 from engine.process.launcher import CANCEL_GRACE_S, WorkerProcess, WorkerSpec
 from engine.results.saving import Kept
+
+# Stores a run's ending (its Finished or Failed, and the Started event's environment): the
+# result stored and what the store made of it, or None when there is nothing to store.
+Keep = Callable[[Finished | Failed, dict[str, Any]], tuple[dict[str, Any], Kept] | None]
 
 # Closing the window gives the worker this long to stop by itself before it is killed.
 CLOSE_GRACE_S = 0.5
@@ -33,18 +38,19 @@ CLOSE_GRACE_S = 0.5
 class EngineThread(QThread):
     # Not named `event`: that would hide QObject.event(), the handler of every Qt event.
     engine_event = Signal(object)  # engine.core.events.Event
-    result_kept = Signal(object, object)  # a Finished run's result, what `keep` returned
+    result_kept = Signal(object, object)  # the run's result, what `keep` made of it
 
     def __init__(
         self,
         config: RunConfig,
         spec: WorkerSpec | None = None,
         parent: QObject | None = None,
-        keep: Callable[[dict[str, Any]], Any] | None = None,
+        keep: Keep | None = None,
     ) -> None:
         super().__init__(parent)
         self.config = config
         self._keep = keep
+        self._environment: dict[str, Any] = {}  # the Started event's, for a failed result
         self.worker = WorkerProcess(config, spec)
         # Orders cancel() against the worker's start, so a cancel never slips in between.
         self._lock = threading.Lock()
@@ -68,14 +74,14 @@ class EngineThread(QThread):
                 self.worker.start()
             for event in self.worker.events():
                 ended = ended or isinstance(event, Finished | Failed)
-                self.engine_event.emit(event)
-                if isinstance(event, Finished) and self._keep is not None:
-                    self.result_kept.emit(event.result, self._kept(event.result))
+                if isinstance(event, Started):
+                    self._environment = dict(event.environment)
+                self._emit(event)
         except ConfigError as exc:  # the worker's Python (File > Settings) cannot start
-            self.engine_event.emit(Failed(run_id=self.run_id, kind="config", message=exc.message))
+            self._emit(Failed(run_id=self.run_id, kind="config", message=exc.message))
         except Exception as exc:  # the worker could not start, or its pipe broke
             if not ended:
-                self.engine_event.emit(
+                self._emit(
                     Failed(
                         run_id=self.run_id,
                         kind="crashed",
@@ -87,21 +93,35 @@ class EngineThread(QThread):
         finally:
             self.worker.close()
 
-    def _kept(self, result: dict[str, Any]) -> Any:
-        """What `keep` made of `result`; a fault it did not expect is said as a store's is (a
-        Kept with the problem), never lost with the thread."""
+    def _emit(self, event: Event) -> None:
+        """Hand `event` to the GUI thread; after the run's ending, store its result here."""
+        self.engine_event.emit(event)
+        if isinstance(event, Finished | Failed) and self._keep is not None:
+            self._kept(event)
+
+    def _kept(self, ending: Finished | Failed) -> None:
+        """Store the ending's result through `keep` and say how; a fault it did not expect is
+        said as a store's is (a Kept with the problem), never lost with the thread."""
         assert self._keep is not None
+        result: dict[str, Any] | None = None
         try:
-            return self._keep(result)
+            made = self._keep(ending, self._environment)
+            if made is None:
+                return  # nothing to store (a config the worker refused ran nothing)
+            result, kept = made
         except Exception as exc:
+            if result is None and isinstance(ending, Finished):
+                result = ending.result
+            if result is None:
+                return  # the failed result could not even be made: the Failed event says it
             kept = Kept(result.get("run_id", ""))
             kept.problems.append(
                 f"the results store could not take it: {type(exc).__name__}: {exc}"
             )
-            return kept
+        self.result_kept.emit(result, kept)
 
     def _emit_cancelled(self) -> None:
-        self.engine_event.emit(
+        self._emit(
             Failed(
                 run_id=self.run_id,
                 kind="cancelled",

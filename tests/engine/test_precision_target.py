@@ -16,6 +16,7 @@ from engine.core.interval import Steps, interval_of, t975, throughput_interval
 from engine.core.precision_target import (
     MAX_WINDOWS,
     Tracker,
+    achieved_text,
     judge,
     percent,
     target_text,
@@ -129,6 +130,11 @@ def test_target_text_says_how_precise_it_got_and_what_would_reach_it():
         "in the app)"
     )
     assert percent(0.0001) == "0.01%" and percent(2.29) == "229%"
+    # An interval wider than its figure is never written "±758%": read as such, the throughput
+    # could be negative (issue 38); its far end is named as what it is.
+    busy = {**short, "achieved": 7.58, "why_not": None, "seconds_needed": None}
+    assert target_text(busy) == "target ±3% not reached: far end 758% off after 9 windows in 58.0 s"
+    assert "±" not in achieved_text(1.0) and achieved_text(0.999) == "±100%"
 
 
 # The worker's windows, on a clock the test moves ------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.core.events import Step
+from engine.core.precision import imprecise
 from engine.results.store import Store
 from tests.gui.helpers import LONG_FORM, RUN_TIMEOUT_MS, TINY_FORM, fill_form, finished_head
 
@@ -73,12 +74,16 @@ def test_a_real_run_fills_all_four_plots_and_adds_a_row(qtbot, window):
     assert window.status.text.text().startswith(finished_head(stored))
     assert "95% interval" in window.status.text.text()  # the figure comes with its interval
     assert window.panel.run_button.isEnabled()
-    # A warning (a busy machine: the tests run two at a time) stands above the plots.
-    if stored["warnings"]:
+    # A warning (a busy machine: the tests run two at a time), or a figure not precise enough
+    # to price, stands above the plots with its reason; a clean result leaves the bar hidden.
+    verdict = imprecise(stored)
+    if stored["warnings"] or verdict:
         assert window.message_bar.level == "warning"
-        assert stored["warnings"][0].rstrip(".") in window.message_bar.text.text()
+        said = window.message_bar.text.text()
+        assert all(w.rstrip(".") in said for w in stored["warnings"])
+        assert verdict is None or verdict.why in said
     else:
-        assert not window.message_bar.isVisible()
+        assert not window.message_bar.isVisible(), window.message_bar.text.text()
 
 
 def test_cancel_mid_run_stops_the_worker(qtbot, window):

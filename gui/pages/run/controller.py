@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.core.errors import ConfigError
-from engine.core.events import Event, Failed, Started
+from engine.core.events import Event, Failed, Finished
 from engine.measure.config import RunConfig
 from engine.measure.result import failed_result
 from engine.process.launcher import WorkerSpec
@@ -48,7 +48,6 @@ class RunController(QObject):
         # Per framework, the Python that runs its workers (File > Settings); else the spec's.
         self.interpreters: dict[str, str] = {}
         self._thread: EngineThread | None = None
-        self._environment: dict[str, Any] = {}
         self.config: RunConfig | None = None
 
     @property
@@ -64,12 +63,7 @@ class RunController(QObject):
         if self._thread is not None:
             return False
         self.config = config.validated()
-        self._environment = {}
-        thread = EngineThread(
-            self.config,
-            self.spec_for(self.config.framework),
-            keep=lambda result: saving.keep(result, self._store),  # on the run's thread
-        )
+        thread = EngineThread(self.config, self.spec_for(self.config.framework), keep=self._keep)
         thread.engine_event.connect(self._on_event)
         thread.result_kept.connect(self._on_kept)
         # Bound methods of this GUI-thread object, so both arrive queued on the GUI thread.
@@ -104,29 +98,30 @@ class RunController(QObject):
     def _on_event(self, event: Event) -> None:
         if self._thread is None or event.run_id != self._thread.run_id:
             return  # a late event of a run already reaped
-        if isinstance(event, Started):
-            self._environment = dict(event.environment)
         self.engine_event.emit(event)
         if isinstance(event, Failed):
-            self._on_failed(event)
+            assert self.config is not None
+            self.run_failed.emit(event, describe_failure(event, self.config, self._store))
+
+    def _keep(
+        self, ending: Finished | Failed, environment: dict[str, Any]
+    ) -> tuple[dict[str, Any], saving.Kept] | None:
+        """Store how a run ended, on the run's thread (EngineThread's `keep`): its result, or
+        the failure's; a config the worker refused ran nothing, so nothing is kept."""
+        if isinstance(ending, Finished):
+            result = ending.result
+        elif ending.kind == "config":
+            return None
+        else:
+            assert self.config is not None
+            result = failed_result(ending, self.config, environment)
+        return result, saving.keep(result, self._store)
 
     @Slot(object, object)
     def _on_kept(self, result: dict[str, Any], kept: saving.Kept) -> None:
-        """A finished run's result, stored on the run's thread (EngineThread's `keep`)."""
+        """A run's result, stored on the run's thread, said after its ending event."""
         if self._thread is None or result.get("run_id") != self._thread.run_id:
             return
-        self._said_kept(result, kept)
-
-    def _on_failed(self, failure: Failed) -> None:
-        assert self.config is not None
-        if failure.kind != "config":  # a refused config ran nothing: nothing to keep
-            self._store_result(failed_result(failure, self.config, self._environment))
-        self.run_failed.emit(failure, describe_failure(failure, self.config, self._store))
-
-    def _store_result(self, result: dict[str, Any]) -> None:
-        self._said_kept(result, saving.keep(result, self._store))
-
-    def _said_kept(self, result: dict[str, Any], kept: saving.Kept) -> None:
         if not kept.stored:
             self.store_failed.emit(
                 "The result could not be added to the results database.",

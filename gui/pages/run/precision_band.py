@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
-from engine.core.precision_target import percent
+from engine.core.precision_target import achieved_text, percent
 from gui.common.chart import Chart
 from gui.common.theme import PlotColors
 from gui.pages.run.plot_style import backdrop, band_outline, bounded_band
@@ -29,7 +29,7 @@ BAND_NAME = "95% interval so far (the run's)"
 def caption(achieved: float | None, target: float, reached: bool, final: bool = False) -> str:
     """'±4.1% → target ±3%' while it runs; 'target ±3% reached (±2.4%)' once reached; 'target
     ±3% not reached (±4.1%)' at the end."""
-    shown = "no interval yet" if achieved is None else f"±{percent(achieved)}"
+    shown = "no interval yet" if achieved is None else achieved_text(achieved)
     goal = f"target ±{percent(target)}"
     if reached:
         return f"{goal} reached ({shown})"
