@@ -108,6 +108,7 @@ class FrameTimer:
             ms = np.array(values) * 1000
             out[f"{key}_ms_p50"] = round(float(np.percentile(ms, 50)), 2) if len(ms) else None
             out[f"{key}_ms_p99"] = round(float(np.percentile(ms, 99)), 2) if len(ms) else None
+            out[f"{key}_ms_max"] = round(float(ms.max()), 2) if len(ms) else None
             values.clear()
         return out
 
@@ -117,15 +118,19 @@ class StallSampler:
 
     A thread polls every millisecond; during a stall it takes the GUI thread's Python stack
     every 5 ms (its innermost frames, with the frame under the event loop's call named when
-    Qt's C++ holds the thread). Printed with --stalls, never asserted.
+    Qt's C++ holds the thread), and the CPU time the GUI thread used in it: a stall much longer
+    than its CPU time is the thread waiting (for a core, or the X server), not its own work.
+    Each stall: [ms late, ms of the GUI thread's CPU in it, where]. Printed with --stalls,
+    never asserted.
     """
 
     def __init__(self, probe: Probe, threshold_s: float) -> None:
         self.probe = probe
         self.threshold_s = threshold_s
         self.samples: Counter[str] = Counter()
-        self.stalls: list[tuple[float, str]] = []
+        self.stalls: list[tuple[float, float, str]] = []
         self._main = threading.main_thread().ident
+        self._cpu_clock = time.pthread_getcpuclockid(self._main or 0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
@@ -134,18 +139,19 @@ class StallSampler:
 
     def _poll(self) -> None:
         in_stall = False
-        last_sample = late_max = 0.0
+        last_sample = late_max = cpu = 0.0
         first = ""
         while not self._stop.wait(0.001):
             late = time.perf_counter() - self.probe._last - PROBE_INTERVAL_MS / 1000
             if late < self.threshold_s:
                 if in_stall:
-                    self.stalls.append((round(late_max * 1000, 1), first))
+                    self.stalls.append((round(late_max * 1000, 1), round(cpu * 1000, 1), first))
                 in_stall = False
                 continue
             if not in_stall:
                 in_stall, late_max, last_sample, first = True, late, 0.0, ""
             late_max = max(late_max, late)
+            cpu = time.clock_gettime(self._cpu_clock) - self.probe.last_cpu
             if time.perf_counter() - last_sample >= 0.005:
                 last_sample = time.perf_counter()
                 frame = sys._current_frames().get(self._main)
@@ -178,15 +184,18 @@ class Probe:
         self.timer.timeout.connect(self._tick)
         self.lateness_s: list[float] = []
         self._last = 0.0
+        self.last_cpu = 0.0  # the GUI thread's CPU time at the last tick
 
     def start(self) -> None:
         self._last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.timer.start()
 
     def _tick(self) -> None:
         now = time.perf_counter()
         self.lateness_s.append(max(0.0, now - self._last - PROBE_INTERVAL_MS / 1000))
         self._last = now
+        self.last_cpu = time.thread_time()
 
     def stop(self) -> list[float]:
         self.timer.stop()

@@ -152,12 +152,18 @@ class Chart(pg.GraphicsLayoutWidget):
             ax = self.plot.getAxis(axis)
             ax.setPen(colors.foreground)
             ax.setTextPen(colors.foreground)
-        self.plot.titleLabel.setText(self.plot.titleLabel.text, color=colors.foreground)
-        self.fit_titles()
-        self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
-        self.legend.setLabelTextColor(colors.foreground)
+        # A label set again re-lays the chart out (11-19 ms of the GUI thread at each run's
+        # start): only one whose colour changes is set.
+        title = self.plot.titleLabel
+        if not _same_color(title.opts.get("color"), colors.foreground):
+            title.setText(title.text, color=colors.foreground)
+            self.fit_titles()
+        if not _same_color(self.caption.opts.get("color"), colors.foreground):
+            self.caption.setText(self.caption.text, color=colors.foreground, size="8pt")
         for _, label in self.legend.items:  # entries already there keep their old colour
-            label.setText(label.text, color=colors.foreground)
+            if not _same_color(label.opts.get("color"), colors.foreground):
+                label.setText(label.text, color=colors.foreground)
+        self.legend.setLabelTextColor(colors.foreground)  # for entries added later
 
     # the view ------------------------------------------------------------------------------
 
@@ -279,3 +285,9 @@ def legend_below(chart: Chart, columns: int = 2, row: int = 1) -> LegendRow:
     in the row after it."""
     chart.place_legend(row, columns=columns)
     return chart.legend
+
+
+def _same_color(given: object, wanted: str) -> bool:
+    """Whether a label's colour (as pyqtgraph keeps it: the text given, or a QColor) is
+    `wanted`."""
+    return given is not None and pg.mkColor(given) == pg.mkColor(wanted)

@@ -57,6 +57,11 @@ def test_plot_colours_stand_out_from_their_background(colors):
 def test_switching_theme_recolours_the_plots_and_is_remembered(app, window):
     window.menu_actions.themes["dark"].trigger()
     assert window.plots.throughput.backgroundBrush().color().name() == theme.DARK_PLOTS.background
+    # Every label takes the theme's text colour (a label is set again only when it changes).
+    for chart in window.plots.charts.values():
+        labels = [chart.plot.titleLabel, chart.caption, *(lab for _, lab in chart.legend.items)]
+        for label in (lab for lab in labels if lab.text):
+            assert theme.DARK_PLOTS.foreground[1:] in label.item.toHtml().lower()
     assert QApplication.palette().color(ROLES.Window).lightness() < 80
     window.menu_actions.themes["light"].trigger()
     assert window.plots.memory.backgroundBrush().color().name() == theme.LIGHT_PLOTS.background
