@@ -8,7 +8,7 @@ from engine.cli import numbers
 from engine.cli.common import UsageError
 from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options, owning_default
-from engine.pricing import cost
+from engine.pricing import breakeven, cost, owning
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,9 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_owned_options(
         p,
-        ("power_w", "usd_per_kwh", "psu_efficiency", "hours_per_day"),
+        ("power_w", "rest_of_system_w", "usd_per_kwh", "psu_efficiency", "hours_per_day"),
         {
-            "power_w": "owned machine's draw (W), at the wall unless --psu-efficiency is given",
+            "power_w": "owned machine's draw (W), at the wall unless --psu-efficiency is given "
+            "(or the GPU's alone, with --rest-of-system-w)",
             "psu_efficiency": "when --power-w is the DC draw (NVML), e.g. 0.9; default 1: W is "
             "at the wall",
         },
@@ -49,15 +50,21 @@ def handle(args: argparse.Namespace) -> int:
             ("power_w", "usd_per_kwh") if args.usd_per_kwh is None else ("usd_per_kwh", "power_w")
         )
         raise UsageError(missing, f"give it with --{given.replace('_', '-')} (or neither)")
-    result = cost.break_even(
-        args.purchase_usd,
-        args.cloud_usd_per_hour,
-        args.speedup,
-        hours_per_day=args.hours_per_day,
-        power_w=args.power_w or 0.0,
+    if args.rest_of_system_w is not None and args.power_w is None:
+        raise UsageError(
+            "rest_of_system_w", "give it with --power-w (the GPU's draw) and --usd-per-kwh"
+        )
+    # The owned set-up as compare, the app and the report price it (engine/pricing/owning.py),
+    # against renting as their break-even is (engine/pricing/breakeven.against).
+    owned = owning.owned_setup(
+        purchase_usd=args.purchase_usd,
         usd_per_kwh=args.usd_per_kwh or 0.0,
+        power_w=args.power_w,
+        rest_of_system_w=args.rest_of_system_w,
         psu_efficiency=args.psu_efficiency,
+        hours_per_day=args.hours_per_day,
     )
+    result = breakeven.against(owned, args.cloud_usd_per_hour, args.speedup)
     if args.json:
         print_json(
             {
@@ -65,6 +72,7 @@ def handle(args: argparse.Namespace) -> int:
                 "cloud_usd_per_hour": args.cloud_usd_per_hour,
                 "speedup": args.speedup,
                 "power_w": args.power_w,
+                "rest_of_system_w": owned.rest_of_system_w,
                 "usd_per_kwh": args.usd_per_kwh,
                 "psu_efficiency": args.psu_efficiency,
             }
@@ -72,8 +80,9 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     cloud_hours = args.hours_per_day * args.speedup
     print(_verdict(result, args.hours_per_day))
+    rest = f" + {owned.rest_of_system_w:g} W rest of system" if owned.rest_of_system_w else ""
     electricity = (
-        f" + {_usd(result.owned_usd_per_day)}/day electricity ({args.power_w:g} W"
+        f" + {_usd(result.owned_usd_per_day)}/day electricity ({args.power_w:g} W{rest}"
         f"{'' if args.psu_efficiency == 1 else f' / {args.psu_efficiency:g} PSU'}"
         f" at ${args.usd_per_kwh:g}/kWh)"
         if args.power_w is not None

@@ -1,4 +1,4 @@
-"""epochcost cloud run|collect: measure on a rented instance through SkyPilot (docs/cloud.md).
+"""epochcost cloud run|sweep|collect: measure on rented instances through SkyPilot (docs/cloud.md).
 
 `cloud run` builds the SkyPilot task of a run (engine/cloud/task.py), prints it with its price
 and estimate (--dryrun, which needs no credentials and no network), or launches it, follows it,

@@ -1,6 +1,7 @@
-"""Whether a result from elsewhere could have been measured: the rules every way a result comes
-in from outside shares (`results import`, the app's import, `cloud collect`), beyond the bounds
-of its fields (engine/results/schema.py).
+"""Whether a result could have been measured: the rules every way a result comes in shares
+(`results import`, the app's import, `cloud collect`, and the store's reads, where a stored row
+that breaks one is listed as damaged, saying why), beyond the bounds of its fields
+(engine/results/schema.py).
 
 - **Dated now or before:** `created_at` is when the run ended; one more than CLOCK_SKEW_S (a
   day) ahead of this machine's clock was written, not measured (9999-12-31 would head `results
@@ -12,12 +13,14 @@ of its fields (engine/results/schema.py).
   CPU_TFLOPS_PER_CORE per logical core up to CPU_MAX_TFLOPS. The peak is the device's, not the
   run's precision's: an fp32 run whose convolutions ran as TF32 reads above its FP32 peak and
   is real. A device the catalog lacks (an unknown GPU, Apple's MPS), or a GPU whose fastest rate
-  it lacks, is not checked: no guess stands in for a peak.
+  it lacks, is not checked: no guess stands in for a peak; check() says so, and an import says
+  the result's FLOP rate is unchecked, and why.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from typing import Any
 
 from engine.core.errors import ConfigError
@@ -33,12 +36,13 @@ def check(
     where: str,
     catalog: Catalog | None = None,
     now: _dt.datetime | None = None,
-) -> None:
+) -> str | None:
     """A ConfigError naming `where` (the file, the log) when `result` (already validated by
-    engine/results/schema.py) is dated in the future or claims more than its device can do.
-    `catalog` is loaded when not given; one that cannot be read leaves GPUs unchecked."""
+    engine/results/schema.py) is dated in the future or claims more than its device can do;
+    else why its FLOP rate could not be checked (None: checked, or no FLOP count). `catalog` is
+    loaded when not given; one that cannot be read leaves GPUs unchecked."""
     dated_before(result, where, now or _dt.datetime.now(_dt.UTC))
-    within_peak(result, where, catalog)
+    return within_peak(result, where, catalog)
 
 
 def created(result: dict[str, Any]) -> _dt.datetime | None:
@@ -67,14 +71,17 @@ def dated_before(result: dict[str, Any], where: str, now: _dt.datetime) -> None:
     )
 
 
-def within_peak(result: dict[str, Any], where: str, catalog: Catalog | None = None) -> None:
-    """The FLOP rate a result claims per device at most the device's physical peak."""
+def within_peak(result: dict[str, Any], where: str, catalog: Catalog | None = None) -> str | None:
+    """The FLOP rate a result claims per device at most the device's physical peak; where that
+    peak is unknown, why the rate is unchecked."""
     claimed = claimed_tflops_per_device(result)
     if claimed is None:
-        return
+        return None
     peak, basis = physical_peak(result, catalog)
-    if peak is None or claimed <= peak:
-        return
+    if peak is None:
+        return f"{device_label(result)} is {basis}, so no peak bounds it"
+    if claimed <= peak:
+        return None
     raise ConfigError(
         where,
         f"claims {claimed:.4g} TFLOP/s per device on {device_label(result)}, above the device's "
@@ -129,6 +136,21 @@ def gpu_peak(spec: GpuSpec) -> tuple[float | None, str]:
     if spec.fp32_tflops is None:
         return None, f"{spec.name}'s FP32 rate is not in the catalog"
     return max([2 * spec.fp32_tflops, *known]), f"twice {spec.name}'s FP32 rate (packed FP16)"
+
+
+def stored_problem(result: dict[str, Any]) -> str | None:
+    """Why a stored result breaks a rule (the store's reads list it as damaged), or None. The
+    catalog is read once per process here: a listing checks every row."""
+    try:
+        check(result, "it", _stored_catalog())
+    except ConfigError as exc:
+        return exc.message
+    return None
+
+
+@functools.cache
+def _stored_catalog() -> Catalog:
+    return _catalog(None)
 
 
 def _catalog(catalog: Catalog | None) -> Catalog:

@@ -11,6 +11,7 @@ and the rest of the store stays usable.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -27,6 +28,7 @@ from engine.core.errors import ConfigError, StoreError
 from engine.results import plausible
 from engine.results.files import file_name, read_result_file
 from engine.results.listing import (
+    DAMAGED,
     LIST_COLUMNS,
     LISTING,
     Damage,
@@ -68,13 +70,19 @@ class Added:
 
     run_id: str
     outcome: str
+    unchecked: str | None = None  # why its FLOP rate could not be checked (plausible.check)
 
     def describe(self, verb: str = "imported") -> str:
         if self.outcome == "unchanged":
             return f"{self.run_id} is already stored with the same content; nothing changed"
-        if self.outcome == "renamed":
-            return f"{verb} as {self.run_id} (a different result has the original id)"
-        return f"{verb} {self.run_id}"
+        said = (
+            f"{verb} as {self.run_id} (a different result has the original id)"
+            if self.outcome == "renamed"
+            else f"{verb} {self.run_id}"
+        )
+        if self.unchecked:
+            said += f"; its FLOP rate is unchecked: {self.unchecked}"
+        return said
 
 
 class Store:
@@ -198,7 +206,11 @@ class Store:
         `where` it came from names it in a refusal); with new_id, one whose run id holds
         another result is kept under the first free `<run id>-2`, `-3`, ... instead of being
         refused."""
-        plausible.check(validate(result, where), where)
+        unchecked = plausible.check(validate(result, where), where)
+        added = self._import(result, new_id)
+        return dataclasses.replace(added, unchecked=unchecked)
+
+    def _import(self, result: dict[str, Any], new_id: bool) -> Added:
         if not new_id:
             return self.add(result)
         base, n = result["run_id"], 1
@@ -269,9 +281,14 @@ class Store:
 
     def list(self, group_id: str | None = None) -> pd.DataFrame:
         """One row per result, newest first, with the listing columns (LISTING). Every row's
-        stored JSON passes validate() first, as get() reads it: a row that does not is listed
-        with status DAMAGED and no figures (damaged() says why), and the rest stay usable."""
+        stored JSON passes validate() and the rules of an import first, as get() reads it: a row
+        that does not is listed last, with status DAMAGED and no figures (damaged() says why),
+        and the rest stay usable."""
         rows = [listed(row) for row in self._rows(group_id)]
+        # A damaged row's date is not to be trusted (9999-12-31 would head the list for good):
+        # damaged rows come after the readable ones, each group newest first.
+        status = list(LISTING).index("status")
+        rows.sort(key=lambda row: row[status] == DAMAGED)
         return pd.DataFrame(rows, columns=list(LISTING))
 
     def damaged(self) -> dict[str, str]:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.pricing import catalog
+from engine.pricing import breakeven, catalog, owning
 from tests.engine.helpers import COMPARE_JSON_KEYS, TINY_ARGS, cli
 from tests.engine.price_results import result
 
@@ -52,6 +52,33 @@ def test_breakeven_json_gives_days(capsys):
         "--json",
     )
     assert data["days"] == pytest.approx(42.8309, rel=1e-5)
+
+
+def test_breakeven_prices_the_owned_set_up_as_compare_does(capsys):
+    """The GPU's watts, the rest of the system and the power supply: the command's days are
+    the engine's one owned set-up against renting (owning.owned_setup, breakeven.against), as
+    compare's and the app's break-even are (issue 38)."""
+    figures = {"purchase_usd": 699.0, "usd_per_kwh": 0.30, "power_w": 250.0}
+    figures |= {"rest_of_system_w": 100.0, "psu_efficiency": 0.9, "hours_per_day": 10.0}
+    owned = owning.owned_setup(**figures)
+    expected = breakeven.against(owned, 1.20, 0.5)
+    argv = ["breakeven", "--cloud-usd-per-hour", "1.20", "--speedup", "0.5", "--json"]
+    for name, value in figures.items():
+        argv += [f"--{name.replace('_', '-')}", f"{value:g}"]
+    data = run_json(capsys, *argv)
+    assert data["days"] == pytest.approx(expected.days, rel=1e-12)
+    assert data["rest_of_system_w"] == 100.0
+    # (250 + 100) W / 0.9 x $0.30/kWh x 10 h = $1.1667 a day; renting $6.00: 699 / 4.8333
+    assert data["days"] == pytest.approx(699 / (6.0 - 3.5 / 0.9 * 0.30), rel=1e-9)
+    assert main([a for a in argv if a != "--json"]) == 0
+    assert "+ 100 W rest of system / 0.9 PSU" in capsys.readouterr().out
+
+
+def test_breakeven_refuses_rest_of_system_without_the_gpus_watts(capsys):
+    argv = ["breakeven", "--purchase-usd", "699", "--cloud-usd-per-hour", "1", "--speedup", "1"]
+    assert main([*argv, "--rest-of-system-w", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "rest-of-system-w" in err and "--power-w" in err and "Traceback" not in err, err
 
 
 def test_breakeven_text_says_when_owning_never_pays(capsys):

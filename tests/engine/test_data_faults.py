@@ -1,7 +1,7 @@
-"""Data that would hang or break a run (issue 39): a FIFO named like an image in a class folder
-is refused, not waited on; a loop of links given as --data or met inside an image folder is
-one line naming it; a model file's make_dataset whose items sleep is bounded by the run's time
-limit (max_seconds), waiting for data included."""
+"""Data that would hang or break a run (issue 39): a FIFO, a socket or a device named like an
+image in a class folder is refused, not waited on; a loop of links given as --data or met
+inside an image folder is one line naming it; a model file's make_dataset whose items sleep is
+bounded by the run's time limit (max_seconds), waiting for data included."""
 
 from __future__ import annotations
 
@@ -47,6 +47,30 @@ def test_a_fifo_named_like_an_image_is_refused_not_waited_on(tmp_path):
     assert (
         f"{folder}/class_001/x.jpg is a FIFO (a named pipe), not an image file" in refused.message
     )
+
+
+def test_a_socket_named_like_an_image_is_refused(tmp_path):
+    import socket
+
+    folder = image_folder(tmp_path / "set", images=6, classes=2)
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(folder / "class_000" / "x.jpg"))
+        refused = _scan_within(folder)
+    assert isinstance(refused, ConfigError)
+    assert f"{folder}/class_000/x.jpg is a socket, not an image file" in refused.message
+
+
+def test_a_device_named_like_an_image_is_refused(tmp_path):
+    import stat
+
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root (mknod)")
+    folder = image_folder(tmp_path / "set", images=6, classes=2)
+    # A private node in tmp_path (the null device's numbers), never a real /dev path.
+    os.mknod(folder / "class_001" / "x.jpg", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    refused = _scan_within(folder)
+    assert isinstance(refused, ConfigError)
+    assert f"{folder}/class_001/x.jpg is a device, not an image file" in refused.message
 
 
 def test_a_link_to_nothing_named_like_an_image_is_named(tmp_path):

@@ -1,6 +1,7 @@
 """Environments (issue 39): `env remove` removes only what `env create` made and follows no link
 out of the data folder; names are checked in --dry-run as in a real create, an empty one is
-refused; SIGTERM or SIGHUP to `env create` ends its installer and leaves no half-made folder."""
+refused; SIGINT (Ctrl-C), SIGTERM or SIGHUP to `env create` ends its installer and leaves no
+half-made folder."""
 
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ wait
 
 
 @pytest.mark.worker
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path, sig):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -132,7 +133,8 @@ def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + sig, err
-    assert f"stopped by {signal.Signals(sig).name}; nothing was left behind" in err
+    said = "cancelled" if sig == signal.SIGINT else f"stopped by {signal.Signals(sig).name}"
+    assert f"env create {said}; nothing was left behind" in err
     assert "Traceback" not in err
     assert not folder.exists()
     for pid in installer:  # the installer and its child ended, not left running in their session

@@ -112,12 +112,47 @@ def test_an_fp32_run_above_its_fp32_peak_through_tf32_is_imported(tmp_path, caps
     assert rc == 0, err
 
 
-def test_a_gpu_the_catalog_lacks_is_not_checked(tmp_path, capsys):
+def test_a_gpu_the_catalog_lacks_is_imported_marked_unchecked(tmp_path, capsys):
     unknown = _with_rate(8e7, _gpu("Imaginary GPU 9000"), {"device": "cuda"})
-    rc, err = _import(tmp_path, capsys, unknown)
-    assert rc == 0, err
+    file = tmp_path / "unknown.json"
+    file.write_text(json.dumps(unknown))
+    assert main(["results", "import", str(file)]) == 0
+    said = capsys.readouterr().out
+    assert f"imported {GOOD}; its FLOP rate is unchecked: " in said
+    assert "Imaginary GPU 9000 is not in the GPU catalog, so no peak bounds it" in said
     peak, why = plausible.physical_peak(unknown)
     assert peak is None and "not in the GPU catalog" in why
+    assert Store().list().status.tolist() == ["ok"]  # read back as it is: unchecked, kept
+
+
+def test_a_checked_import_says_nothing_of_it(tmp_path, capsys):
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "cpu_count_logical": 2}
+    file = tmp_path / "cpu.json"
+    file.write_text(json.dumps(_with_rate(7426.0, cpu)))
+    assert main(["results", "import", str(file)]) == 0
+    assert capsys.readouterr().out.strip() == f"imported {GOOD}"
+
+
+# The store's reads hold stored rows to the same rules ------------------------------------------
+
+
+def test_a_row_stored_before_the_rules_is_listed_damaged_and_last(tmp_path, capsys):
+    store = Store()
+    store.add(_result("fine-run"))
+    store.add(_edited("created_at", "9999-12-31T00:00:00+00:00", "forged-date"))
+    store.add(_with_rate(7426.0 * 1e7, {"device": "cpu", "cpu_count_logical": 2}))
+    frame = store.list()
+    assert frame.run_id.tolist()[0] == "fine-run"  # no longer heads the list
+    assert frame.status.tolist() == ["ok", "damaged", "damaged"]
+    damaged = store.damaged()
+    assert "created_at 9999-12-31" in damaged["forged-date"] and "future" in damaged["forged-date"]
+    assert "physical peak" in damaged[GOOD]
+    assert main(["results", "show", "forged-date"]) == 2
+    err = capsys.readouterr().err
+    assert "is in the future" in err and "results delete forged-date" in err, err
+    assert main(["results", "list"]) == 0
+    err = capsys.readouterr().err
+    assert "stored result forged-date cannot be read" in err, err
 
 
 def test_a_data_parallel_rate_is_per_gpu(tmp_path, capsys):

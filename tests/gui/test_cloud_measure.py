@@ -277,6 +277,8 @@ def test_several_instances_one_confirmation_with_the_total_then_one_after_anothe
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     page.view.selectionModel().select(row, flags)
     assert {r.instance_type for r in page.selected_rows()} == {"g5.xlarge", "p3.2xlarge"}
+    menu_item = next(a for a in page.view.actions() if a.text().startswith("Measure on"))
+    assert page.measure_button.text() == menu_item.text() == "Measure on these 2 instances…"
     dialog = offered(qtbot, page)
     estimate = dialog.estimate.text()
     assert "aws g5.xlarge (us-east-1): $1.006/h" in estimate

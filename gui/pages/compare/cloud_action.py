@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QPushButton, QTableView, QWidget
 
 from engine.core.errors import ConfigError
 from engine.pricing.compare_rows import CompareRow
@@ -30,6 +31,11 @@ from gui.pages.compare.cloud_dialog import CloudDialog
 from gui.pages.compare.cloud_job import CloudJob, Ended, Plan
 
 ACTION = "Measure on this instance…"
+TOOLTIP = (
+    "Run the selected result's settings on the selected cloud machine (or on each of "
+    "several selected rows, one after another) through SkyPilot: the estimate first, "
+    "then a launch you confirm"
+)
 RUNNING = "A cloud measurement is running"
 RUN_TAB_EVERY_MS = 5000
 STAGE_WORDS = {
@@ -40,6 +46,23 @@ STAGE_WORDS = {
     "measuring": "measuring",
     "bringing home": "bringing the result home, then tearing down",
 }
+
+
+def action_text(rows: int) -> str:
+    """The action's words for `rows` selected rows: this instance, or these N."""
+    return ACTION if rows <= 1 else f"Measure on these {rows} instances…"
+
+
+def follow_selection(view: QTableView, *widgets: QPushButton | QAction) -> None:
+    """Keep each of `widgets` (the button, the rows' menu item) naming how many of the
+    table's selected rows it measures on."""
+
+    def relabel() -> None:
+        text = action_text(len(view.selectionModel().selectedRows()))
+        for widget in widgets:
+            widget.setText(text)
+
+    view.selectionModel().selectionChanged.connect(relabel)
 
 
 def can_measure(row: CompareRow | None) -> str:

@@ -6,8 +6,9 @@ table (cheapest epoch first, every price with its source and date) and three cha
 machine, cost against epoch time, and owning against renting over days for a chosen machine
 (laid out to fit the window: layout.py). The table exports as CSV, each chart as PNG or SVG at
 one size. Comparing takes a few milliseconds, so it runs on the GUI thread, and only while the
-page is on screen. A cloud row offers "Measure on this instance…" (its context menu, the button
-under the table): gui/pages/compare/cloud_action.py.
+page is on screen. A cloud row offers "Measure on this instance…" ("on these N instances…",
+several selected; its context menu, the button under the table): gui/pages/compare/
+cloud_action.py.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from gui.common.catalog_source import CatalogSource
 from gui.common.table_rows import show_rows
 from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
-from gui.pages.compare import layout
+from gui.pages.compare import cloud_action, layout
 from gui.pages.compare import text as compare_text
 from gui.pages.compare.cloud_action import ACTION, CloudAction
 from gui.pages.compare.model import COLUMNS, CompareModel, frame
@@ -124,13 +125,10 @@ class ComparePage(Page):
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         csv_button = QPushButton("Export table CSV…")
         self.measure_button = QPushButton(ACTION, objectName="measure_on_cloud")
-        self.measure_button.setToolTip(
-            "Run the selected result's settings on the selected cloud machine (or on each of "
-            "several selected rows, one after another) through SkyPilot: the estimate first, "
-            "then a launch you confirm"
-        )
+        self.measure_button.setToolTip(cloud_action.TOOLTIP)
         measure = QAction(ACTION, self.view)
         self.view.addAction(measure)  # the rows' context menu
+        cloud_action.follow_selection(self.view, self.measure_button, measure)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         chart_button = QPushButton("Export chart…")
         self.bars, self.scatter, self.break_even = compare_charts.make_charts()
