@@ -154,11 +154,28 @@ def _interval_text(result: dict[str, Any]) -> str:
     return f"{text}; {result.get('interval_method', '')}"
 
 
+# Why a measured window ended (the worker's stop_reason): in words, and the limit's name on
+# the command line and in the app's form.
+STOP_WORDS = {
+    "stable": ("its steps were steady", None, None),
+    "max_steps": ("at its step limit", "--max-steps", "Max. measured steps"),
+    "max_seconds": ("at the time limit", "--max-seconds", "Max. time (s)"),
+}
+
+
+def stop_text(reason: str | None, in_app: bool = False) -> str:
+    """'at its step limit (--max-steps)' for "max_steps" (in the app: '(Max. measured
+    steps)'); an unknown reason as it is."""
+    words, option, field = STOP_WORDS.get(reason or "", (reason or "not recorded", None, None))
+    name = field if in_app else option
+    return f"{words} ({name})" if name else words
+
+
 def _windows(result: dict[str, Any]) -> str:
-    """How the windows ended: 'windows stable, stable, max_seconds' or the one stop reason."""
+    """How the windows ended: 'median of 3 windows (...), the last ended at the time limit'."""
     n = result.get("repeats") or 1
     headline = f"median of {n} windows" if n > 1 else "one window"
-    return f"{headline} (samples / wall time), last ended {result['stop_reason']}"
+    return f"{headline} (samples / wall time), the last ended {stop_text(result['stop_reason'])}"
 
 
 def flops_text(flops: dict[str, Any], unit: str = "sample") -> str:

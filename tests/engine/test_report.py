@@ -147,3 +147,14 @@ def test_the_environment_reads_in_units_and_a_cpu_at_a_gpus_price_says_so(epochc
     said = "the CPU's speed at the GeForce GTX 1080 Ti's price, not the GeForce GTX 1080 Ti's speed"
     assert text.count(said) == 2  # beside its price and beside its comparison
     assert runs[1].caveat is None  # a GPU result at its own price: nothing to say
+
+
+def test_why_a_window_ended_is_said_in_words_with_the_limits_name():
+    """The worker's stop reasons (stable, max_steps, max_seconds) are never shown as they are
+    stored: the CLI names the option, the app the form's field (the Run tab's progress bar)."""
+    from engine.results.report import stop_text
+
+    assert stop_text("max_seconds") == "at the time limit (--max-seconds)"
+    assert stop_text("max_steps", in_app=True) == "at its step limit (Max. measured steps)"
+    assert stop_text("stable") == "its steps were steady"
+    assert stop_text(None) == "not recorded"

@@ -36,6 +36,9 @@ PHASES = (
 PHASE_NAMES = dict(PHASES)
 
 
+PROGRESS_TIP = "Steps of the current phase; measuring stops early once stable"
+
+
 class RunStatus(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,7 +49,7 @@ class RunStatus(QWidget):
         )
         self.progress = QProgressBar(objectName="window_progress")
         self.progress.setFixedWidth(200)
-        self.progress.setToolTip("Steps of the current phase; measuring stops early once stable")
+        self.progress.setToolTip(PROGRESS_TIP)
         self.progress.setTextVisible(True)
         self.progress.hide()
         layout = QHBoxLayout(self)
@@ -74,6 +77,7 @@ class RunStatus(QWidget):
         self.phase = "starting"
         self._highlight("")
         self.progress.reset()
+        self.progress.setToolTip(PROGRESS_TIP)
         self.progress.show()
         self._clock.start()
         self.show_figures()
@@ -148,8 +152,9 @@ class RunStatus(QWidget):
         if isinstance(event, Finished) and result is not None:
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
-            self.progress.setFormat(
-                f"{result.get('steps_measured', 0)} steps ({result.get('stop_reason')})"
+            self.progress.setFormat(f"{result.get('steps_measured', 0)} steps measured")
+            self.progress.setToolTip(  # the bar is narrow: why the run stopped, on hover
+                f"The last window ended {report.stop_text(result.get('stop_reason'), in_app=True)}"
             )
             self._highlight("finishing")
             self.text.setText(finished_text(result))
