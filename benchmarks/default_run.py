@@ -9,11 +9,10 @@ checkout's engine and, with --before, as many times with the engine in DIR, alte
 (before, after, before, ...) so that both see the same machine. For each run: the wall time
 from launch to exit (the interpreter, the framework's import, warm-up and measuring: what a
 user waits), the figure, how far the 95% interval's farther end lies from it, the windows, and
-whether the run met "within ±TARGET% in BUDGET s" (the budget is `--max-seconds`', the
+whether the run met "within ±TARGET% in BUDGET s" (the budget is `--max-seconds`, the
 windows' measuring time together: with a target, the result's `target_precision.seconds`;
-without one, the wall time less start-up is all there is). Figures are printed, never
-asserted. The
-engine before a change, side by side:
+without one, the whole wall time, start-up included, the only time such a run records).
+Figures are printed, never asserted. The engine before a change, side by side:
 
     mkdir /tmp/before && git archive COMMIT engine assets | tar -x -C /tmp/before
     .venv/bin/python benchmarks/default_run.py --before /tmp/before

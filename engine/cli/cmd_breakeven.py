@@ -9,6 +9,7 @@ from engine.cli.common import UsageError
 from engine.cli.output import print_json
 from engine.cli.owned_options import add_owned_options, owning_default
 from engine.pricing import breakeven, cost, owning
+from engine.pricing.owning import DEFAULTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,10 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "power_w": "owned machine's draw (W), at the wall unless --psu-efficiency is given "
             "(or the GPU's alone, with --rest-of-system-w)",
             "psu_efficiency": "when --power-w is the DC draw (NVML), e.g. 0.9; default 1: W is "
-            "at the wall",
+            f"at the wall (with --rest-of-system-w, {DEFAULTS['psu_efficiency']:g}, as compare)",
         },
-        # Its --power-w is a whole machine's figure, read at the wall: no power supply to add.
-        defaults={"psu_efficiency": 1.0},
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (key: days)")
     p.set_defaults(handler=handle)
@@ -45,6 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     args.hours_per_day = owning_default("hours_per_day", args.hours_per_day)
+    if args.psu_efficiency is None:
+        # --power-w alone is a whole machine's draw at the wall: no power supply to add. With
+        # --rest-of-system-w it is the GPU's DC draw, and the power supply counts as in compare.
+        args.psu_efficiency = 1.0 if args.rest_of_system_w is None else DEFAULTS["psu_efficiency"]
     if (args.power_w is None) != (args.usd_per_kwh is None):
         given, missing = (
             ("power_w", "usd_per_kwh") if args.usd_per_kwh is None else ("usd_per_kwh", "power_w")
@@ -72,7 +75,7 @@ def handle(args: argparse.Namespace) -> int:
                 "cloud_usd_per_hour": args.cloud_usd_per_hour,
                 "speedup": args.speedup,
                 "power_w": args.power_w,
-                "rest_of_system_w": owned.rest_of_system_w,
+                "rest_of_system_w": args.rest_of_system_w,
                 "usd_per_kwh": args.usd_per_kwh,
                 "psu_efficiency": args.psu_efficiency,
             }

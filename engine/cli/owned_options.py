@@ -60,8 +60,7 @@ def add_owned_options(
     defaults: dict[str, float] | None = None,
 ) -> None:
     """Add the options `names` (keys of OPTIONS) to `group`. `helps` replaces a help where a
-    command uses the figure its own way; `defaults` gives a figure a default of its own (only
-    breakeven's power supply: its --power-w is the draw at the wall)."""
+    command uses the figure its own way; `defaults` gives a figure a default of its own."""
     helps, defaults = helps or {}, defaults or {}
     for name in names:
         option, kind, metavar, text = OPTIONS[name]

@@ -208,7 +208,9 @@ def interval_text(
             return f"-{down} / no upper bound"
         return f"95% interval {ends(low)} to no upper bound (-{down})"
     up = _percent((high - center) / center)
-    sides = f"±{down}" if up == down else f"-{down} / +{up}"
+    # "±" only where both sides read the same and the low side stays above zero: "±100%" would
+    # read as a figure that could be nothing.
+    sides = f"±{down}" if up == down and (center - low) / center < 0.995 else f"-{down} / +{up}"
     return f"95% interval {ends(low)} to {ends(high)} ({sides})" if ends else sides
 
 

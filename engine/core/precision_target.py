@@ -209,7 +209,8 @@ def achieved_text(achieved: float | None) -> str:
     throughput that could be negative (the interval itself is written by interval_text)."""
     if not isinstance(achieved, int | float):
         return "no interval"
-    return f"±{percent(achieved)}" if achieved < 1 else f"far end {percent(achieved)} off"
+    shown = percent(achieved)
+    return f"far end {shown} off" if float(shown.rstrip("%")) >= 100 else f"±{shown}"
 
 
 def target_text(section: dict[str, Any]) -> str:

@@ -93,9 +93,8 @@ def columns(result: dict[str, Any], group_id: str | None = None) -> tuple[Any, .
 
 def read_body(body: Any, run_id: Any = None) -> dict[str, Any]:
     """A stored row's result: its JSON read (engine/core/reading.py: no NaN, no integer beyond
-    any float), validated, held to the rules an import is (engine/results/plausible.py: not
-    dated in the future, no faster than its device) and, with `run_id`, holding the row's own
-    id; Damage otherwise."""
+    any float), validated, not dated in the future (engine/results/plausible.stored_problem)
+    and, with `run_id`, holding the row's own id; Damage otherwise."""
     try:
         data = validate(reading.loads(body))
     except ConfigError as exc:
@@ -106,7 +105,7 @@ def read_body(body: Any, run_id: Any = None) -> dict[str, Any]:
         raise Damage("its stored JSON is damaged (not JSON text)") from None
     if run_id is not None and data["run_id"] != run_id:
         raise Damage(_other_id(data["run_id"], run_id))
-    why = plausible.stored_problem(data)  # the rules an import is held to, on every read
+    why = plausible.stored_problem(data)  # the date rule, on every read
     if why is not None:
         raise Damage(why)
     return data

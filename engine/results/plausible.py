@@ -1,7 +1,7 @@
-"""Whether a result could have been measured: the rules every way a result comes in shares
-(`results import`, the app's import, `cloud collect`, and the store's reads, where a stored row
-that breaks one is listed as damaged, saying why), beyond the bounds of its fields
-(engine/results/schema.py).
+"""Whether a result could have been measured: the rules every way a result comes in from
+elsewhere shares (`results import`, the app's import, `cloud collect`), beyond the bounds of
+its fields (engine/results/schema.py). The date rule also holds for every row the store adds
+and reads (stored_problem): a row stored before it that breaks it is listed as damaged.
 
 - **Dated now or before:** `created_at` is when the run ended; one more than CLOCK_SKEW_S (a
   day) ahead of this machine's clock was written, not measured (9999-12-31 would head `results
@@ -20,7 +20,6 @@ that breaks one is listed as damaged, saying why), beyond the bounds of its fiel
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 from typing import Any
 
 from engine.core.errors import ConfigError
@@ -79,7 +78,7 @@ def within_peak(result: dict[str, Any], where: str, catalog: Catalog | None = No
         return None
     peak, basis = physical_peak(result, catalog)
     if peak is None:
-        return f"{device_label(result)} is {basis}, so no peak bounds it"
+        return f"no peak bounds {device_label(result)}: {basis}"
     if claimed <= peak:
         return None
     raise ConfigError(
@@ -139,18 +138,15 @@ def gpu_peak(spec: GpuSpec) -> tuple[float | None, str]:
 
 
 def stored_problem(result: dict[str, Any]) -> str | None:
-    """Why a stored result breaks a rule (the store's reads list it as damaged), or None. The
-    catalog is read once per process here: a listing checks every row."""
+    """Why a result breaks the rule the store holds every row to, as it is added and as it is
+    read (a row dated 9999-12-31 would head the listing for good), or None. Only the date: the
+    peak rule reads the catalog, which can change under a stored row, so it is held where a
+    result comes in from elsewhere (import, collect)."""
     try:
-        check(result, "it", _stored_catalog())
+        dated_before(result, "it", _dt.datetime.now(_dt.UTC))
     except ConfigError as exc:
         return exc.message
     return None
-
-
-@functools.cache
-def _stored_catalog() -> Catalog:
-    return _catalog(None)
 
 
 def _catalog(catalog: Catalog | None) -> Catalog:

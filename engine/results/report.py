@@ -157,7 +157,7 @@ def _interval_text(result: dict[str, Any]) -> str:
 # Why a measured window ended (the worker's stop_reason): in words, and the limit's name on
 # the command line and in the app's form.
 STOP_WORDS = {
-    "stable": ("its steps were steady", None, None),
+    "stable": ("once its steps were steady", None, None),
     "max_steps": ("at its step limit", "--max-steps", "Max. measured steps"),
     "max_seconds": ("at the time limit", "--max-seconds", "Max. time (s)"),
 }

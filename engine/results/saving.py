@@ -74,6 +74,8 @@ def keep(
         kept.stored = True
     except (StoreError, ConfigError) as exc:
         kept.problems.append(f"the results store could not take it: {exc}")
+    except Exception as exc:  # not foreseen (an OS error, a bug): kept in a file all the same
+        kept.problems.append(f"the results store could not take it: {type(exc).__name__}: {exc}")
     if not kept.stored and kept.file is None:
         kept.file = _recover(result, kept.problems)
     return kept

@@ -184,8 +184,12 @@ class Store:
 
     def add(self, result: dict[str, Any], group_id: str | None = None) -> Added:
         """Store a new result. Never replaces one: the same run id with the same content is a
-        no-op (`unchanged`), with other content a ConfigError."""
+        no-op (`unchanged`), with other content a ConfigError; one dated in the future is
+        refused as every read would list it damaged (plausible.stored_problem)."""
         validate(result)
+        why = plausible.stored_problem(result)
+        if why is not None:
+            raise ConfigError("result", why)
         with self._connect() as db:
             stored = self._body(db, result["run_id"])
             if stored is not None:
@@ -281,8 +285,8 @@ class Store:
 
     def list(self, group_id: str | None = None) -> pd.DataFrame:
         """One row per result, newest first, with the listing columns (LISTING). Every row's
-        stored JSON passes validate() and the rules of an import first, as get() reads it: a row
-        that does not is listed last, with status DAMAGED and no figures (damaged() says why),
+        stored JSON passes validate() and the date rule first, as get() reads it: a row that
+        does not is listed last, with status DAMAGED and no figures (damaged() says why),
         and the rest stay usable."""
         rows = [listed(row) for row in self._rows(group_id)]
         # A damaged row's date is not to be trusted (9999-12-31 would head the list for good):

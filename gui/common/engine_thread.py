@@ -68,10 +68,12 @@ class EngineThread(QThread):
         ended = False
         try:
             with self._lock:
-                if self._cancelled:
-                    self._emit_cancelled()
-                    return
-                self.worker.start()
+                cancelled = self._cancelled
+                if not cancelled:
+                    self.worker.start()
+            if cancelled:  # said (and stored) outside the lock: cancel() takes it on the GUI thread
+                self._emit_cancelled()
+                return
             for event in self.worker.events():
                 ended = ended or isinstance(event, Finished | Failed)
                 if isinstance(event, Started):

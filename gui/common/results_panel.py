@@ -156,7 +156,7 @@ class ResultsPanel(QWidget):
                 problems.append(str(exc))
                 continue
             imported.append(added.run_id)
-            if added.outcome != "stored":
+            if added.outcome != "stored" or added.unchecked:
                 notes.append(added.describe())
         self.refresh(select=imported[-1] if imported else None)
         if problems:

@@ -72,6 +72,9 @@ def test_breakeven_prices_the_owned_set_up_as_compare_does(capsys):
     assert data["days"] == pytest.approx(699 / (6.0 - 3.5 / 0.9 * 0.30), rel=1e-9)
     assert main([a for a in argv if a != "--json"]) == 0
     assert "+ 100 W rest of system / 0.9 PSU" in capsys.readouterr().out
+    # Its power supply left out: 0.9 with --rest-of-system-w (the GPU's DC draw), as compare's
+    left_out = [a for a in argv if a not in ("--psu-efficiency", "0.9")]
+    assert run_json(capsys, *left_out)["days"] == pytest.approx(expected.days, rel=1e-12)
 
 
 def test_breakeven_refuses_rest_of_system_without_the_gpus_watts(capsys):

@@ -156,5 +156,5 @@ def test_why_a_window_ended_is_said_in_words_with_the_limits_name():
 
     assert stop_text("max_seconds") == "at the time limit (--max-seconds)"
     assert stop_text("max_steps", in_app=True) == "at its step limit (Max. measured steps)"
-    assert stop_text("stable") == "its steps were steady"
+    assert stop_text("stable") == "once its steps were steady"
     assert stop_text(None) == "not recorded"

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sqlite3
 from typing import Any
 
 import pytest
 
 from engine.cli import main
-from engine.core.errors import StoreError
+from engine.core.errors import ConfigError, StoreError
 from engine.results import plausible, saving
-from engine.results.store import Store
+from engine.results.store import Store, _row
 from tests.engine.test_result_reading import GOOD, _edited
 from tests.engine.test_store import _result
 
@@ -119,7 +120,7 @@ def test_a_gpu_the_catalog_lacks_is_imported_marked_unchecked(tmp_path, capsys):
     assert main(["results", "import", str(file)]) == 0
     said = capsys.readouterr().out
     assert f"imported {GOOD}; its FLOP rate is unchecked: " in said
-    assert "Imaginary GPU 9000 is not in the GPU catalog, so no peak bounds it" in said
+    assert "no peak bounds Imaginary GPU 9000: not in the GPU catalog" in said
     peak, why = plausible.physical_peak(unknown)
     assert peak is None and "not in the GPU catalog" in why
     assert Store().list().status.tolist() == ["ok"]  # read back as it is: unchecked, kept
@@ -133,26 +134,31 @@ def test_a_checked_import_says_nothing_of_it(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == f"imported {GOOD}"
 
 
-# The store's reads hold stored rows to the same rules ------------------------------------------
+# The store holds every row it adds and reads to the date rule --------------------------------
 
 
-def test_a_row_stored_before_the_rules_is_listed_damaged_and_last(tmp_path, capsys):
+def _stored_before_the_rule(store: Store, result: dict[str, Any]) -> None:
+    """A row written as an older epochcost wrote it, before the store held it to the rule."""
+    with sqlite3.connect(store.path) as db:
+        db.execute(f"INSERT INTO results VALUES ({','.join('?' * 14)})", _row(result, None))
+
+
+def test_a_row_dated_in_the_future_is_listed_damaged_and_last(capsys):
     store = Store()
     store.add(_result("fine-run"))
-    store.add(_edited("created_at", "9999-12-31T00:00:00+00:00", "forged-date"))
-    store.add(_with_rate(7426.0 * 1e7, {"device": "cpu", "cpu_count_logical": 2}))
+    forged = _edited("created_at", "9999-12-31T00:00:00+00:00", "forged-date")
+    with pytest.raises(ConfigError, match="created_at 9999-12-31T00:00:00.00:00 is in the future"):
+        store.add(forged)  # never stored, then found damaged
+    _stored_before_the_rule(store, forged)
     frame = store.list()
-    assert frame.run_id.tolist()[0] == "fine-run"  # no longer heads the list
-    assert frame.status.tolist() == ["ok", "damaged", "damaged"]
-    damaged = store.damaged()
-    assert "created_at 9999-12-31" in damaged["forged-date"] and "future" in damaged["forged-date"]
-    assert "physical peak" in damaged[GOOD]
+    assert frame.run_id.tolist() == ["fine-run", "forged-date"]  # no longer heads the list
+    assert frame.status.tolist() == ["ok", "damaged"]
+    assert "is in the future" in store.damaged()["forged-date"]
     assert main(["results", "show", "forged-date"]) == 2
     err = capsys.readouterr().err
     assert "is in the future" in err and "results delete forged-date" in err, err
     assert main(["results", "list"]) == 0
-    err = capsys.readouterr().err
-    assert "stored result forged-date cannot be read" in err, err
+    assert "stored result forged-date cannot be read" in capsys.readouterr().err
 
 
 def test_a_data_parallel_rate_is_per_gpu(tmp_path, capsys):

@@ -5,10 +5,12 @@ result_stored or store_failed."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
 
+from engine.core import paths
 from engine.core.errors import StoreError
 from engine.core.events import Failed, Finished
 from engine.results.store import Store
@@ -81,3 +83,15 @@ def test_a_cancelled_run_is_stored_off_the_gui_thread_then_said(qtbot):
     assert threads and all(t is not threading.main_thread() for t in threads)
     stored = store.get(heard[2][1]["run_id"])
     assert stored["status"] == "cancelled" and stored["error"]["kind"] == "cancelled"
+
+
+def test_a_fault_the_store_did_not_foresee_keeps_a_cancelled_run_in_a_file(qtbot):
+    def broken() -> Store:
+        raise OSError("the disk went away")
+
+    heard = _run(qtbot, broken, cancel=True)
+    assert [what for what, _ in heard] == ["failed", "said", "store_failed"]
+    assert "OSError: the disk went away" in heard[2][1]
+    run_id = heard[0][1].run_id
+    recovered = paths.recovered() / f"{run_id}.json"
+    assert json.loads(recovered.read_text())["status"] == "cancelled"  # kept, not lost

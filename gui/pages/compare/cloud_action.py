@@ -63,6 +63,7 @@ def follow_selection(view: QTableView, *widgets: QPushButton | QAction) -> None:
             widget.setText(text)
 
     view.selectionModel().selectionChanged.connect(relabel)
+    view.model().modelReset.connect(relabel)  # a reset clears the selection without a signal
 
 
 def can_measure(row: CompareRow | None) -> str:
