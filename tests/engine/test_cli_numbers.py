@@ -68,6 +68,7 @@ NUMERIC = {
     "models": ["--timeout"],
 }
 NUMERIC["breakeven"] += ["--usd-per-kwh", "--psu-efficiency", "--hours-per-day"]
+NUMERIC["breakeven"] += ["--rest-of-system-w"]  # the owned set-up as compare's (issue 38)
 NUMERIC["plan"] += ["--flops-per-sample", "--count", "--mfu", "--power-fraction", "--runs"]
 NUMERIC["plan"] += ["--grid-g-per-kwh", "--pue", "--usd-per-kwh", "--purchase-usd"]
 NUMERIC["plan"] += ["--lifetime-years", "--hours-per-day", "--psu-efficiency", "--limit"]
@@ -101,7 +102,7 @@ def test_every_numeric_option_reads_a_range():
                 if action.type is not None and action.type is not Path:  # a folder is no number
                     assert isinstance(action.type, numbers.Range), (command, action.dest)
                     seen += 1
-    assert seen == len(TABLE) + len(SUB_TABLE) == 50
+    assert seen == len(TABLE) + len(SUB_TABLE) == 51
     assert sorted(_numeric_options()) == sorted(TABLE)
 
 
@@ -257,7 +258,7 @@ OWNED = {"purchase_usd", "usd_per_kwh", "power_w", "rest_of_system_w", "lifetime
 OWNED |= {"hours_per_day", "psu_efficiency"}
 # The engine fields each command's errors can carry: what the engine code it calls checks.
 REACHES = {
-    "breakeven": {"cloud_usd_per_hour", "speedup", *OWNED} - {"rest_of_system_w", "lifetime_years"},
+    "breakeven": {"cloud_usd_per_hour", "speedup", *OWNED} - {"lifetime_years"},
     "compare": {"rerun_fraction", "epochs", "startup_minutes", "g_co2e_per_kwh", *OWNED},
     "plan": {
         *("params", "tokens", "n_layers", "seq_len", "d_attn", "flops_per_sample", "samples"),
