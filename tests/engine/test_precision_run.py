@@ -15,7 +15,7 @@ import json
 import pytest
 
 from engine.core.events import Finished, Precision
-from engine.core.precision_target import percent
+from engine.core.precision_target import achieved_text
 from tests.engine.helpers import TINY, cli, run_events
 
 RUN = ["run", "--model", "tiny-mlp", "--batch-size", "16", "--warmup-steps", "2", "--threads", "1"]
@@ -50,7 +50,7 @@ def test_a_loose_target_stops_after_few_windows():
     if goal["reached"]:
         assert 3 <= goal["windows"] <= 10 and goal["achieved"] <= 0.5
         assert goal["why_not"] is None and goal["seconds_needed"] is None
-        assert f"target ±50% reached (±{percent(goal['achieved'])}" in _shown(result["run_id"])
+        assert f"target ±50% reached ({achieved_text(goal['achieved'])}" in _shown(result["run_id"])
     else:  # the machine, not the rule: the result says which
         assert any(words in goal["why_not"] for words in MACHINE), goal
         assert "target ±50% not reached" in _shown(result["run_id"])
@@ -67,7 +67,8 @@ def test_an_unreachable_target_stops_at_the_budget_and_says_what_it_would_need(t
     assert goal["achieved"] > 0.0001 and goal["windows"] >= 3
     shown = _shown(result["run_id"])
     line = next(x for x in shown.splitlines() if x.startswith("target"))
-    assert f"target ±0.01% not reached: ±{percent(goal['achieved'])} after" in line
+    # "±4.1%", or on a busy machine "far end 100% off" (never "±100%": issue 38)
+    assert f"target ±0.01% not reached: {achieved_text(goal['achieved'])} after" in line
     if goal["seconds_needed"] is not None:  # a quiet machine: the time it would take
         assert goal["seconds_needed"] > goal["seconds"] * 100
         assert "of measuring would reach it (--max-seconds " in line
