@@ -24,34 +24,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from interval_repeat import alternate, one_run  # benchmarks/, beside this script
+
 COMMAND = ["-m", "engine.cli", "run", "--json", "--no-store"]
-
-
-def one_run(engine_root: Path, home: Path) -> tuple[dict[str, Any], float]:
-    """One default run with the engine under `engine_root`: its result and wall seconds."""
-    env = {**os.environ, "PYTHONPATH": str(engine_root), "EPOCHCOST_HOME": str(home)}
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, *COMMAND],
-        cwd=engine_root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"run failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    return json.loads(proc.stdout), wall
 
 
 def row(result: dict[str, Any], wall_s: float, target: float, budget_s: float) -> dict[str, Any]:
@@ -107,19 +85,15 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=60.0, help="seconds (default 60)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    engines = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in engines}
-    with tempfile.TemporaryDirectory() as home:
-        for i in range(args.runs):
-            for name, root in engines.items():  # alternating: both see the same machine
-                result, wall = one_run(root, Path(home))
-                rows[name].append(row(result, wall, args.target, args.budget))
-                last = rows[name][-1]
-                print(
-                    f"{name} run {i + 1}: {last['samples_per_s']:.1f} samples/s, "
-                    f"far side {last['far_side_pct']:.1f}%, {last['wall_s']:.1f} s",
-                    file=sys.stderr,
-                )
+    rows = alternate(  # the engines in turn, as interval_repeat.py runs them
+        args.before,
+        args.runs,
+        lambda root, home: row(*one_run(root, home, COMMAND), args.target, args.budget),
+        lambda r: (
+            f"{r['samples_per_s']:.1f} samples/s, far side {r['far_side_pct']:.1f}%, "
+            f"{r['wall_s']:.1f} s"
+        ),
+    )
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

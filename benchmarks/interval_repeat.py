@@ -23,6 +23,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ["-m", "engine.cli", "run", "--model", "tiny-mlp", "--json", "--no-store"]
 
 
-def one_run(engine_root: Path, home: Path) -> dict[str, Any]:
-    """One default tiny-mlp run with the engine under `engine_root`: its stored result."""
+def one_run(
+    engine_root: Path, home: Path, command: list[str] = COMMAND
+) -> tuple[dict[str, Any], float]:
+    """One `command` (default: a default tiny-mlp run) with the engine under `engine_root`:
+    its result, and the wall seconds from launch to exit."""
     env = {**os.environ, "PYTHONPATH": str(engine_root), "EPOCHCOST_HOME": str(home)}
+    started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, *COMMAND],
+        [sys.executable, *command],
         cwd=engine_root,
         env=env,
         capture_output=True,
@@ -42,9 +48,29 @@ def one_run(engine_root: Path, home: Path) -> dict[str, Any]:
         timeout=900,
         check=False,
     )
+    wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"run failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    return json.loads(proc.stdout)
+    return json.loads(proc.stdout), wall
+
+
+def alternate(
+    before: Path | None,
+    runs: int,
+    measure: Callable[[Path, Path], dict[str, Any]],
+    said: Callable[[dict[str, Any]], str],
+) -> dict[str, list[dict[str, Any]]]:
+    """`runs` rows of this checkout's engine ("after") and, with `before` (an older engine's
+    root), as many of that one's, alternating (before, after, before, ...) so that both see the
+    same machine; `measure(engine root, data folder)` makes a row, `said(row)` its progress line."""
+    engines = {"after": ROOT} if before is None else {"before": before, "after": ROOT}
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in engines}
+    with tempfile.TemporaryDirectory() as home:
+        for i in range(runs):
+            for name, root in engines.items():
+                rows[name].append(measure(root, Path(home)))
+                print(f"{name} run {i + 1}: {said(rows[name][-1])}", file=sys.stderr)
+    return rows
 
 
 def row(result: dict[str, Any]) -> dict[str, Any]:
@@ -92,13 +118,12 @@ def main() -> int:
     parser.add_argument("--before", type=Path, default=None, help="an older engine's root")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    engines = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in engines}
-    with tempfile.TemporaryDirectory() as home:
-        for i in range(args.runs):
-            for name, root in engines.items():  # alternating: both see the same machine
-                rows[name].append(row(one_run(root, Path(home))))
-                print(f"{name} run {i + 1}: {rows[name][-1]['samples_per_s']:.0f}", file=sys.stderr)
+    rows = alternate(
+        args.before,
+        args.runs,
+        lambda root, home: row(one_run(root, home)[0]),
+        lambda r: f"{r['samples_per_s']:.0f}",
+    )
     for name in rows:
         holds_others(rows[name])
     if args.json:

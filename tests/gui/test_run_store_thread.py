@@ -45,14 +45,21 @@ def _run(qtbot, store, cancel: bool = False) -> list[tuple[str, object]]:
     return heard
 
 
+class Opened:
+    """The store, opened as the controller opens it, noting on which thread each time."""
+
+    def __init__(self) -> None:
+        self.store = Store()
+        self.threads: list[threading.Thread] = []
+
+    def __call__(self) -> Store:
+        self.threads.append(threading.current_thread())
+        return self.store
+
+
 def test_the_result_is_stored_off_the_gui_thread_then_said(qtbot):
-    threads: list[threading.Thread] = []
-    store = Store()
-
-    def opened() -> Store:
-        threads.append(threading.current_thread())
-        return store
-
+    opened = Opened()
+    threads, store = opened.threads, opened.store
     heard = _run(qtbot, opened)
     assert [what for what, _ in heard] == ["finished", "stored"]
     assert threads and threads[0] is not threading.main_thread()
@@ -69,13 +76,8 @@ def test_a_store_that_fails_is_said_and_the_result_kept_in_a_file(qtbot):
 
 
 def test_a_cancelled_run_is_stored_off_the_gui_thread_then_said(qtbot):
-    threads: list[threading.Thread] = []
-    store = Store()
-
-    def opened() -> Store:
-        threads.append(threading.current_thread())
-        return store
-
+    opened = Opened()
+    threads, store = opened.threads, opened.store
     heard = _run(qtbot, opened, cancel=True)
     assert [what for what, _ in heard] == ["failed", "said", "stored"]
     assert heard[0][1].kind == "cancelled"
