@@ -11,6 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from engine.process import forked
+
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
 PROCESS_MODULES = {
     "test_cli_faults",
@@ -119,6 +121,16 @@ def pytest_terminal_summary(terminalreporter) -> None:
             terminalreporter.write_line(f"{took:6.1f} s  {nodeid}")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def warm_pytorch_workers():
+    """The tests' PyTorch workers forked from one warm process per test process, as a study's
+    and the app's are (engine/process/forked.py); the command line's runs start fresh, and
+    tests/engine/test_forked.py compares the two."""
+    forked.prewarm()
+    yield
+    forked.shutdown()
+
+
 @pytest.fixture(autouse=True)
 def epochcost_home(tmp_path, monkeypatch):
     """Each test gets its own store and settings folder (EPOCHCOST_HOME)."""
@@ -129,13 +141,15 @@ def epochcost_home(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
-    """Fail a test that leaves a child process (a worker) running."""
+    """Fail a test that leaves a child process (a worker) running. The fork server of PyTorch
+    workers (engine/process/forked.py) outlives a run by design; the workers it forks do not."""
     yield
     me = psutil.Process(os.getpid())
+    server = forked.server_pid()
     alive = [
         p
         for p in me.children(recursive=True)
-        if p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        if p.pid != server and p.is_running() and p.status() != psutil.STATUS_ZOMBIE
     ]
     if alive:
         _, still = psutil.wait_procs(alive, timeout=5)

@@ -23,7 +23,7 @@ import psutil
 from engine.core.events import Event, Failed, Finished, Phase, Started, from_json
 from engine.core.ids import new_run_id
 from engine.measure.config import RunConfig, TrainingConfig
-from engine.process import distributed
+from engine.process import distributed, forked
 from engine.process.spawn import (  # re-exported: callers start workers from here
     BUILD_TIMEOUT_S,
     OWN_GROUP,
@@ -77,7 +77,7 @@ class WorkerProcess:
         self._cancel_requested = threading.Event()
         self._cancel_flag = cancel
         self._lock = threading.Lock()
-        self.proc: subprocess.Popen[str] | None = None
+        self.proc: subprocess.Popen[str] | forked.ForkedWorker | None = None
         self._stderr_thread: threading.Thread | None = None
         self._watchdog: Watchdog | None = None
         self._phase = ""  # the last phase the worker reported
@@ -102,7 +102,9 @@ class WorkerProcess:
             "--control-stdin",
             *(["--data-parallel"] if self._distributed else []),
         ]
-        self.proc = spawn(self.spec, args, launcher=launcher)
+        # Forked from the warm PyTorch process when one is ready (engine/process/forked.py).
+        warm = None if launcher else forked.spawn_forked(self.spec, self.config.framework, args)
+        self.proc = warm or spawn(self.spec, args, launcher=launcher)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._watchdog = Watchdog(self.proc, self.kill)

@@ -8,15 +8,23 @@ phase's start to its end, for a measurement's worker (launcher.py) and a model-f
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from collections.abc import Callable
+from typing import Protocol
+
+
+class Process(Protocol):
+    """What the watchdog uses of a process: a subprocess.Popen, a forked worker."""
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
 
 
 class Watchdog:
     """Kills a process when a stage runs past its time limit, and remembers why."""
 
-    def __init__(self, proc: subprocess.Popen[str], kill: Callable[[], None] | None = None) -> None:
+    def __init__(self, proc: Process, kill: Callable[[], None] | None = None) -> None:
         self._proc = proc
         self._kill = kill or proc.kill
         self._timer: threading.Timer | None = None

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from engine.core.events import Event, Failed, Finished, Started
 from engine.measure.config import TrainingConfig
+from engine.process import forked
 from engine.process.launcher import WorkerProcess, WorkerSpec
 
 T = TypeVar("T")
@@ -48,6 +49,10 @@ class WorkerTurns:
 
     def start(self, config: TrainingConfig, run_id: str | None = None) -> WorkerProcess | None:
         """A started worker for `config`; None when the study is cancelled."""
+        if config.framework == "torch" and not getattr(config, "distributed", False):
+            # Each run forked from a warm process: the import of torch once for the study
+            # (engine/process/forked.py), its first run's included.
+            forked.wait_ready(self.spec)
         worker = WorkerProcess(config, self.spec, run_id, self._on_stderr, self._cancel)
         with self._lock:
             if self._cancel.is_set():

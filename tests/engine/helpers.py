@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
+import psutil
+
 from engine.core.events import Event
 from engine.measure.config import RunConfig
+from engine.process import forked
 from engine.process.launcher import WorkerProcess, _engine_root
 
 # A run short enough for tests: the tiny model, few steps.
@@ -20,6 +24,14 @@ TINY = RunConfig(
     usd_per_hour=1.0,
     threads=1,
 )
+
+
+def started_here() -> list[psutil.Process]:
+    """This test process's descendants that a run leaves: not the fork server of PyTorch
+    workers (engine/process/forked.py), which outlives every run by design."""
+    server = forked.server_pid()
+    children = psutil.Process(os.getpid()).children(recursive=True)
+    return [p for p in children if p.pid != server]
 
 
 def run_events(config: RunConfig) -> list[Event]:

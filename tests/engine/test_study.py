@@ -13,11 +13,12 @@ import threading
 import pytest
 
 from engine.core.errors import ConfigError
+from engine.core.events import Step
 from engine.measure import devices
 from engine.measure.power_limit import Limits, PowerLimitError
 from engine.results.store import Store
 from engine.study.axes import AXES, PowerLimitAxis, PrecisionAxis, precision_refusal
-from engine.study.events import PointStarted
+from engine.study.events import PointProgress, PointStarted
 from engine.study.study import Study, run_study
 from tests.engine.helpers import TINY, TINY_ARGS
 
@@ -94,10 +95,15 @@ def test_the_limit_is_restored_after_a_failed_point(a_gpu):
 
 def test_the_limit_is_restored_after_a_cancelled_point(a_gpu):
     nvml = StandInNvml(0)
-    study = Study(SHORT.with_changes(max_seconds=30.0), CpuPowerAxis(nvml), (150.0, 200.0))
+    long = SHORT.with_changes(max_seconds=30.0, min_steps=1_000_000, max_steps=1_000_000)
+    study = Study(long, CpuPowerAxis(nvml), (150.0, 200.0))
+    cancelled = False
     for event in study.events():
-        if isinstance(event, PointStarted):
-            threading.Timer(1.0, study.cancel).start()
+        # Mid-point: the first point's worker measuring.
+        measuring = isinstance(event, PointProgress) and isinstance(event.event, Step)
+        if measuring and event.event.measured and not cancelled:
+            cancelled = True
+            threading.Thread(target=study.cancel).start()  # as the app does, from its thread
     assert nvml.sets == [250.0, 150.0, 250.0] and nvml.current == 250.0
     assert study.summary().status == "cancelled"
 

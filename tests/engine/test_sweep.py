@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 import threading
 
-import psutil
 import pytest
 
 from engine.cli import main
@@ -23,7 +21,7 @@ from engine.sweep.events import (
 )
 from engine.sweep.plan import SweepPlan
 from engine.sweep.runner import Sweep, run_sweep
-from tests.engine.helpers import TINY, cli
+from tests.engine.helpers import TINY, cli, started_here
 
 # The max-fit case: tiny-mlp needs about 12.9 KiB per sample (the 3x32x32 input alone is
 # 12 KiB) on top of ~11 MiB, so under a 48 MiB cap the boundary lies near batch 2950: 2048 fits
@@ -150,7 +148,7 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_no_worker():
     finished = [e.trial.status for e in seen if isinstance(e, TrialFinished)]
     assert finished == ["ok", "cancelled"]
     assert list(store.list(group_id=sweep.group_id)["batch_size"]) == [16]
-    assert psutil.Process(os.getpid()).children(recursive=True) == []
+    assert started_here() == []
 
 
 def test_sweep_cli_prints_a_table_and_verdicts_and_exits_0(tmp_path):

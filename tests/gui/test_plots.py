@@ -108,6 +108,7 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     qtbot.waitUntil(
         lambda: data(plots._measured)[0] is not None and len(data(plots._measured)[0]) == 60
     )
+    qtbot.waitUntil(lambda: not plots._stagger.pending)  # the other charts, a tick each
     # Per step, lighter: samples / step time, spread over the time between two events.
     x, y = data(plots._measured)
     assert np.allclose(y, 16 / np.array(times))
@@ -238,6 +239,37 @@ def test_selected_results_are_overlaid_except_the_run_on_screen(plots):
     assert plots._overlays == []
 
 
+def test_each_tick_pushes_one_chart_so_a_frame_repaints_one_view(plots):
+    """Pushed together, the four charts' data made each frame one repaint of all four views,
+    the longest task on the GUI thread (benchmarks/RESULTS.md, issue 42)."""
+    plots.begin_run(tiny_config(batch_size=16, usd_per_hour=2.0), "")
+    plots.timer.stop()  # ticked by hand
+    assert plots.timer.interval() == 1000 // (25 * 4)  # each chart still 25 times a second
+    feed_run(plots, step_times(60))
+    plots.on_event(Sample(run_id=RUN, elapsed_s=1.0, process_memory_bytes=2**30))
+    curves = {
+        "throughput": plots._window,
+        "memory": plots._process,
+        "cost": plots._mid,
+        "flops": plots.flops.line,
+    }
+    plots.on_event(Flops(run_id=RUN, per_step=1e9, method="test"))
+    pushed = []
+    for _ in range(4):
+        before = {name: _count(curve) for name, curve in curves.items()}
+        plots._stagger.tick()
+        pushed.append([name for name, curve in curves.items() if _count(curve) != before[name]])
+    assert pushed == [["throughput"], ["memory"], ["cost"], ["flops"]]
+    assert not plots._stagger.pending
+    plots._stagger.tick()  # nothing new: nothing pushed
+    assert all(_count(curve) > 0 for curve in curves.values())
+
+
+def _count(curve) -> int:
+    x = data(curve)[0]
+    return 0 if x is None else len(x)
+
+
 def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
     plots.begin_run(tiny_config(), "")
     for chart in plots.charts.values():
@@ -253,7 +285,7 @@ def test_a_long_run_is_downsampled_and_clipped_to_the_view(plots, qtbot):
         plots.series.meas_t.append(t[i])
         plots.series.meas_rate.append(1600.0)
         plots.series.meas_step_s.append(0.01)
-    plots._dirty = True
+    plots._stagger.mark()
     plots.refresh()
     # What is drawn is far fewer points than were measured.
     assert len(data(plots._measured)[0]) == n

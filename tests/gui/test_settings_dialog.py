@@ -19,6 +19,7 @@ from engine.results.store import Store
 from gui.common import settings
 from gui.panel.run_rules import installed_frameworks
 from gui.shell.settings_dialog import SettingsDialog
+from tests.engine.helpers import started_here
 from tests.gui.helpers import RUN_TIMEOUT_MS, TINY_FORM, fill_form, torch_and_jax_workload
 from tests.gui.test_run_flow import click_run
 
@@ -272,7 +273,7 @@ def test_a_second_click_cancels_making_it_and_what_it_started(qtbot, monkeypatch
     _answer(qtbot, dialog)
     # The installer has started once it reports a line of its own.
     qtbot.waitUntil(lambda: "packages," in dialog.make_env_status["torch"].text(), timeout=60_000)
-    started = psutil.Process().children(recursive=True)  # uv or pip, and what they run
+    started = started_here()  # uv or pip, and what they run
     dialog.make_env["torch"].clicked.emit()
     qtbot.waitUntil(lambda: "torch" not in dialog._env_jobs, timeout=60_000)
     # the environment's folder is gone; the installer's cache is said (where, how large)
@@ -298,7 +299,7 @@ def test_closing_the_window_ends_the_installer_and_leaves_no_folder(qtbot, monke
     dialog = window.make_environment("torch")
     _answer(qtbot, dialog)
     qtbot.waitUntil(lambda: "packages," in dialog.make_env_status["torch"].text(), timeout=60_000)
-    started = psutil.Process().children(recursive=True)
+    started = started_here()
     assert started and any(envs_home().iterdir())  # installing, its folder half-made
     window.close()
     assert list(envs_home().iterdir()) == []

@@ -7,10 +7,7 @@ trade-off chart marks the cheapest. Each waits on signals, never on sleeps."""
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
-import psutil
 from PySide6.QtCore import Qt
 
 from engine.core.events import Step
@@ -23,6 +20,7 @@ from gui.common.theme import LIGHT_PLOTS
 from gui.pages.sweep.page import SweepPage
 from gui.pages.sweep.study_chart import StudyChart
 from gui.pages.sweep.tradeoff import TradeoffChart
+from tests.engine.helpers import started_here
 from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form, show_tab, tiny_config
 from tests.gui.test_chart_labels import assert_all_apart
 
@@ -140,7 +138,7 @@ def test_cancel_mid_study_keeps_the_finished_points_and_leaves_nothing_running(q
     assert summary is not None and summary.status == "cancelled"
     assert page.message_bar.level == "info"
     assert page.message_bar.text.text().startswith("Study cancelled; kept")
-    assert psutil.Process(os.getpid()).children(recursive=True) == []
+    assert started_here() == []
     assert page.start_button.isEnabled() and page.form.axis.isEnabled()
 
 

@@ -5,11 +5,9 @@ never measure at once, and bad input is said in words. Each waits on signals, ne
 from __future__ import annotations
 
 import math
-import os
 import xml.etree.ElementTree as ET
 
 import pandas as pd
-import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
@@ -18,6 +16,7 @@ from engine.results.store import Store
 from engine.sweep.events import TrialProgress, TrialStarted
 from gui.common import export, theme
 from gui.pages.sweep.page import SweepPage
+from tests.engine.helpers import started_here
 from tests.gui.helpers import LONG_FORM, TINY_FORM, fill_form, show_tab
 
 SWEEP_TIMEOUT_MS = 240_000  # a fresh worker per batch size; torch imports slowly on a busy box
@@ -128,7 +127,7 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_nothing_running(q
     assert page.message_bar.level == "info"
     assert page.message_bar.text.text() == "Sweep cancelled; kept 1 finished point."
     assert list(Store().list(group_id=summary.group_id)["batch_size"]) == [16]
-    assert psutil.Process(os.getpid()).children(recursive=True) == []
+    assert started_here() == []
     assert page.start_button.isEnabled() and window.panel.run_button.isEnabled()
 
 
@@ -189,7 +188,7 @@ def test_closing_the_window_mid_sweep_stops_the_sweep_and_its_worker(qtbot, wind
         pass
     window.close()
     assert page.controller.job is None and not page.running
-    assert psutil.Process(os.getpid()).children(recursive=True) == []
+    assert started_here() == []
 
 
 def test_the_chart_follows_the_theme(qtbot, window):

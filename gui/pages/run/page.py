@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QVBoxLayout
 from engine.core.events import Event, Failed, Finished
 from engine.core.precision import MARK, imprecise
 from engine.measure.config import RunConfig
+from engine.process import forked
 from gui.common import activity, export, settings
 from gui.common.log import logger
 from gui.common.plot_frames import PlotFrames, import_pyqtgraph
@@ -49,6 +50,8 @@ class RunPage(Page):
         self._plots: LivePlots | None = None
         self.frames = PlotFrames("run-plots", TITLES, ctx.colors)
         self.frames.painted.connect(lambda: self.plots)  # built once their frames are seen
+        # The first PyTorch run's worker forked warm too (engine/process/forked.py).
+        self.frames.painted.connect(lambda: forked.prewarm(self.controller.spec_for("torch")))
         self.status = RunStatus()
         self._result: dict[str, Any] | None = None
         self._layout = QVBoxLayout(self)

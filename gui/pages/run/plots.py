@@ -8,8 +8,9 @@ result's figure, the median of the windows', is a labelled level at the end. The
 (samples / step time, lighter) leave out the time between steps and so run above it. Each
 chart's legend is a row of its own under the plot, never over the data.
 
-Each curve is created once. Events only append numbers to a RunSeries; a 25 Hz timer pushes the
-buffers into the curves with setData, and each plot downsamples and clips to its view, so an
+Each curve is created once. Events only append numbers to a RunSeries; a timer pushes the
+buffers into the curves with setData, 25 times a second for each chart, one chart a tick
+(gui/pages/run/stagger.py), and each plot downsamples and clips to its view, so an
 hour-long run redraws as cheaply as a short one. The x axis of all four is seconds since
 warm-up began (the worker's clock).
 """
@@ -18,9 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine.core.events import Event, Flops, Phase, Precision, Sample, Started, Step
@@ -28,10 +28,10 @@ from engine.core.interval import interval_text
 from engine.measure.config import RunConfig
 from engine.results import report
 from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
-from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.input_wait import InputWaitOverlay
+from gui.pages.run.overlays import GIB, overlay_lines
 from gui.pages.run.plot_style import (
     backdrop,
     band_outline,
@@ -45,9 +45,9 @@ from gui.pages.run.plot_style import (
 from gui.pages.run.precision_band import PrecisionBand
 from gui.pages.run.ranges import RunRanges, link_time
 from gui.pages.run.series import RunSeries
+from gui.pages.run.stagger import Staggered
 
 REFRESH_HZ = 25
-GIB = float(2**30)
 
 
 class LivePlots(QWidget):
@@ -128,10 +128,14 @@ class LivePlots(QWidget):
         self.caption = ""
         self.config: RunConfig | None = None
         self.run_id: str | None = None
-        self._dirty = False
-        self.timer = QTimer(self)
-        self.timer.setInterval(1000 // REFRESH_HZ)
-        self.timer.timeout.connect(self.refresh)
+        pushes = {
+            "throughput": self._push_throughput,
+            "memory": self._push_memory,
+            "cost": self._push_cost,
+            "flops": self._push_flops,
+        }
+        self._stagger = Staggered(self, REFRESH_HZ, pushes)  # a chart a tick (why: there)
+        self.timer = self._stagger.timer
         self.set_colors(colors)
         self.fit()
 
@@ -237,7 +241,7 @@ class LivePlots(QWidget):
             self._mark(self.series.latest_t, mark_text(event))
         else:
             return
-        self._dirty = True
+        self._stagger.mark()
 
     def _mark(self, t: float, name: str) -> None:
         # Not on the cost plot: it only begins once measuring does.
@@ -252,34 +256,53 @@ class LivePlots(QWidget):
             self._marks.append((chart, line))
 
     def refresh(self) -> None:
-        """Push the buffers into the curves (the timer calls this; cheap when nothing changed)."""
+        """Push every chart's new data into its curves now (the timer pushes one a tick)."""
+        if self.series is not None:
+            self._stagger.flush()
+
+    def _push_throughput(self) -> None:
         s = self.series
-        if s is None or not self._dirty:
-            return
-        self._dirty = False
-        self.flops.refresh(s)
+        assert s is not None
         self.input_wait.refresh(s)
         self.goal.refresh(s)
         self._warm.setData(s.warm_t.values, s.warm_rate.values)
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._window.setData(s.window_t.values, s.window_rate.values)
         self._ends.setData(s.ends_t.values, s.ends_rate.values)
+        # After the curves: the ranges hold what they draw now. The time axis is shared.
+        self.ranges.follow_x(s.latest_t)
+        self._follow("throughput")
+        self.updated.emit()
+
+    def _push_memory(self) -> None:
+        s = self.series
+        assert s is not None
         self._process.setData(s.mem_t.values, s.mem_process.values / GIB)
         self._device.setData(s.mem_t.values, s.mem_device.values / GIB)
-        proj = (s.proj_t.values, s.proj_low.values, s.proj_mid.values, s.proj_high.values)
-        self._band.setData(*band_outline(*bounded_band(*proj)))
-        self._cost_hint.setVisible(len(s.proj_t) == 0)
-        self._mid.setData(s.proj_t.values, s.proj_mid.values)
         if s.memory_total_bytes:
             total = f"device total {report.size(s.memory_total_bytes)}"
             set_level(self._total, s.memory_total_bytes / GIB, total)
         if s.peak_memory is not None:
             self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
-        # After the curves: the ranges hold what they draw now.
-        self.ranges.follow_x(s.latest_t)
-        self.ranges.follow_run()
-        self._separate_labels()
-        self.updated.emit()
+        self._follow("memory")
+
+    def _push_cost(self) -> None:
+        s = self.series
+        assert s is not None
+        proj = (s.proj_t.values, s.proj_low.values, s.proj_mid.values, s.proj_high.values)
+        self._band.setData(*band_outline(*bounded_band(*proj)))
+        self._cost_hint.setVisible(len(s.proj_t) == 0)
+        self._mid.setData(s.proj_t.values, s.proj_mid.values)
+        self._follow("cost")
+
+    def _push_flops(self) -> None:
+        assert self.series is not None
+        self.flops.refresh(self.series)
+        self._follow("flops")
+
+    def _follow(self, name: str) -> None:
+        self.ranges.follow_chart(name)
+        self.charts[name].labels.request()
 
     def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
         self._peak.setData([t], [peak_bytes / GIB])
@@ -327,7 +350,7 @@ class LivePlots(QWidget):
     def end_run(self, result: dict[str, Any] | None) -> None:
         """Stop the timer after a last redraw; with a result, draw its final figures; then fit
         every axis to the finished run (for a look and for export)."""
-        self._dirty = True
+        self._stagger.mark()
         self.refresh()
         self.timer.stop()
         if result and result.get("status") == "ok":
@@ -367,29 +390,6 @@ class LivePlots(QWidget):
     def _draw_overlays(self) -> None:
         for chart, line in self._overlays:
             chart.plot.removeItem(line)
-        self._overlays.clear()
         shown = [r for r in self._overlay_results if r.get("run_id") != self.run_id]
-        for i, r in enumerate(shown):
-            label = result_label(r)
-            color = self.colors.overlay[i % len(self.colors.overlay)]
-            cost_key = "usd_per_epoch" if self.cost_in_usd else "epoch_seconds"
-            for chart, value in (
-                (self.throughput, r.get("throughput_samples_per_s")),
-                (self.memory, (r.get("peak_memory_bytes") or np.nan) / GIB),
-                (self.cost, r.get(cost_key)),
-                (self.flops, (r.get("flops") or {}).get("achieved_tflops")),
-            ):
-                if value is None or not np.isfinite(value):
-                    continue
-                line = pg.InfiniteLine(
-                    pos=value,
-                    angle=0,
-                    movable=False,
-                    label=label,
-                    labelOpts={"position": 0.6, "color": color},
-                    pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.DashDotLine),
-                )
-                line.label.fill = pg.mkBrush(backdrop(self.colors))  # readable over the data
-                chart.plot.addItem(line)
-                self._overlays.append((chart, line))
+        self._overlays = overlay_lines(shown, self.charts, self.colors, self.cost_in_usd)
         self._separate_labels()

@@ -67,8 +67,12 @@ class RunRanges:
     def follow_run(self, final: bool = False) -> None:
         """Each y range holds all that its chart draws and the chart's levels (the device's
         total among them); at the end of a run, fit."""
-        for name, chart in self.charts.items():
-            self._y(name, data_top(chart.plot), final)
+        for name in self.charts:
+            self.follow_chart(name, final)
+
+    def follow_chart(self, name: str, final: bool = False) -> None:
+        """Chart `name`'s y range holds all it draws and its levels (follow_run's, for one)."""
+        self._y(name, data_top(self.charts[name].plot), final)
 
     def _y(self, name: str, top: float, final: bool) -> None:
         self.follow[name].follow_y(max(top, self.level_top(name)), final)
