@@ -176,3 +176,17 @@ def test_workers_a_fresh_process_would_measure_differently_are_not_forked(
     assert forked.wait_ready(timeout_s=60)
     assert forked.server_pid() not in (None, first)
     assert not psutil.pid_exists(first) or psutil.Process(first).status() == "zombie"
+
+
+def test_a_fresh_workers_peak_memory_is_its_own_not_its_parents(monkeypatch):
+    """Linux keeps a process's ru_maxrss across exec: a worker launched by a parent larger than
+    itself read the parent's size as its peak. The worker reads its own (VmHWM)."""
+    monkeypatch.setenv("EPOCHCOST_FORKSERVER", "0")
+    ballast = b"\x01" * (3 << 29)  # 1.5 GiB, resident: this process is larger than a worker
+    try:
+        kind, events, _ = _run(TINY.with_changes(min_steps=50, max_steps=50, repeats=1))
+    finally:
+        del ballast
+    assert kind is not forked.ForkedWorker and isinstance(events[-1], Finished)
+    peak = events[-1].result["peak_memory_bytes"]
+    assert 100 << 20 < peak < 1200 << 20  # tiny-mlp's worker: about 780 MB with torch

@@ -63,7 +63,7 @@ def _libc() -> Any:
         return None
 
 
-def _status_bytes(key: str) -> int | None:
+def status_bytes(key: str) -> int | None:
     """A `kB` field of /proc/self/status in bytes (None where there is no /proc)."""
     try:
         match = re.search(rf"^{key}:\s+(\d+) kB", _STATUS.read_text(), re.M)
@@ -74,7 +74,7 @@ def _status_bytes(key: str) -> int | None:
 
 def resident_bytes() -> int:
     """This process's resident memory now (bytes)."""
-    value = _status_bytes("VmRSS")
+    value = status_bytes("VmRSS")
     if value is not None:
         return value
     import psutil
@@ -97,7 +97,7 @@ class MemoryCap:
         self._base_rss = 0
         self._peak_used = 0
         # Without /proc (macOS) there is no high-water mark to reset: sample the current size.
-        self._exact = _status_bytes("VmHWM") is not None and _CLEAR_REFS.exists()
+        self._exact = status_bytes("VmHWM") is not None and _CLEAR_REFS.exists()
 
     def _settle(self) -> int:
         """Give free heap pages back to the system, then read resident memory."""
@@ -139,7 +139,7 @@ class MemoryCap:
 
     def used_bytes(self) -> int:
         """The workload's peak so far: what it built plus the steps' peak above the baseline."""
-        peak = _status_bytes("VmHWM") if self._exact else None
+        peak = status_bytes("VmHWM") if self._exact else None
         now = peak if peak is not None else resident_bytes()
         self._peak_used = max(self._peak_used, self._built_bytes + max(0, now - self._base_rss))
         return self._peak_used

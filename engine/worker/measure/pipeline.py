@@ -26,7 +26,7 @@ from engine.measure import environment
 from engine.measure.config import TrainingConfig
 from engine.measure.probes import open_probe
 from engine.worker.measure import session
-from engine.worker.measure.memcap import MemoryCap
+from engine.worker.measure.memcap import MemoryCap, status_bytes
 from engine.worker.measure.monitor import Monitor, MonitorSummary
 
 C = TypeVar("C", bound=TrainingConfig)
@@ -158,6 +158,13 @@ def failure(run_id: str, config: TrainingConfig, exc: BaseException, where: str 
 
 
 def peak_rss_bytes() -> int:
+    """This process's peak resident memory. Linux: VmHWM, the high-water mark of this
+    process's own memory since its exec (or fork); ru_maxrss also holds its parent's size
+    before the exec, and a worker of a parent larger than itself read its parent's peak
+    (2,261 MB for tiny-mlp started from a 2 GB test process: benchmarks/RESULTS.md)."""
+    own = status_bytes("VmHWM")
+    if own is not None:
+        return own
     # ru_maxrss is in KiB on Linux, bytes on macOS.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak if os.uname().sysname == "Darwin" else peak * 1024)
