@@ -24,7 +24,11 @@ venv: $(STAMP)
 # The install is uv's (`uv pip install`, about 5 s from uv's cache against pip's 80 s, which
 # downloads every time: benchmarks/RESULTS.md, issue 42); pip installs when uv cannot.
 # UV_NATIVE_TLS: uv trusts the system's certificates, as pip does (a TLS-inspecting proxy).
-UV_INSTALL := UV_NATIVE_TLS=1 $(VENV)/bin/uv pip install --quiet --python $(PY)
+# --compile-bytecode: the .pyc files pip writes and uv does not. Where Python writes none
+# (PYTHONDONTWRITEBYTECODE, as on the CI machine) every process compiled torch from source
+# as it imported it: `import torch, torch._dynamo` 7.1-7.3 s against 3.2-4.6 s, and a fresh
+# clone's pytest 1,071 s against 632 s in a checkout that had them (benchmarks/RESULTS.md).
+UV_INSTALL := UV_NATIVE_TLS=1 $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)

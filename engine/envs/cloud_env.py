@@ -115,7 +115,9 @@ def create(
         if uv:
             venv = [uv, "venv", "--allow-existing", "--seed", str(folder)]
             venv += ["--python", base] if base else ["--python", ">=3.11"]
-            steps = [venv, [uv, "pip", "install", "--python", env_python, wanted]]
+            # --compile-bytecode: as pip does (engine/envs/create.py says why).
+            install = [uv, "pip", "install", "--compile-bytecode", "--python", env_python]
+            steps = [venv, [*install, wanted]]
         else:
             assert base is not None
             steps = [

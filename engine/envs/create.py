@@ -242,7 +242,10 @@ def _make(
         # No Python found: uv takes one of the machine's that is new enough, else downloads
         # its own (a managed Python) where the network allows.
         venv += ["--python", base] if base else ["--python", f">={_version(MIN_PYTHON)}"]
-        install = [uv, "pip", "install", "--python", python]
+        # --compile-bytecode: as pip does. Without it a Python that writes no .pyc
+        # (PYTHONDONTWRITEBYTECODE, a read-only folder) compiles torch at every worker's start:
+        # 7.1-7.3 s for `import torch, torch._dynamo` against 3.2-4.6 s (benchmarks/RESULTS.md).
+        install = [uv, "pip", "install", "--compile-bytecode", "--python", python]
         steps = [venv, [*install, *index, *choice.packages], [*install, *worker]]
     else:
         assert base is not None

@@ -121,6 +121,8 @@ class _Server:
     def stop(self) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()  # the server ends; its workers do not
+        if not self.ready:
+            self.proc.kill()  # still importing: nothing of it to keep, and no wait at exit
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

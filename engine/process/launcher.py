@@ -105,6 +105,8 @@ class WorkerProcess:
         # Forked from the warm PyTorch process when one is ready (engine/process/forked.py).
         warm = None if launcher else forked.spawn_forked(self.spec, self.config.framework, args)
         self.proc = warm or spawn(self.spec, args, launcher=launcher)
+        if self._cancel_requested.is_set():  # cancelled while it started (a server's import)
+            self.cancel()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._watchdog = Watchdog(self.proc, self.kill)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import select
@@ -87,6 +88,8 @@ def populate(runs: list[tuple[int, int]]) -> None:
     page = os.sysconf("SC_PAGE_SIZE")
     for address, length in runs:
         if libc.madvise(address, length, MADV_POPULATE_READ) != 0:
+            if ctypes.get_errno() != errno.EINVAL:
+                raise OSError(ctypes.get_errno(), "madvise(MADV_POPULATE_READ) failed")
             for at in range(address, address + length, page):  # an older kernel: touch each
                 ctypes.string_at(at, 1)
 
@@ -155,8 +158,9 @@ class Server:
         code = 1
         try:
             signal.set_wakeup_fd(-1)
-            for number in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-                signal.signal(number, signal.SIG_DFL)
+            # The one handler this server set; the rest are a fresh interpreter's (SIGPIPE
+            # ignored, SIGINT a KeyboardInterrupt), and the worker sets its own.
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             for held in (conn, self.listener, *self.children.values()):
                 held.close()
             os.close(self.wake_r)
