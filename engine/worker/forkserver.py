@@ -122,6 +122,7 @@ class Server:
 
     def _accept(self) -> None:
         conn, _ = self.listener.accept()
+        fds: list[int] = []
         try:
             data, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST_BYTES, 3)
             request = json.loads(data.decode("utf-8"))
@@ -129,9 +130,14 @@ class Server:
                 raise ValueError(f"{len(fds)} file descriptors, not 3")
         except (OSError, ValueError) as exc:
             _answer(conn, {"error": f"a request this server cannot read: {exc}"})
-            conn.close()
+            _close(conn, fds)
             return
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # no process to be had (EAGAIN, ENOMEM): the parent starts one
+            _answer(conn, {"error": f"fork failed: {exc}"})
+            _close(conn, fds)
+            return
         if pid == 0:
             self._child(request, fds, conn)
         for fd in fds:  # the worker's now: its stdin's end comes when its parent closes it
@@ -166,7 +172,6 @@ class Server:
             os.close(self.wake_r)
             os.close(self.wake_w)
             os.setsid()  # a session of its own, as spawn() starts a worker
-            populate(self.resident)
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
                 os.close(fd)
@@ -174,6 +179,7 @@ class Server:
             # PYTHONUNBUFFERED, as spawn() sets it: each event reaches the parent at once.
             sys.stdout = open(1, "w", encoding="utf-8", buffering=1, closefd=False)  # noqa: SIM115
             sys.stderr = open(2, "w", encoding="utf-8", buffering=1, closefd=False)  # noqa: SIM115
+            populate(self.resident)  # a failure is said on the worker's own stderr
             os.environ.clear()
             os.environ.update(request["env"])
             os.chdir(request["cwd"])
@@ -191,6 +197,12 @@ class Server:
             traceback.print_exc()
         finally:
             os._exit(code)
+
+
+def _close(conn: socket.socket, fds: list[int]) -> None:
+    conn.close()
+    for fd in fds:
+        os.close(fd)
 
 
 def _answer(conn: socket.socket, message: dict[str, Any]) -> None:
