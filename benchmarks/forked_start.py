@@ -24,6 +24,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness_overhead import fixed_window  # noqa: E402
+
 from engine.core.events import Finished, Started  # noqa: E402
 from engine.measure.config import RunConfig  # noqa: E402
 from engine.process import forked  # noqa: E402
@@ -66,17 +68,9 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
-    config = RunConfig(
-        model=args.model,
-        batch_size=args.batch_size,
-        threads=args.threads,
-        warmup_steps=50,
-        min_steps=args.steps,
-        max_steps=args.steps,
-        max_seconds=600.0,
-        stability_threshold=0.0,
-        repeats=1,
-    ).validated()
+    # A fixed step count, as harness_overhead.py's windows: both workers time the same work.
+    config = fixed_window(args.model, args.batch_size, 50, args.steps, threads=args.threads)
+    config = config.validated()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
     if not forked.wait_ready(timeout_s=120):
         raise SystemExit("the fork server did not get ready: is torch installed here?")

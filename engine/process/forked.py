@@ -182,11 +182,14 @@ def prewarm(spec: WorkerSpec | None = None) -> None:
         _current(spec.environment(), start=True)
 
 
-def wait_ready(spec: WorkerSpec | None = None, timeout_s: float = READY_TIMEOUT_S) -> bool:
-    """Start the server for `spec`'s PyTorch workers if none runs, and wait until it is ready
-    (a study's first run forked too); False if it is not by `timeout_s`."""
+def wait_ready(
+    spec: WorkerSpec | None = None, framework: str = "torch", timeout_s: float = READY_TIMEOUT_S
+) -> bool:
+    """Start the server for `spec`'s workers of `framework` if they may be forked and none
+    runs, and wait until it is ready (a study's first run forked too); False if they may not
+    be, or it is not ready by `timeout_s`."""
     spec = spec or WorkerSpec()
-    return supported(spec, "torch") and (
+    return supported(spec, framework) and (
         _ready(spec.environment(), start=True, timeout_s=timeout_s) is not None
     )
 

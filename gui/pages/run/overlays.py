@@ -11,9 +11,7 @@ import pyqtgraph as pg
 from gui.common.chart import Chart
 from gui.common.results_model import result_label
 from gui.common.theme import PlotColors
-from gui.pages.run.plot_style import backdrop
-
-GIB = float(2**30)
+from gui.pages.run.plot_style import GIB, backdrop
 
 
 def overlay_lines(

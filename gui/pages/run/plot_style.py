@@ -12,6 +12,8 @@ import pyqtgraph as pg
 from engine.core.events import Phase
 from gui.common.theme import PlotColors
 
+GIB = float(2**30)  # the memory chart's unit
+
 BAND_POINTS = 1_000  # the interval's outline is thinned to this many points a side
 # The band is drawn where its high end is at most this many times the projection: a window's
 # first steps give an interval up to unbounded (no slower end), which a y axis that holds all

@@ -31,8 +31,9 @@ from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.input_wait import InputWaitOverlay
-from gui.pages.run.overlays import GIB, overlay_lines
+from gui.pages.run.overlays import overlay_lines
 from gui.pages.run.plot_style import (
+    GIB,
     backdrop,
     band_outline,
     bounded_band,
