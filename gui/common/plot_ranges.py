@@ -42,17 +42,18 @@ class FollowRange:
         self.y_top = 0.0
         self.plot.enableAutoRange(x=False, y=False)
 
-    def follow_x(self, latest_s: float, final: bool = False) -> None:
-        """Keep 0..latest_s in view; at the end of a run, fit it."""
+    def follow_x(self, latest_s: float, final: bool = False) -> bool:
+        """Keep 0..latest_s in view; at the end of a run, fit it. True: the range moved."""
         if not self.following or not math.isfinite(latest_s):
-            return
+            return False
         if final:
             self.x_end = max(latest_s * 1.02, 1e-3)
         elif self.x_end == 0.0 or latest_s > self.x_end:
             self.x_end = max(MIN_SPAN_S, latest_s * GROWTH)
         else:
-            return
+            return False
         self.plot.setXRange(0.0, self.x_end, padding=0)
+        return True
 
     def follow_y(self, top: float, final: bool = False) -> None:
         """Keep 0..top in view; at the end of a run, fit it."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QEvent, QObject, QRectF
+from PySide6.QtWidgets import QApplication
 
+from gui.common.plot_ranges import MIN_SPAN_S
 from gui.pages.run.plots import LivePlots
 from tests.gui import run_scenario as scenario
 
@@ -138,3 +140,72 @@ def test_one_time_axis_from_zero_whatever_the_left_axes_widths(plots, tmp_path, 
     cost.setXRange(0.3, 0.6, padding=0)  # a zoom on the cost chart moves the others alike
     for chart in plots.charts.values():
         assert chart.plot.vb.viewRange()[0] == pytest.approx((0.3, 0.6)), chart.name
+
+
+class Paints(QObject):
+    """Counts each chart's paints (its view's viewport)."""
+
+    def __init__(self, plots: LivePlots) -> None:
+        super().__init__()
+        self.names = {chart.viewport(): name for name, chart in plots.charts.items()}
+        self.seen: list[str] = []
+        for viewport in self.names:
+            viewport.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint and obj in self.names:
+            self.seen.append(self.names[obj])
+        return False
+
+    def turn(self, action) -> list[str]:
+        """The charts painted after `action`, until the event loop has nothing left to do (a
+        chart's labels are placed, and so repainted, a turn after its data)."""
+        self.seen.clear()
+        action()
+        for _ in range(5):
+            QApplication.processEvents()
+        return sorted(set(self.seen))
+
+
+def test_a_new_run_and_a_jump_of_the_time_axis_repaint_one_chart_a_turn(plots, tmp_path):
+    """Four views changed in one task are repainted in one: 40-70 ms of the GUI thread under
+    Xvfb, the longest tasks of a run (benchmarks/RESULTS.md, issue 42). A new run's axes and
+    each jump of the shared time axis reach the charts one a turn of their timer; after a turn
+    each, the four agree."""
+    paints = Paints(plots)
+    scenario.finished(plots, tmp_path, 0.70)  # a run on screen, its axes fitted to it
+    old = {name: chart.plot.vb.viewRange() for name, chart in plots.charts.items()}
+
+    def begin() -> None:
+        plots.begin_run(scenario.config(tmp_path / "again", 0.70), "tiny-mlp · cpu")
+        plots.timer.stop()  # turned by hand
+
+    paints.turn(begin)  # the last run's curves cleared: the inside of each plot repainted
+    turns = 0
+    while plots._stagger.pending:  # a turn each (a follower before the lead: two)
+        assert len(paints.turn(plots._stagger.tick)) <= 1
+        turns += 1
+    assert turns <= 7
+    for name, chart in plots.charts.items():
+        assert chart.plot.vb.viewRange() != old[name], name
+        assert chart.plot.vb.viewRange()[0] == [0.0, MIN_SPAN_S], name
+    # Live: the time axis jumps when the run passes its end. The throughput chart leads.
+    rng = np.random.default_rng(3)
+    t = scenario._steps(plots, rng, 0.002, 150, 0, MIN_SPAN_S * 0.9)
+    assert t > MIN_SPAN_S
+    painted = []
+    while plots.throughput.plot.vb.viewRange()[0] == [0.0, MIN_SPAN_S] and len(painted) < 4:
+        painted.append(paints.turn(plots._stagger.tick))
+    assert painted[-1] == ["throughput"] and all(len(p) == 1 for p in painted)
+    lead = plots.throughput.plot.vb.viewRange()[0]
+    assert lead[1] > MIN_SPAN_S
+    behind = [n for n, c in plots.charts.items() if c.plot.vb.viewRange()[0] != lead]
+    assert sorted(behind) == ["cost", "flops", "memory"]  # their turns come next
+    while behind:
+        assert paints.turn(plots._stagger.tick) == [behind.pop(0)]
+    for chart in plots.charts.values():
+        assert chart.plot.vb.viewRange()[0] == lead, chart.name
+    # A zoom of the user's still moves the four together, at once.
+    plots.cost.plot.vb.setXRange(0.1, 0.4, padding=0)
+    for chart in plots.charts.values():
+        assert chart.plot.vb.viewRange()[0] == pytest.approx((0.1, 0.4)), chart.name

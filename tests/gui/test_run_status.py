@@ -95,3 +95,20 @@ def test_a_result_with_a_warning_shows_it_above_the_plots_and_clean_runs_clear_i
         else:
             assert not page.message_bar.isVisible()
             assert "warning" not in page.status.text.text()
+
+
+def test_a_run_starting_keeps_the_status_lines_size(qtbot):
+    """The progress bar's place is kept while it is hidden: shown at a run's start, it made the
+    status bar 5 px taller and laid the whole window out again, every chart repainted in the
+    Run button's task (benchmarks/RESULTS.md, issue 42)."""
+    status = RunStatus()
+    qtbot.addWidget(status)
+    status.resize(1254, status.sizeHint().height())
+    status.show()
+    qtbot.waitExposed(status)
+    idle = (status.sizeHint(), status.text.width())
+    assert status.progress.isHidden()
+    status.begin(RunSeries(batch_size=16, epoch_samples=50_000, usd_per_hour=3.6))
+    assert status.progress.isVisible()
+    qtbot.wait(10)
+    assert (status.sizeHint(), status.text.width()) == idle

@@ -1,6 +1,6 @@
 """How the Run tab's live plots draw: the interval band's outline and where it is drawn, the
-phase marks' text, the result level's wording, and the colours of labels' backdrops and of the
-per-step rates."""
+phase marks' text, the result level's wording, the colours of labels' backdrops and of the
+per-step rates, and a point's label kept whole inside its plot."""
 
 from __future__ import annotations
 
@@ -98,3 +98,16 @@ def faded(color: str, background: str) -> Any:
         round(c.green() * mix + b.green() * (1 - mix)),
         round(c.blue() * mix + b.blue() * (1 - mix)),
     )
+
+
+def slide_inside(label: pg.TextItem, vb: pg.ViewBox) -> None:
+    """Keep a point's label whole inside the plot: it starts at the point and slides left, as
+    far as it must, when the point is near the right edge (or the plot narrow)."""
+    (x0, x1), _ = vb.viewRange()
+    view_px, text_px = vb.width(), label.textItem.boundingRect().width()
+    if view_px <= 0 or text_px <= 0 or x1 <= x0:
+        return
+    point_px = (label.pos().x() - x0) / (x1 - x0) * view_px
+    left_px = min(max(point_px, 0.0), max(view_px - text_px, 0.0))
+    x = min(max((point_px - left_px) / text_px, 0.0), 1.0)
+    label.setAnchor((x, label.anchor.y()))  # above or below: the labels' own rule

@@ -41,6 +41,7 @@ from gui.pages.run.plot_style import (
     mark_text,
     median_of,
     named,
+    slide_inside,
     turned,
 )
 from gui.pages.run.precision_band import PrecisionBand
@@ -188,7 +189,7 @@ class LivePlots(QWidget):
 
     def begin_run(self, config: RunConfig, caption: str) -> None:
         """Clear the curves and start drawing a new run."""
-        self.config = config
+        was_usd, self.config = self.cost_in_usd, config
         self.run_id = None
         self.series = RunSeries(
             config.batch_size, config.resolved_epoch_samples, config.usd_per_hour
@@ -218,9 +219,12 @@ class LivePlots(QWidget):
         self.flops.begin(caption)
         self.input_wait.begin(config.data_spec.reads_files)
         self.goal.begin(config.target_precision_pct)
-        self.set_colors(self.colors)
+        if self.cost_in_usd != was_usd:
+            self._draw_overlays()  # the past runs' cost lines in the new unit
         self.timer.start()
-        self.fit()  # from scratch: no past range (an overlay's, a zoom) hides the new run
+        # Every axis from scratch (no past range hides the new run), one chart a turn.
+        self._stagger.each(self._fit_one)
+        self.input_wait.fit_y()
 
     def on_event(self, event: Event) -> None:
         if self.series is None:
@@ -270,8 +274,10 @@ class LivePlots(QWidget):
         self._measured.setData(s.meas_t.values, s.meas_rate.values)
         self._window.setData(s.window_t.values, s.window_rate.values)
         self._ends.setData(s.ends_t.values, s.ends_rate.values)
-        # After the curves: the ranges hold what they draw now. The time axis is shared.
-        self.ranges.follow_x(s.latest_t)
+        # After the curves: the ranges hold what they draw now. The time axis is shared: the
+        # other charts take a jump of it at their own turn.
+        if self.ranges.lead_x(s.latest_t):
+            self._stagger.mark(self.ranges.followers)
         self._follow("throughput")
         self.updated.emit()
 
@@ -302,6 +308,7 @@ class LivePlots(QWidget):
         self._follow("flops")
 
     def _follow(self, name: str) -> None:
+        self.ranges.catch_up(name)
         self.ranges.follow_chart(name)
         self.charts[name].labels.request()
 
@@ -313,17 +320,7 @@ class LivePlots(QWidget):
         self._place_peak_label()
 
     def _place_peak_label(self) -> None:
-        """Keep the peak's label whole inside the plot: it starts at the point and slides left,
-        as far as it must, when the point is near the right edge (or the plot narrow)."""
-        vb = self.memory.plot.vb
-        (x0, x1), _ = vb.viewRange()
-        view_px, text_px = vb.width(), self._peak_label.textItem.boundingRect().width()
-        if view_px <= 0 or text_px <= 0 or x1 <= x0:
-            return
-        point_px = (self._peak_label.pos().x() - x0) / (x1 - x0) * view_px
-        left_px = min(max(point_px, 0.0), max(view_px - text_px, 0.0))
-        x = min(max((point_px - left_px) / text_px, 0.0), 1.0)
-        self._peak_label.setAnchor((x, self._peak_label.anchor.y()))  # above or below: labels
+        slide_inside(self._peak_label, self.memory.plot.vb)
         self.memory.labels.request()
 
     def _separate_labels(self) -> None:
@@ -336,6 +333,11 @@ class LivePlots(QWidget):
         self.ranges.fit(self.series, live=self.timer.isActive())
         self.input_wait.fit_y()
         self._separate_labels()
+
+    def _fit_one(self, name: str) -> None:
+        if self.ranges.fit_one(name, self.series, live=True):
+            self._stagger.mark(self.ranges.followers)
+        self.charts[name].labels.request()
 
     def _levels(self, name: str) -> list[pg.InfiniteLine]:
         """The level lines of chart `name` that its y range holds: the result's (or the

@@ -45,6 +45,9 @@ def _same_range(vb: pg.ViewBox, view: pg.ViewBox | None, axis: int) -> None:
         view.blockLink(False)
 
 
+LEAD = "throughput"  # the chart whose time axis the others are linked to
+
+
 class RunRanges:
     """The ranges of the charts (throughput, memory, cost, flops) of one LivePlots."""
 
@@ -56,6 +59,7 @@ class RunRanges:
         self.levels = levels  # a chart's name -> its level lines (shown or not)
         self._on_screen: dict[str, tuple[float, float]] = {}
         self._links: dict[str, pg.ViewBox | None] = {}  # a chart's x link, while exported
+        self._behind: set[str] = set()  # followers not yet at the lead's time range (lead_x)
         for name, chart in charts.items():
             chart.export_hooks.append(functools.partial(self._span_export, name))
 
@@ -78,22 +82,73 @@ class RunRanges:
         self.follow[name].follow_y(max(top, self.level_top(name)), final)
 
     def follow_x(self, latest_s: float, final: bool = False) -> None:
-        """The shared time axis (the throughput plot's leads the other three)."""
-        self.follow["throughput"].follow_x(latest_s, final)
+        """The shared time axis (the throughput plot's leads the other three), all at once."""
+        self.follow[LEAD].follow_x(latest_s, final)
+
+    def lead_x(self, latest_s: float, final: bool = False) -> bool:
+        """The lead's time axis follows `latest_s` alone, and the other charts take its range
+        at their own turn (catch_up): while a run is live, a jump of the shared axis then
+        repaints one view a turn of the event loop, not the four in one task (40-70 ms of the
+        GUI thread under Xvfb: benchmarks/RESULTS.md, issue 42). True: it moved, the others
+        are behind until they catch up, their links held till then (pyqtgraph also copies the
+        lead's range to them when the lead is resized, as its axis's new labels do)."""
+        for name in self.followers:
+            self.charts[name].plot.vb.blockLink(True)
+        moved = self.follow[LEAD].follow_x(latest_s, final)
+        if moved:
+            self._behind.update(self.followers)
+        for name in set(self.followers) - self._behind:
+            self.charts[name].plot.vb.blockLink(False)
+        return moved
+
+    @property
+    def followers(self) -> tuple[str, ...]:
+        """The charts whose time axis is linked to the lead's."""
+        return tuple(name for name in self.charts if name != LEAD)
+
+    def catch_up(self, name: str) -> None:
+        """Chart `name`'s time axis takes the lead's range, if lead_x left it behind."""
+        if name not in self._behind:
+            return
+        self._behind.discard(name)
+        lead, vb = self.charts[LEAD].plot.vb, self.charts[name].plot.vb
+        vb.blockLink(False)
+        if vb.linkedView(pg.ViewBox.XAxis) is not lead:
+            return  # unlinked: an export draws it on its own axis
+        want = lead.viewRange()[0]
+        if vb.viewRange()[0] == want:
+            return
+        lead.blockLink(True)  # no echo back
+        try:
+            vb.setXRange(*want, padding=0)
+        finally:
+            lead.blockLink(False)
 
     def fit(self, series: RunSeries | None, live: bool) -> None:
         """Fit every axis to what is shown now, from scratch: the run (followed while live,
         fitted once ended) and every level; a zoom or pan of the user's is given up."""
-        for follow in self.follow.values():
-            follow.reset()
-        if series is not None and series.latest_t > 0:
-            self.follow_x(series.latest_t, final=not live)
-            self.follow_run(final=not live)
+        for name in (LEAD, *self.followers):
+            self.fit_one(name, series, live)
+
+    def fit_one(self, name: str, series: RunSeries | None, live: bool) -> bool:
+        """fit's, for chart `name` alone (a follower's time axis is the lead's: fit the lead
+        first). A new run's start fits one chart a turn (LivePlots.begin_run). True: the lead's
+        time axis moved, and the followers are behind until they catch up."""
+        follow = self.follow[name]
+        follow.reset()
+        latest = series.latest_t if series is not None else 0.0
+        moved = False
+        if name == LEAD:  # 0: the time axis's first span
+            moved = self.lead_x(latest, final=latest > 0 and not live)
         else:
-            self.follow_x(0.0)  # the time axis's first span
-        self.include_levels()
-        for follow in self.follow.values():
-            follow.start_empty()
+            self.catch_up(name)
+        if latest > 0:
+            self.follow_chart(name, final=not live)
+        top = self.level_top(name)
+        if top > 0:
+            follow.include_y(top)
+        follow.start_empty()
+        return moved
 
     def include_levels(self) -> None:
         """Each y range grows to hold its plot's levels (a selected result is in view at once)."""
@@ -115,7 +170,7 @@ class RunRanges:
             self._links[name] = vb.linkedView(vb.XAxis)
             vb.setXLink(None)
             end = data_end(self.charts[name].plot)
-            if end > 0 and self.follow["throughput"].following:
+            if end > 0 and self.follow[LEAD].following:
                 vb.setXRange(0.0, end * 1.02, padding=0)
         elif name in self._on_screen:
             vb.setXRange(*self._on_screen.pop(name), padding=0)

@@ -16,12 +16,14 @@ from PySide6.QtCore import QObject, QTimer
 
 class Staggered:
     """Pushes the charts that have new data, one per tick of `timer`, in turn; `flush` pushes
-    every one that has (the run's end, a test)."""
+    every one that has (the run's end, a test). A change of every chart (a new run's axes)
+    is spread the same way (`each`)."""
 
     def __init__(self, parent: QObject, hz: int, pushes: dict[str, Callable[[], None]]) -> None:
         self._pushes = pushes
         self._order = list(pushes)
         self._pending: set[str] = set()
+        self._first: dict[str, list[Callable[[str], None]]] = {}  # before a chart's next push
         self._next = 0
         self.timer = QTimer(parent)
         self.timer.setInterval(max(1, round(1000 / (hz * len(pushes)))))
@@ -30,6 +32,12 @@ class Staggered:
     def mark(self, names: tuple[str, ...] | None = None) -> None:
         """New data for charts `names` (all when None)."""
         self._pending.update(self._order if names is None else names)
+
+    def each(self, action: Callable[[str], None]) -> None:
+        """`action(name)` for every chart, each at its own turn, just before its push."""
+        for name in self._order:
+            self._first.setdefault(name, []).append(action)
+        self.mark()
 
     @property
     def pending(self) -> bool:
@@ -41,12 +49,16 @@ class Staggered:
             name = self._order[self._next]
             self._next = (self._next + 1) % len(self._order)
             if name in self._pending:
-                self._pending.discard(name)
-                self._pushes[name]()
+                self._push(name)
                 return
 
     def flush(self) -> None:
         for name in self._order:
             if name in self._pending:
-                self._pending.discard(name)
-                self._pushes[name]()
+                self._push(name)
+
+    def _push(self, name: str) -> None:
+        self._pending.discard(name)
+        for action in self._first.pop(name, []):
+            action(name)
+        self._pushes[name]()

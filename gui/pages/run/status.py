@@ -51,6 +51,11 @@ class RunStatus(QWidget):
         self.progress.setFixedWidth(200)
         self.progress.setToolTip(PROGRESS_TIP)
         self.progress.setTextVisible(True)
+        # Its place is kept while hidden: shown at a run's start, it would make the status bar
+        # taller and lay the whole window out again, every chart repainted in one task.
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
         self.progress.hide()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
@@ -77,6 +82,9 @@ class RunStatus(QWidget):
         self.phase = "starting"
         self._highlight("")
         self.progress.reset()
+        # Valued while hidden: a new value repaints a shown bar at once (QProgressBar), and
+        # with it the whole window's changes, inside the Run button's task.
+        self.progress.setValue(0)
         self.progress.setToolTip(PROGRESS_TIP)
         self.progress.show()
         self._clock.start()
