@@ -68,5 +68,9 @@ def _settings_recording(window, started):
     return show
 
 
-def test_the_offer_says_what_it_does():
-    assert "File > Settings" in environment_offer.EnvironmentOffer().toolTip()
+def test_the_offer_says_what_it_does(qtbot):
+    # qtbot: a widget needs the QApplication, which this test process may not have made yet
+    # (run alone, or first in its xdist worker, it aborted the process).
+    offer = environment_offer.EnvironmentOffer()
+    qtbot.addWidget(offer)
+    assert "File > Settings" in offer.toolTip()
