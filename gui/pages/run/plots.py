@@ -335,9 +335,9 @@ class LivePlots(QWidget):
         self._separate_labels()
 
     def _fit_one(self, name: str) -> None:
+        """A new run's axes, chart `name`'s (its push, right after, places its labels)."""
         if self.ranges.fit_one(name, self.series, live=True):
             self._stagger.mark(self.ranges.followers)
-        self.charts[name].labels.request()
 
     def _levels(self, name: str) -> list[pg.InfiniteLine]:
         """The level lines of chart `name` that its y range holds: the result's (or the
