@@ -252,6 +252,13 @@ def one_run(
     def on_running(running: bool) -> None:
         if not running:
             marks["end"] = time.perf_counter()
+            drawn()
+
+    def drawn() -> None:
+        """The ending measured to its last chart's turn (the plots draw it a chart a turn)."""
+        if window.run_page.plots.timer.isActive():
+            QTimer.singleShot(10, drawn)
+        else:
             loop.quit()
 
     window.controller.engine_event.connect(on_event)

@@ -1,9 +1,16 @@
 """A message strip above the plots: run failures and user mistakes, said in a sentence, with
-the technical details one click away (never a traceback in the user's face)."""
+the technical details one click away (never a traceback in the user's face).
+
+In a page's layout it takes its room from what is under it; `float_over(host)` lays it over
+the top of `host` instead, so that a message coming and going resizes nothing (the Run tab:
+its four live charts, resized and repainted in one task of 67-70 ms when a run's warning
+showed, benchmarks/RESULTS.md, issue 42).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -16,15 +23,30 @@ from PySide6.QtWidgets import (
 
 MAX_LINES = 2  # a longer message scrolls within the bar: the plots under it keep their room
 
-# Tinted backgrounds with the palette's own text colour stay legible in light and dark.
-STYLES = {
-    "error": "QFrame#message_bar { background: rgba(208, 68, 55, 0.18);"
-    " border: 1px solid #d04437; border-radius: 4px; }",
-    "warning": "QFrame#message_bar { background: rgba(224, 160, 32, 0.20);"
-    " border: 1px solid #c08a10; border-radius: 4px; }",
-    "info": "QFrame#message_bar { background: rgba(61, 127, 196, 0.16);"
-    " border: 1px solid #3d7fc4; border-radius: 4px; }",
+# Tints over the window's own colour (legible in light and dark): (red, green, blue, alpha) of
+# the tint, and the border's colour. The background is made opaque, the tint blended with the
+# window's colour, so that a bar laid over a chart hides what is under it.
+TINTS: dict[str, tuple[tuple[int, int, int, float], str]] = {
+    "error": ((208, 68, 55, 0.18), "#d04437"),
+    "warning": ((224, 160, 32, 0.20), "#c08a10"),
+    "info": ((61, 127, 196, 0.16), "#3d7fc4"),
 }
+FLOAT_MARGIN = 6  # px between a floating bar and its host's edges
+
+
+def style(level: str, window: QColor) -> str:
+    """The bar's style sheet for `level` over the window colour `window`."""
+    (red, green, blue, alpha), border = TINTS.get(level, TINTS["info"])
+    mixed = [
+        round(alpha * tint + (1 - alpha) * base)
+        for tint, base in zip(
+            (red, green, blue), (window.red(), window.green(), window.blue()), strict=True
+        )
+    ]
+    return (
+        f"QFrame#message_bar {{ background: rgb({mixed[0]}, {mixed[1]}, {mixed[2]});"
+        f" border: 1px solid {border}; border-radius: 4px; }}"
+    )
 
 
 class MessageBar(QFrame):
@@ -51,12 +73,13 @@ class MessageBar(QFrame):
         close = QPushButton("✕")
         close.setFlat(True)
         close.setToolTip("Dismiss")
-        layout = QHBoxLayout(self)
+        layout = self._box = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.details_button)
         layout.addWidget(close)
         self._details = ""
+        self._host: QWidget | None = None
         self.details_button.clicked.connect(
             lambda: self.details_requested.emit(self.text.text(), self._details)
         )
@@ -68,9 +91,38 @@ class MessageBar(QFrame):
         self.text.setText(text)
         self._details = details
         self.details_button.setVisible(bool(details))
-        self.setStyleSheet(STYLES.get(level, STYLES["info"]))
+        self.setStyleSheet(style(level, self.palette().color(QPalette.ColorRole.Window)))
         self.show()
+        if self._host is not None:
+            self._place()
 
     def dismiss(self) -> None:
         self.level = ""
         self.hide()
+
+    def float_over(self, host: QWidget) -> None:
+        """Lie over the top of `host` (the module's docstring), across its width, as tall as
+        the message's lines (MAX_LINES at most), and follow its size."""
+        self._host = host
+        self.setParent(host)
+        self.hide()
+        host.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._host and event.type() == QEvent.Type.Resize and self.isVisible():
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        assert self._host is not None
+        width = max(self._host.width() - 2 * FLOAT_MARGIN, 0)
+        layout = self._box
+        self.setGeometry(FLOAT_MARGIN, FLOAT_MARGIN, width, self.sizeHint().height())
+        layout.activate()  # the text's width known, its lines are
+        lines = self.text.heightForWidth(self.text_area.viewport().width())
+        inner = max(
+            min(lines, self.text_area.maximumHeight()), self.details_button.sizeHint().height()
+        )
+        margins = layout.contentsMargins()
+        self.resize(width, inner + margins.top() + margins.bottom())
+        self.raise_()

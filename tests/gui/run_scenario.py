@@ -158,5 +158,6 @@ def finished(plots: LivePlots, tmp_path, usd_per_hour: float | None, scale: floa
     feed(plots)
     own = result(plots, usd_per_hour)
     plots.end_run(own)
+    plots.refresh()  # the end's turns drawn now
     plots.set_overlays([past_run(own, scale)])
     return own

@@ -88,6 +88,7 @@ def finished(plots) -> dict:
         "flops": {"achieved_tflops": 0.002, "mfu": None},
     }
     plots.end_run(result)
+    plots.refresh()  # the end's turns drawn now
     plots.set_overlays([past_run(rate * 1.001, 0.0501, 0.95 * TOTAL / GIB, 0.002)])
     assert t > 0
     return result

@@ -75,6 +75,7 @@ def test_reset_view_gives_every_axis_back_and_past_runs_are_in_view(qtbot):
     plots.begin_run(tiny_config(usd_per_hour=1.0), "")
     feed_run(plots, step_times(40))
     plots.end_run({"status": "ok", "throughput_samples_per_s": 300.0, "usd_per_epoch": 0.05})
+    plots.refresh()  # the end's turns drawn now
     for chart in plots.charts.values():
         chart.plot.vb.scaleBy((0.1, 0.1))  # a zoom, as a drag or Ctrl+wheel does
     actions = [a.text() for a in plots.memory.plot.vb.menu.actions()]

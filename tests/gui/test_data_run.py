@@ -130,6 +130,7 @@ def test_the_input_wait_is_each_steps_share_and_the_windows(qtbot, tmp_path, fol
     assert list(plots.input_wait.per_step.yData) == pytest.approx([50.0, 0.0, 50.0, 10.0])
     assert list(plots.input_wait.line.yData) == pytest.approx([0.016 / 0.05 * 100])
     plots.end_run({"status": "ok", "throughput_samples_per_s": 1000.0, "input_wait_fraction": 0.3})
+    plots.refresh()  # the end's turns drawn now
     assert plots.input_wait.final.value() == pytest.approx(30.0)
     assert "input-bound" in plots.input_wait.final.label.format
 
@@ -163,6 +164,7 @@ def test_the_throughput_export_carries_the_input_wait_on_its_right_axis(qtbot, t
     plots.on_event(step)
     plots.refresh()
     plots.end_run({"status": "ok", "throughput_samples_per_s": 1000.0, "input_wait_fraction": 0.2})
+    plots.refresh()  # the end's turns drawn now
     bottom, top = plots.input_wait.view.viewRange()[1]
     assert bottom == 0.0 and top >= 25.0  # a 20% share reads as such, not as a full axis
     out = export_chart(plots.throughput.export_item, tmp_path / "throughput.svg", (900, 560))

@@ -130,9 +130,9 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     mx, my = data(plots._process)
     assert my[-1] == pytest.approx((2**30 + 55 * 2**20) / GIB)
     assert plots._total.isVisible() and plots._total.value() == pytest.approx(16.0)
-    px, py = plots._peak.getData()
+    px, py = plots.peak.dot.getData()
     assert py[0] == pytest.approx(my.max())
-    assert plots._peak_label.textItem.toPlainText().startswith("peak 1.05 GiB")
+    assert plots.peak.label.textItem.toPlainText().startswith("peak 1.05 GiB")
     # Phases: a line where measuring began, on the throughput and memory plots.
     assert [m.label.format for _, m in plots._marks] == ["window 1", "window 1"]
 
@@ -151,6 +151,7 @@ def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots
     assert [y for i, y in enumerate(wy) if i + 1 == len(wy) or np.isnan(wy[i + 1])] == ends
     result = {"status": "ok", "throughput_samples_per_s": statistics.median(ends), "repeats": 3}
     plots.end_run(result)
+    plots.refresh()  # the end's turns drawn now
     assert plots._final_rate.value() == statistics.median(ends)
     label = plots._final_rate.label.textItem.toPlainText()
     assert label == f"result {statistics.median(ends):,.1f} samples/s (median of 3 windows)"
@@ -182,6 +183,7 @@ def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
     plots.begin_run(tiny_config(usd_per_hour=1.0), "")
     feed_run(plots, step_times(60))
     plots.end_run({"status": "ok", "throughput_samples_per_s": 300.0, "usd_per_epoch": 0.05})
+    plots.refresh()  # the end's turns drawn now
     qtbot.wait(50)
     for chart in plots.charts.values():
         view = chart.plot.vb.sceneBoundingRect()
@@ -213,12 +215,13 @@ def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
         "memory_total_bytes": 2**34,
     }
     plots.end_run(result)
+    plots.refresh()  # the end's turns drawn now
     assert not plots.timer.isActive()
     assert plots._final_rate.isVisible() and plots._final_rate.value() == 321.0
     assert plots._final_cost.isVisible() and plots._final_cost.value() == 0.043
     # The worker's own peak is larger than any sample: it replaces the sampled one.
-    assert plots._peak.getData()[1][0] == pytest.approx(3.0)
-    assert "18.8%" in plots._peak_label.textItem.toPlainText()
+    assert plots.peak.dot.getData()[1][0] == pytest.approx(3.0)
+    assert "18.8%" in plots.peak.label.textItem.toPlainText()
 
 
 def test_selected_results_are_overlaid_except_the_run_on_screen(plots):
@@ -233,15 +236,17 @@ def test_selected_results_are_overlaid_except_the_run_on_screen(plots):
     }
     same = {**other, "run_id": RUN}
     plots.set_overlays([other, same])
-    lines = {chart.name: line.value() for chart, line in plots._overlays}
+    lines = {chart.name: line.value() for chart, line in plots.overlays.lines}
     assert lines == {"throughput": 900.0, "memory": pytest.approx(2.0), "cost": 0.02}
     plots.set_overlays([])
-    assert plots._overlays == []
+    assert plots.overlays.lines == []
 
 
-def test_each_tick_pushes_one_chart_so_a_frame_repaints_one_view(plots):
+def test_each_tick_pushes_one_chart_so_a_frame_repaints_one_view(plots, qtbot):
     """Pushed together, the four charts' data made each frame one repaint of all four views,
-    the longest task on the GUI thread (benchmarks/RESULTS.md, issue 42)."""
+    the longest task on the GUI thread (benchmarks/RESULTS.md, issue 42). A tick waits for the
+    last chart's paint: two pushed before one paint were painted in one task."""
+    qtbot.waitExposed(plots)
     plots.begin_run(tiny_config(batch_size=16, usd_per_hour=2.0), "")
     plots.timer.stop()  # ticked by hand
     assert plots.timer.interval() == 1000 // (25 * 4)  # each chart still 25 times a second
@@ -259,6 +264,10 @@ def test_each_tick_pushes_one_chart_so_a_frame_repaints_one_view(plots):
         before = {name: _count(curve) for name, curve in curves.items()}
         plots._stagger.tick()
         pushed.append([name for name, curve in curves.items() if _count(curve) != before[name]])
+        after = {name: _count(curve) for name, curve in curves.items()}
+        plots._stagger.tick()  # before that chart's paint: the next one waits
+        assert after == {name: _count(curve) for name, curve in curves.items()}
+        qtbot.waitUntil(lambda: plots._stagger._paints._waiting is None, timeout=1000)  # painted
     assert pushed == [["throughput"], ["memory"], ["cost"], ["flops"]]
     assert not plots._stagger.pending
     plots._stagger.tick()  # nothing new: nothing pushed
@@ -368,6 +377,7 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
             "flops": {"achieved_tflops": 40.0, "mfu": 0.32},
         }
     )
+    plots.refresh()  # the end's turns drawn now
     assert plots.flops.final.isVisible()
     # What is drawn, not only the format (a label set while its line was hidden kept its old
     # text before gui/common/chart.py's set_level).
@@ -401,8 +411,8 @@ def test_the_peak_label_stays_whole_inside_the_memory_plot(plots, qtbot, fractio
     plots.refresh()
     vb = plots.memory.plot.vb
     (x0, x1), _ = vb.viewRange()
-    plots._show_peak(x0 + fraction * (x1 - x0), 3 * 2**30, 2**34)
-    label = plots._peak_label
+    plots.peak.show(x0 + fraction * (x1 - x0), 3 * 2**30, 2**34)
+    label = plots.peak.label
     assert label.textItem.toPlainText() == "peak 3.00 GiB (18.8% of the device)"
     view = vb.sceneBoundingRect()
 

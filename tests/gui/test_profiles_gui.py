@@ -58,7 +58,7 @@ def test_a_finished_run_and_the_selected_past_runs_reprice_at_once(qtbot, window
     assert report.money(expected) in window.run_page.status.text.text()
     assert "$3.06/h (user" in window.plots.cost.caption.text
     assert window.plots.config.usd_per_hour == 3.06
-    overlays = window.plots._overlay_results  # the selected past run (this one) is re-priced
+    overlays = window.plots.overlays.results  # the selected past run (this one) is re-priced
     assert [r["usd_per_epoch"] for r in overlays] == [pytest.approx(expected)]
     assert Store().get(stored["run_id"])["usd_per_epoch"] == stored["usd_per_epoch"]
 

@@ -130,11 +130,11 @@ def test_a_result_imported_by_the_cli_shows_in_the_app(window, measured, tmp_pat
 def test_selecting_rows_overlays_them_on_the_plots(window, measured):
     Store().add(measured)
     window.results.refresh(select=measured["run_id"])
-    lines = {chart.name: line.value() for chart, line in window.plots._overlays}
+    lines = {chart.name: line.value() for chart, line in window.plots.overlays.lines}
     assert sorted(lines) == ["cost", "flops", "memory", "throughput"]
     assert lines["flops"] == measured["flops"]["achieved_tflops"]
     window.results.view.clearSelection()
-    assert window.plots._overlays == []
+    assert window.plots.overlays.lines == []
 
 
 def test_out_of_memory_suggests_the_largest_batch_that_fitted(measured):

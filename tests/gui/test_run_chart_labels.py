@@ -88,7 +88,7 @@ def test_no_label_overlaps_another_or_crosses_a_line(plots, tmp_path, usd_per_ho
         assert any(t.startswith(overlay) for t in texts[name]), name
     # The peak's label leaves both memory curves readable (it was drawn across the dashed
     # device-use line just above the point).
-    peak = plots._peak_label
+    peak = plots.peak.label
     box = peak.sceneBoundingRect()
     for curve in (plots._process, plots._device):
         assert not crosses_curve(box, curve, plots.memory.plot.vb), curve.name()
@@ -101,6 +101,7 @@ def test_labels_stay_clear_while_the_run_is_live_and_after_a_new_selection(plots
         assert_clear(chart)
     own = scenario.result(plots, 0.70)
     plots.end_run(own)
+    plots.refresh()  # the end's turns drawn now
     plots.set_overlays([scenario.past_run(own, 0.5)])  # the overlay lower, another layout
     for chart in plots.charts.values():
         assert_clear(chart)

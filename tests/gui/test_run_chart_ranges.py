@@ -80,6 +80,7 @@ def test_every_chart_holds_all_its_data_after_a_run_an_overlay_and_reset_view(
     assert outside(plots) == [], "while live"
     own = scenario.result(plots, usd_per_hour)
     plots.end_run(own)
+    plots.refresh()  # the end's turns drawn now
     assert plots.input_wait.shown
     assert outside(plots) == [], "after the run"
     for chart in plots.charts.values():  # one time axis, from 0 on every chart
@@ -87,7 +88,7 @@ def test_every_chart_holds_all_its_data_after_a_run_an_overlay_and_reset_view(
         assert (x0, x1) == pytest.approx((0.0, plots.series.latest_t * 1.02)), chart.name
     # A past run overlaid far above the run: in view at once, and the run still whole.
     plots.set_overlays([scenario.past_run(own, scale=3.0)])
-    assert len(plots._overlays) == 4
+    assert len(plots.overlays.lines) == 4
     assert outside(plots) == [], "with an overlay above the run"
     plots.set_overlays([scenario.past_run(own, scale=1.01)])
     assert outside(plots) == [], "another selection"
@@ -209,3 +210,40 @@ def test_a_new_run_and_a_jump_of_the_time_axis_repaint_one_chart_a_turn(plots, t
     plots.cost.plot.vb.setXRange(0.1, 0.4, padding=0)
     for chart in plots.charts.values():
         assert chart.plot.vb.viewRange()[0] == pytest.approx((0.1, 0.4)), chart.name
+
+
+def test_a_runs_end_repaints_one_chart_a_turn_then_the_timer_stops(plots, tmp_path, qtbot):
+    """The end's last data, result levels and fitted axes reached the four charts in one task:
+    a paint of the four views of 50-90 ms as a run ended (benchmarks/RESULTS.md, issue 42).
+    Each chart takes its end at its own turn, the lead's time axis first; the timer stops after
+    the last, and an export draws what is left at once."""
+    paints = Paints(plots)
+    plots.begin_run(scenario.config(tmp_path, 0.70), "tiny-mlp · cpu")
+    scenario.feed(plots)  # drawn as it came, a chart a turn
+    own = scenario.result(plots, 0.70)
+    paints.turn(lambda: None)  # what the feed left to paint
+    plots.end_run(own)
+    assert plots.timer.isActive() and not plots._final_rate.isVisible()
+    plots.timer.stop()  # turned by hand
+    turns = []
+    while plots._stagger.pending:
+        turns.append(paints.turn(plots._stagger.tick))
+    assert turns[0] == ["throughput"] and all(len(t) <= 1 for t in turns), turns
+    assert sorted(n for t in turns for n in t) == ["cost", "flops", "memory", "throughput"]
+    assert plots._final_rate.value() == own["throughput_samples_per_s"]
+    assert plots._final_cost.value() == pytest.approx(own["usd_per_epoch"])
+    assert "913.62 MiB" in plots.peak.label.textItem.toPlainText()
+    assert outside(plots) == []
+    lead = plots.throughput.plot.vb.viewRange()[0]
+    assert all(c.plot.vb.viewRange()[0] == lead for c in plots.charts.values())
+    # Left to its timer, the end stops it; an export before that draws the end at once.
+    plots.begin_run(scenario.config(tmp_path / "again", 0.70), "tiny-mlp · cpu")
+    scenario.feed(plots)
+    plots.end_run(own)
+    with plots.throughput.exporting():
+        assert plots._final_rate.isVisible() and not plots._stagger.pending
+    qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)
+    # A finished run repriced (the panel's price): its end again, at the timer's turns.
+    plots.end_run({**own, "usd_per_epoch": own["usd_per_epoch"] * 2})
+    qtbot.waitUntil(lambda: plots._final_cost.value() == own["usd_per_epoch"] * 2, timeout=2000)
+    qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)

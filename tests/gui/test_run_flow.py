@@ -49,11 +49,12 @@ def test_a_real_run_fills_all_four_plots_and_adds_a_row(qtbot, window):
         click_run(qtbot, window)
         assert not window.panel.run_button.isEnabled()
     plots = window.plots
+    qtbot.waitUntil(lambda: not plots.timer.isActive())  # the end drawn, a chart a turn
     assert len(plots._measured.xData) >= 5
     # The main line is the result's statistic: each window's samples / wall time, ending on
     # the window's own figure (a dot); the result's level is the median of those.
     assert len(plots._window.xData) >= 1
-    assert len(plots._process.xData) >= 1 and plots._peak.getData()[1][0] > 0
+    assert len(plots._process.xData) >= 1 and plots.peak.dot.getData()[1][0] > 0
     assert len(plots._mid.xData) >= 1
     assert plots._final_rate.isVisible() and plots._final_cost.isVisible()
     # The row joins the table, selected, and the CLI's store has the same result.

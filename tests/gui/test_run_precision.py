@@ -158,6 +158,7 @@ def test_the_throughput_chart_shows_the_interval_narrowing_and_the_target(qtbot)
         },  # fmt: skip
     }
     plots.end_run(result)
+    plots.refresh()  # the end's turns drawn now
     assert goal.label.textItem.toPlainText() == "target ±3% not reached (±4.1%)"
     assert "target ±3% not reached (±4.1%)" in assert_clear(plots.throughput)
     status = finished_text(result)

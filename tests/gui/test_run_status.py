@@ -112,3 +112,31 @@ def test_a_run_starting_keeps_the_status_lines_size(qtbot):
     assert status.progress.isVisible()
     qtbot.wait(10)
     assert (status.sizeHint(), status.text.width()) == idle
+
+
+def test_a_message_on_the_run_tab_lies_over_the_charts_and_resizes_none(qtbot, window):
+    """A run's warning came as a bar above the charts that took its height from them: the four
+    live charts laid out and repainted in one task of 67-70 ms as the run ended (issue 42). It
+    lies over their top now, opaque, as tall as its lines, and follows the page's width."""
+    page = window.run_page
+    window.resize(1280, 860)
+    qtbot.waitUntil(lambda: page.plots.charts["throughput"].width() > 0)
+    charts = page.plots.charts.values()
+    before = [chart.geometry() for chart in charts]
+    bar = page.message_bar
+    line = bar.text.fontMetrics().lineSpacing()
+    bar.show_message("machine busy: other processes used 61% of the CPU", "warning")
+    qtbot.waitUntil(bar.isVisible)
+    assert [chart.geometry() for chart in charts] == before
+    assert bar.parent() is page and bar.y() < line and bar.width() > page.width() * 0.9
+    assert bar.height() < 3 * line  # one line of text
+    one_line = bar.height()
+    background = bar.grab().toImage().pixelColor(bar.width() // 2, bar.height() - 3)
+    assert background.alpha() == 255 and background.red() > background.blue()  # amber, opaque
+    bar.show_message("a long message " * 200, "error", "details")
+    assert one_line < bar.height() <= bar.text_area.maximumHeight() + 12  # then it scrolls
+    assert [chart.geometry() for chart in charts] == before
+    window.resize(1000, 760)
+    qtbot.waitUntil(lambda: abs(bar.width() - (page.width() - 12)) <= 1)
+    bar.dismiss()
+    assert not bar.isVisible()

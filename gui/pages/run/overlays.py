@@ -43,3 +43,26 @@ def overlay_lines(
             charts[name].plot.addItem(line)
             lines.append((charts[name], line))
     return lines
+
+
+class Overlays:
+    """The stored results drawn over the live plots (`results`, the selected rows priced), and
+    their lines: a result that is the run on screen is not drawn."""
+
+    def __init__(self, charts: dict[str, Chart]) -> None:
+        self.charts = charts
+        self.results: list[dict[str, Any]] = []
+        self.lines: list[tuple[Chart, pg.InfiniteLine]] = []
+
+    def shown(self, run_id: str | None) -> list[dict[str, Any]]:
+        """The results drawn while run `run_id` is on screen."""
+        return [r for r in self.results if r.get("run_id") != run_id]
+
+    def draw(self, run_id: str | None, colors: PlotColors, in_usd: bool) -> None:
+        for chart, line in self.lines:
+            chart.plot.removeItem(line)
+        self.lines = overlay_lines(self.shown(run_id), self.charts, colors, in_usd)
+
+    def levels(self, name: str) -> list[pg.InfiniteLine]:
+        """The lines on chart `name`."""
+        return [line for chart, line in self.lines if chart.name == name]

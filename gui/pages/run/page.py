@@ -56,8 +56,8 @@ class RunPage(Page):
         self._result: dict[str, Any] | None = None
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addWidget(self.message_bar)
         self._layout.addWidget(self.frames, 1)
+        self.message_bar.float_over(self)  # a run's warning resizes no chart (message_bar.py)
         self.controller.running_changed.connect(
             lambda running: ctx.activity.set(activity.RUN, running)
         )

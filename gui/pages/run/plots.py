@@ -31,7 +31,8 @@ from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
 from gui.common.theme import PlotColors
 from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.input_wait import InputWaitOverlay
-from gui.pages.run.overlays import overlay_lines
+from gui.pages.run.memory_peak import MemoryPeak
+from gui.pages.run.overlays import Overlays
 from gui.pages.run.plot_style import (
     GIB,
     backdrop,
@@ -41,11 +42,10 @@ from gui.pages.run.plot_style import (
     mark_text,
     median_of,
     named,
-    slide_inside,
     turned,
 )
 from gui.pages.run.precision_band import PrecisionBand
-from gui.pages.run.ranges import RunRanges, link_time
+from gui.pages.run.ranges import LEAD, RunRanges, link_time
 from gui.pages.run.series import RunSeries
 from gui.pages.run.stagger import Staggered
 
@@ -93,15 +93,7 @@ class LivePlots(QWidget):
         self._process = add_line(self.memory, "this run")
         self._device = add_line(self.memory, "in use on the device (all processes)")
         self._total = add_level(self.memory, "device total")
-        self._peak = pg.ScatterPlotItem(size=11, symbol="o")
-        self._peak_label = pg.TextItem(anchor=(0, 1))
-        self.memory.plot.addItem(self._peak)
-        self.memory.plot.addItem(self._peak_label)
-        self.memory.labels.add_point(self._peak_label)
-        for curve in (self._process, self._device):  # the peak's value never hides them
-            self.memory.labels.add_curve(curve)
-        self.memory.plot.vb.sigRangeChanged.connect(lambda *_: self._place_peak_label())
-        self.memory.plot.vb.sigResized.connect(lambda *_: self._place_peak_label())
+        self.peak = MemoryPeak(self.memory, (self._process, self._device))
         # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
         # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
         self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))
@@ -121,10 +113,10 @@ class LivePlots(QWidget):
             lambda vb: self._cost_hint.setPos(vb.width() / 2, vb.height() / 2)
         )
         self._marks: list[tuple[Chart, pg.InfiniteLine]] = []
-        self._overlays: list[tuple[Chart, pg.InfiniteLine]] = []
-        self._overlay_results: list[dict[str, Any]] = []
+        self.overlays = Overlays(self.charts)
         for chart in self.charts.values():
             chart.view_reset.connect(self.fit)
+            chart.export_hooks.insert(0, self._draw_now)
 
         self.series: RunSeries | None = None
         self.caption = ""
@@ -136,7 +128,15 @@ class LivePlots(QWidget):
             "cost": self._push_cost,
             "flops": self._push_flops,
         }
-        self._stagger = Staggered(self, REFRESH_HZ, pushes)  # a chart a tick (why: there)
+        # A chart a tick, after the last one's paint (why: there).
+        self._stagger = Staggered(self, REFRESH_HZ, pushes, self.charts)
+        self._result: dict[str, Any] | None = None  # the ended run's, drawn by end_run
+        self._shows_result = {
+            "throughput": self._result_throughput,
+            "memory": lambda result: self.peak.end(self.series, result),
+            "cost": self._result_cost,
+            "flops": self.flops.end,
+        }
         self.timer = self._stagger.timer
         self.set_colors(colors)
         self.fit()
@@ -157,9 +157,7 @@ class LivePlots(QWidget):
         self._ends.setPen(pg.mkPen(colors.foreground))
         self._process.setPen(pg.mkPen(colors.process_memory, width=2))
         self._device.setPen(pg.mkPen(colors.device_memory, width=1.5, style=pg.QtCore.Qt.DashLine))
-        self._peak.setBrush(pg.mkBrush(colors.peak))
-        self._peak.setPen(pg.mkPen(colors.foreground))
-        self._peak_label.setColor(colors.peak)
+        self.peak.set_colors(colors)
         self._cost_hint.setColor(colors.foreground)
         band = pg.mkColor(colors.median)
         band.setAlpha(60)
@@ -204,8 +202,7 @@ class LivePlots(QWidget):
         self._marks.clear()
         for item in (self._final_rate, self._final_cost, self._total):
             item.hide()
-        self._peak.setData([], [])
-        self._peak_label.setText("")
+        self.peak.clear()
         self._cost_hint.show()
         if self.cost_in_usd:
             self.cost.plot.setTitle("Projected cost per epoch")
@@ -221,7 +218,7 @@ class LivePlots(QWidget):
         self.goal.begin(config.target_precision_pct)
         if self.cost_in_usd != was_usd:
             self._draw_overlays()  # the past runs' cost lines in the new unit
-        self.timer.start()
+        self._stagger.start()
         # Every axis from scratch (no past range hides the new run), one chart a turn.
         self._stagger.each(self._fit_one)
         self.input_wait.fit_y()
@@ -231,7 +228,8 @@ class LivePlots(QWidget):
             return
         if isinstance(event, Started):
             self.run_id = event.run_id
-            self.set_overlays(self._overlay_results)  # drop this run's own row, if selected
+            if any(r.get("run_id") == self.run_id for r in self.overlays.results):
+                self.set_overlays(self.overlays.results)  # its own row, selected, dropped
             return
         if isinstance(event, Step):
             self.series.add_steps(event)
@@ -265,6 +263,11 @@ class LivePlots(QWidget):
         if self.series is not None:
             self._stagger.flush()
 
+    def _draw_now(self, exporting: bool) -> None:
+        """A file shows the run as it is now, its end's turns taken or not (end_run)."""
+        if exporting:
+            self.refresh()
+
     def _push_throughput(self) -> None:
         s = self.series
         assert s is not None
@@ -290,7 +293,7 @@ class LivePlots(QWidget):
             total = f"device total {report.size(s.memory_total_bytes)}"
             set_level(self._total, s.memory_total_bytes / GIB, total)
         if s.peak_memory is not None:
-            self._show_peak(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
+            self.peak.show(s.peak_memory[0], s.peak_memory[1], s.memory_total_bytes)
         self._follow("memory")
 
     def _push_cost(self) -> None:
@@ -312,17 +315,6 @@ class LivePlots(QWidget):
         self.ranges.follow_chart(name)
         self.charts[name].labels.request()
 
-    def _show_peak(self, t: float, peak_bytes: float, total: int | None) -> None:
-        self._peak.setData([t], [peak_bytes / GIB])
-        fill = f" ({peak_bytes / total:.1%} of the device)" if total else ""
-        self._peak_label.setText(f"peak {report.size(peak_bytes)}{fill}")
-        self._peak_label.setPos(t, peak_bytes / GIB)
-        self._place_peak_label()
-
-    def _place_peak_label(self) -> None:
-        slide_inside(self._peak_label, self.memory.plot.vb)
-        self.memory.labels.request()
-
     def _separate_labels(self) -> None:
         for chart in self.charts.values():
             chart.labels.request()
@@ -330,69 +322,79 @@ class LivePlots(QWidget):
     def fit(self) -> None:
         """Every axis fitted to what is shown: the run (followed while live) and every level
         (Reset view, a new run, a new selection)."""
-        self.ranges.fit(self.series, live=self.timer.isActive())
+        self.ranges.fit(self.series, live=self._stagger.live)
         self.input_wait.fit_y()
         self._separate_labels()
 
     def _fit_one(self, name: str) -> None:
-        """A new run's axes, chart `name`'s (its push, right after, places its labels)."""
-        if self.ranges.fit_one(name, self.series, live=True):
+        """Chart `name`'s axes afresh at its turn (a new run's; a new selection's in a run)."""
+        if self.ranges.fit_one(name, self.series, live=self._stagger.live):
             self._stagger.mark(self.ranges.followers)
 
     def _levels(self, name: str) -> list[pg.InfiniteLine]:
         """The level lines of chart `name` that its y range holds: the result's (or the
         device's total) and the overlaid past runs'."""
-        own = {
-            "throughput": self._final_rate,
-            "memory": self._total,
-            "cost": self._final_cost,
-        }
+        own = {"throughput": self._final_rate, "memory": self._total, "cost": self._final_cost}
         fixed = own.get(name, self.flops.final)
-        return [fixed, *(line for chart, line in self._overlays if chart.name == name)]
+        return [fixed, *self.overlays.levels(name)]
 
     def end_run(self, result: dict[str, Any] | None) -> None:
-        """Stop the timer after a last redraw; with a result, draw its final figures; then fit
-        every axis to the finished run (for a look and for export)."""
-        self._stagger.mark()
-        self.refresh()
-        self.timer.stop()
-        if result and result.get("status") == "ok":
-            self._show_result(result)
-            self.goal.end(result)
-        if self.series is not None:
-            self.ranges.follow_x(self.series.latest_t, final=True)
-            self.ranges.follow_run(final=True)
-        self.ranges.include_levels()  # the result's levels in view
-        self.input_wait.fit_y()
-        self._separate_labels()
+        """The run's end drawn one chart a turn, as while live (the four at once repainted
+        the grid in one task of 50-90 ms: benchmarks/RESULTS.md, issue 42): each chart's last
+        data, then, with a result, its final figure, and its axes fitted to the finished run
+        (for a look and for export); the timer stops after the last. refresh() draws it now."""
+        self._result = result if result and result.get("status") == "ok" else None
+        if self.series is None:  # nothing drawn: no turns to take
+            self.timer.stop()
+            for name in self.charts:
+                self._end_chart(name)
+            return
+        self._stagger.each(self._end_chart, after=True)
+        self._stagger.finish()
 
-    def _show_result(self, result: dict[str, Any]) -> None:
+    def _end_chart(self, name: str) -> None:
+        """Chart `name`'s part of end_run, after its last push."""
+        result, s = self._result, self.series
+        if result is not None:
+            self._shows_result[name](result)
+        if s is not None:
+            if name == LEAD and self.ranges.lead_x(s.latest_t, final=True):
+                self._stagger.mark(self.ranges.followers)
+            self.ranges.catch_up(name)
+            self.ranges.follow_chart(name, final=True)
+        self.ranges.include_level(name)
+        if name == "throughput":
+            self.input_wait.fit_y()
+        self.charts[name].labels.request()
+
+    def _result_throughput(self, result: dict[str, Any]) -> None:
         rate = result["throughput_samples_per_s"]
         sides = named(interval_text(result.get("throughput_ci95"), rate))
         set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
-        self.flops.end(result)
         self.input_wait.end(result)
+        self.goal.end(result)
+
+    def _result_cost(self, result: dict[str, Any]) -> None:
         final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
         if final is not None:
             text = report.money(final) if self.cost_in_usd else report.duration(final)
             sides = named(interval_text(turned(result, final), final))
             set_level(self._final_cost, final, f"result {text} per epoch{sides}")
-        s = self.series
-        peak = result.get("peak_memory_bytes")
-        if s is not None and peak and s.peak_memory is not None and peak > s.peak_memory[1]:
-            # The worker's own peak (ru_maxrss, the framework's counter) beats the sampler's.
-            self._show_peak(s.latest_t, peak, result.get("memory_total_bytes"))
 
     def set_overlays(self, results: list[dict[str, Any]]) -> None:
         """Reference lines for stored results, to compare with the run on screen; the axes
-        fit what is shown now (a new selection)."""
-        self._overlay_results = list(results)
+        fit what is shown now (a new selection). The same lines again change nothing (the run
+        just stored, selected: its own row is not drawn)."""
+        before = self.overlays.shown(self.run_id)
+        self.overlays.results = list(results)
+        if self.overlays.shown(self.run_id) == before:
+            return
         self._draw_overlays()
-        self.fit()
+        if self.timer.isActive():  # a run draws or ends: one chart a turn (stagger.py)
+            self._stagger.each(self._fit_one)
+        else:
+            self.fit()
 
     def _draw_overlays(self) -> None:
-        for chart, line in self._overlays:
-            chart.plot.removeItem(line)
-        shown = [r for r in self._overlay_results if r.get("run_id") != self.run_id]
-        self._overlays = overlay_lines(shown, self.charts, self.colors, self.cost_in_usd)
+        self.overlays.draw(self.run_id, self.colors, self.cost_in_usd)
         self._separate_labels()

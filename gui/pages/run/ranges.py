@@ -150,12 +150,11 @@ class RunRanges:
         follow.start_empty()
         return moved
 
-    def include_levels(self) -> None:
-        """Each y range grows to hold its plot's levels (a selected result is in view at once)."""
-        for name, follow in self.follow.items():
-            top = self.level_top(name)
-            if top > 0:
-                follow.include_y(top)
+    def include_level(self, name: str) -> None:
+        """Chart `name`'s y range grows to hold its levels (a result's is in view at once)."""
+        top = self.level_top(name)
+        if top > 0:
+            self.follow[name].include_y(top)
 
     def _span_export(self, name: str, on: bool) -> None:
         """An exported chart's time axis is its own: unlinked from the shared one while the
