@@ -212,11 +212,15 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
-def spawn_forked(spec: WorkerSpec, framework: str, args: list[str]) -> ForkedWorker | None:
+def spawn_forked(
+    spec: WorkerSpec, framework: str, args: list[str], later_env: dict[str, str] | None = None
+) -> ForkedWorker | None:
     """The worker `python -m engine.worker ARGS` of `spec`, forked from the server (waiting
     for one that is starting); None when it cannot be: not supported, or no server for this
     environment (none is started here: a single run gains nothing from one, and its import
-    would compete with the run)."""
+    would compete with the run). `later_env`: variables the worker gets on top of the spec's
+    that nothing reads before the worker's own code (CUDA_VISIBLE_DEVICES is read at CUDA's
+    first use, which the server never makes): a server of the spec's environment serves it."""
     if not supported(spec, framework):
         return None
     env = spec.environment()
@@ -224,7 +228,7 @@ def spawn_forked(spec: WorkerSpec, framework: str, args: list[str]) -> ForkedWor
     if server is None:
         return None
     try:
-        return ForkedWorker(server.path, args, env)
+        return ForkedWorker(server.path, args, {**env, **(later_env or {})})
     except OSError:
         return None  # the server went away between the two: this run starts the usual way
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.core.events import Failed, Finished, Phase
+from engine.process import forked
 from engine.process.launcher import WorkerProcess, WorkerSpec, _engine_root
 from engine.process.model_check import ModelFileCheck, check_model_file
 from engine.results.schema import validate
@@ -152,6 +153,35 @@ def test_a_file_whose_threads_never_end_does_not_keep_the_worker_alive(tmp_path)
     text = "import threading, time\nthreading.Thread(target=time.sleep, args=(3600,)).start()\n"
     check = check_model_file(str(write(tmp_path, text + VALID)), timeout_s=60)
     assert check.ok, check.message
+
+
+def test_a_pytorch_files_check_is_forked_from_the_warm_process_and_says_the_same(
+    tmp_path, monkeypatch
+):
+    """Where a warm PyTorch process runs (the app's; these tests' own), a PyTorch file's check
+    is forked from it: the verdict a fresh worker gives, without importing torch again. A Keras
+    file's check starts fresh (never two frameworks in one process); input() gets EOF."""
+    assert forked.wait_ready(timeout_s=60)
+    path = write(tmp_path, VALID, "tiny_linear.py")
+    warm = ModelFileCheck(str(path))
+    verdict = warm.run()
+    assert isinstance(warm._proc, forked.ForkedWorker) and verdict.ok, verdict.message
+    monkeypatch.setenv(forked.OFF_ENV, "0")
+    fresh = ModelFileCheck(str(path))
+    same = fresh.run()
+    assert isinstance(fresh._proc, subprocess.Popen) and same.ok, same.message
+    keys = ("name", "framework", "parameters", "input_shape", "output_shape", "target", "sha256")
+    assert {k: verdict.info[k] for k in keys} == {k: same.info[k] for k in keys}
+    monkeypatch.delenv(forked.OFF_ENV)
+    asks = write(tmp_path, "input('press Enter')\n" + VALID, "asks.py")
+    t0 = time.monotonic()
+    answered = ModelFileCheck(str(asks), timeout_s=60)
+    said = answered.run()
+    assert isinstance(answered._proc, forked.ForkedWorker) and time.monotonic() - t0 < 30
+    assert said.kind == "config" and said.line == 1 and "EOFError" in said.message
+    keras, _, _ = next(iter(KERAS_BAD.values()))
+    tf_check = ModelFileCheck(str(write(tmp_path, keras, "keras_model.py")))
+    assert not tf_check.run().ok and isinstance(tf_check._proc, subprocess.Popen)
 
 
 def test_the_file_can_import_its_neighbours(tmp_path):
