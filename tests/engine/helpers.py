@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -89,6 +91,23 @@ def cli(
         cwd=_engine_root(),
         env=env,
     )
+
+
+def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`epochcost ...` in this process (engine.cli.main), its output captured, as cli() gives
+    it: its runs are forked from the tests' warm process (tests/conftest.py) where a fresh
+    interpreter would import the engine and torch again, about 3 s each (issue 42: the suite's
+    time). cli() stays for what a user's own process shows (a single run's fresh start, its
+    end on a signal, its streams)."""
+    from engine.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage error or --help
+            code = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(["epochcost", *args], code, out.getvalue(), err.getvalue())
 
 
 # What a result may warn of on a shared machine, whatever the code under test does: other

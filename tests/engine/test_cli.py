@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine.cli import main
-from tests.engine.helpers import TINY_ARGS, cli
+from tests.engine.helpers import TINY_ARGS, cli, cli_here
 
 
 @pytest.mark.parametrize(
@@ -83,20 +83,21 @@ def test_models_and_devices_list_what_is_here(capsys):
 
 def test_run_json_prints_one_result_stores_it_and_exports_it(tmp_path):
     out = tmp_path / "r.json"
-    proc = cli("run", *TINY_ARGS, "--price-per-hour", "0.90", "--json", "--out", str(out))
+    proc = cli_here("run", *TINY_ARGS, "--price-per-hour", "0.90", "--json", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)  # exactly one JSON object on stdout
     assert result["status"] == "ok" and result["price"]["usd_per_hour"] == 0.90
     assert json.loads(out.read_text()) == result
-    listed = json.loads(cli("results", "list", "--json").stdout)
+    listed = json.loads(cli_here("results", "list", "--json").stdout)
     assert [r["run_id"] for r in listed] == [result["run_id"]]
     # export, delete, import: the same result comes back
     exported = tmp_path / "exported.json"
-    assert cli("results", "export", result["run_id"][:17], "--out", str(exported)).returncode == 0
-    assert cli("results", "delete", result["run_id"]).returncode == 0
-    assert json.loads(cli("results", "list", "--json").stdout) == []
-    assert cli("results", "import", str(exported)).returncode == 0
-    shown = json.loads(cli("results", "show", result["run_id"], "--json").stdout)
+    exporting = cli_here("results", "export", result["run_id"][:17], "--out", str(exported))
+    assert exporting.returncode == 0
+    assert cli_here("results", "delete", result["run_id"]).returncode == 0
+    assert json.loads(cli_here("results", "list", "--json").stdout) == []
+    assert cli_here("results", "import", str(exported)).returncode == 0
+    shown = json.loads(cli_here("results", "show", result["run_id"], "--json").stdout)
     assert shown == result
 
 

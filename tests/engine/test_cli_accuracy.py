@@ -11,7 +11,7 @@ import pytest
 
 from engine.cli import main
 from engine.process.launcher import _engine_root
-from tests.engine.helpers import cli
+from tests.engine.helpers import cli_here
 
 QUICK = [
     "--model",
@@ -59,7 +59,7 @@ def test_exactly_one_goal_is_required(goal, capsys):
 
 def test_a_study_prints_mean_and_std_per_batch_size_and_stores_every_run(tmp_path):
     out = tmp_path / "study.json"
-    proc = cli(
+    proc = cli_here(
         "accuracy",
         *QUICK,
         "--batch-sizes",
@@ -86,7 +86,7 @@ def test_a_study_prints_mean_and_std_per_batch_size_and_stores_every_run(tmp_pat
     assert summary["rule"]["mode"] == "target" and summary["devices"] == ["cpu"]
     assert (summary["cheapest_batch"], summary["cheapest_rivals"]) == (32, [])  # the verdict
     assert summary["total"]["usd"] > row["usd"]["mean"]  # set-up and evaluation cost too
-    listed = json.loads(cli("results", "list", "--json").stdout)
+    listed = json.loads(cli_here("results", "list", "--json").stdout)
     assert sorted(r["run_id"] for r in listed) == sorted(row["run_ids"])
     assert {r["group_id"] for r in listed} == {summary["study_id"]}
     assert "reached the target at iteration" in proc.stderr

@@ -8,7 +8,7 @@ import pytest
 
 from engine.cli import main
 from engine.pricing import breakeven, catalog, owning
-from tests.engine.helpers import COMPARE_JSON_KEYS, TINY_ARGS, cli
+from tests.engine.helpers import COMPARE_JSON_KEYS, TINY_ARGS, cli_here
 from tests.engine.price_results import result
 
 TINY_RUN = ["run", *TINY_ARGS, "--price-per-hour", "0.05", "--json"]
@@ -117,7 +117,7 @@ def test_breakeven_bad_input_exits_2_naming_the_option(capsys, extra, words):
 
 
 def test_compare_a_real_cpu_run_with_the_cloud(tmp_path, capsys):
-    proc = cli(*TINY_RUN)
+    proc = cli_here(*TINY_RUN)
     assert proc.returncode == 0, proc.stderr
     run = json.loads(proc.stdout)
     # text: the local machine alone, and why no GPU rows

@@ -11,7 +11,7 @@ from engine.cli import main
 from engine.pricing import catalog
 from engine.pricing.cost import OwnedHardware
 from engine.results.store import Store
-from tests.engine.helpers import TINY_ARGS, cli
+from tests.engine.helpers import TINY_ARGS, cli_here
 from tests.engine.price_results import result
 
 BOX = [
@@ -40,7 +40,7 @@ def test_a_real_run_priced_again_at_3_06_and_by_a_profile(capsys):
     quote = ["--price-per-hour", "0.9", "--price-source", "quote X", "--price-date", "2026-11-01"]
     assert main(["profile", "add", "ninety", *quote]) == 0
     capsys.readouterr()
-    proc = cli("run", *TINY_ARGS, "--profile", "ninety", "--json")
+    proc = cli_here("run", *TINY_ARGS, "--profile", "ninety", "--json")
     assert proc.returncode == 0, proc.stderr
     run_id = json.loads(proc.stdout)["run_id"]
     price = {"usd_per_hour": 0.9, "source": "profile ninety: quote X", "as_of": "2026-11-01"}

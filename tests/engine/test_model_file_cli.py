@@ -12,14 +12,14 @@ from engine.cli import main
 from engine.core.errors import ConfigError
 from engine.measure.config import RunConfig
 from engine.workloads.model_file_source import declared, default_name, guess_framework
+from tests.engine.helpers import TINY_ARGS, cli_here
 from tests.engine.model_files import BAD, EXAMPLES, VALID, write
-from tests.engine.test_cli import TINY_ARGS, cli
 
 RUN_ARGS = [a for a in TINY_ARGS if a not in ("--model", "tiny-mlp")]
 
 
 def test_models_checks_a_file_and_says_what_it_holds():
-    proc = cli("models", "--model-file", str(EXAMPLES / "torch_image_classifier.py"))
+    proc = cli_here("models", "--model-file", str(EXAMPLES / "torch_image_classifier.py"))
     assert proc.returncode == 0, proc.stderr
     for words in (
         "small-cnn-cifar  (torch,",
@@ -34,14 +34,14 @@ def test_models_checks_a_file_and_says_what_it_holds():
 
 def test_models_shows_a_broken_file_with_its_line_and_exits_2(tmp_path):
     path = write(tmp_path, BAD["forward fails on the declared input"][0])
-    proc = cli("models", "--model-file", str(path))
+    proc = cli_here("models", "--model-file", str(path))
     assert proc.returncode == 2
     assert "epochcost: error: --model-file: model.py, line 13: the model's forward failed" in (
         proc.stderr
     )
     assert "    return self.fc(x)" in proc.stderr  # the line itself
     assert "Traceback" not in proc.stderr and proc.stdout == ""
-    as_json = cli("models", "--model-file", str(path), "--json")
+    as_json = cli_here("models", "--model-file", str(path), "--json")
     assert as_json.returncode == 2
     verdict = json.loads(as_json.stdout)
     assert verdict["ok"] is False and verdict["error"]["line"] == 13
@@ -71,7 +71,7 @@ def test_bad_model_file_options_exit_2(args, words, capsys):
 
 def test_a_run_of_a_file_measures_stores_and_records_it(tmp_path):
     path = write(tmp_path, VALID.replace("EPOCH_SAMPLES = 1_000", "NAME = 'my-linear'"))
-    proc = cli("run", "--model-file", str(path), *RUN_ARGS, "--json")
+    proc = cli_here("run", "--model-file", str(path), *RUN_ARGS, "--json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["config"]["model"] == "my-linear"  # read from the file, not run
@@ -79,9 +79,9 @@ def test_a_run_of_a_file_measures_stores_and_records_it(tmp_path):
     assert result["workload"]["name"] == "my-linear"
     assert len(result["workload"]["model_file"]["sha256"]) == 64
     assert "EPOCH_SAMPLES is not set" in result["warnings"][0]
-    listed = json.loads(cli("results", "list", "--json").stdout)
+    listed = json.loads(cli_here("results", "list", "--json").stdout)
     assert listed[0]["model"] == "my-linear"
-    shown = cli("results", "show", result["run_id"])
+    shown = cli_here("results", "show", result["run_id"])
     assert f"model file {path} (sha256 {result['workload']['model_file']['sha256'][:12]}" in (
         shown.stdout
     )
@@ -89,14 +89,14 @@ def test_a_run_of_a_file_measures_stores_and_records_it(tmp_path):
 
 def test_a_run_of_a_broken_file_exits_2_with_the_line_and_stores_nothing(tmp_path):
     path = write(tmp_path, BAD["build raises"][0])
-    proc = cli("run", "--model-file", str(path), *RUN_ARGS)
+    proc = cli_here("run", "--model-file", str(path), *RUN_ARGS)
     assert proc.returncode == 2
     assert (
         "epochcost: error: --model-file: model.py, line 10: build_model failed: "
         "FileNotFoundError: cpu/weights.pt"
     ) in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert json.loads(cli("results", "list", "--json").stdout) == []
+    assert json.loads(cli_here("results", "list", "--json").stdout) == []
 
 
 def test_config_takes_a_model_file_without_the_registry_and_never_runs_it(tmp_path):

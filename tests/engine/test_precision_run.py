@@ -16,7 +16,7 @@ import pytest
 
 from engine.core.events import Finished, Precision
 from engine.core.precision_target import achieved_text
-from tests.engine.helpers import TINY, cli, run_events
+from tests.engine.helpers import TINY, cli_here, run_events
 
 RUN = ["run", "--model", "tiny-mlp", "--batch-size", "16", "--warmup-steps", "2", "--threads", "1"]
 # Why a target may be missed on a loaded machine, whatever the code: the busy share, or windows
@@ -25,13 +25,13 @@ MACHINE = ("other processes used", "disagree")
 
 
 def _run(*options: str) -> dict:
-    proc = cli(*RUN, *options, "--json")
+    proc = cli_here(*RUN, *options, "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
 def _shown(run_id: str) -> str:
-    proc = cli("results", "show", run_id)
+    proc = cli_here("results", "show", run_id)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -75,7 +75,7 @@ def test_an_unreachable_target_stops_at_the_budget_and_says_what_it_would_need(t
     else:  # a busy one: no time would
         assert any(words in goal["why_not"] for words in MACHINE), goal
     page = tmp_path / "report.html"
-    assert cli("report", result["run_id"], "--out", str(page)).returncode == 0
+    assert cli_here("report", result["run_id"], "--out", str(page)).returncode == 0
     assert "target ±0.01% not reached" in page.read_text(encoding="utf-8")
 
 

@@ -21,7 +21,7 @@ from engine.sweep.events import (
 )
 from engine.sweep.plan import SweepPlan
 from engine.sweep.runner import Sweep, run_sweep
-from tests.engine.helpers import TINY, cli, started_here
+from tests.engine.helpers import TINY, cli_here, started_here
 
 # The max-fit case: tiny-mlp needs about 12.9 KiB per sample (the 3x32x32 input alone is
 # 12 KiB) on top of ~11 MiB, so under a 48 MiB cap the boundary lies near batch 2950: 2048 fits
@@ -60,7 +60,7 @@ def test_a_sweep_over_three_batch_sizes_measures_and_stores_each_as_one_group():
 
 
 def test_max_fit_under_a_memory_cap_finds_the_boundary_in_the_expected_trials():
-    out = cli(
+    out = cli_here(
         "sweep",
         "--model", "tiny-mlp", "--threads", "1", "--max-seconds", "5",
         "--warmup-steps", "2", "--min-steps", "5", "--max-steps", "10",
@@ -152,7 +152,7 @@ def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_no_worker():
 
 
 def test_sweep_cli_prints_a_table_and_verdicts_and_exits_0(tmp_path):
-    out = cli(
+    out = cli_here(
         "sweep", "--model", "tiny-mlp", "--threads", "1", "--warmup-steps", "2",
         "--min-steps", "5", "--max-steps", "10", "--max-seconds", "5",
         "--batch-sizes", "16,32",
@@ -165,7 +165,7 @@ def test_sweep_cli_prints_a_table_and_verdicts_and_exits_0(tmp_path):
 
 
 def test_sweep_cli_exits_3_when_no_batch_trains():
-    out = cli(
+    out = cli_here(
         "sweep", "--model", "tiny-mlp", "--threads", "1", "--batch-sizes", "20000,40000",
         "--memory-limit-mb", "8", "--json",
     )  # fmt: skip
