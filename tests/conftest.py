@@ -132,6 +132,13 @@ def warm_pytorch_workers():
 
 
 @pytest.fixture(autouse=True)
+def warm_server_back():
+    """The server started again where a test stopped it or left one of another environment
+    (tests/engine/test_forked.py): at once when one of this environment runs."""
+    forked.prewarm()
+
+
+@pytest.fixture(autouse=True)
 def epochcost_home(tmp_path, monkeypatch):
     """Each test gets its own store and settings folder (EPOCHCOST_HOME)."""
     home = tmp_path / "epochcost-home"

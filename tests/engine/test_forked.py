@@ -26,10 +26,11 @@ LONG = TINY.with_changes(min_steps=1_000_000, max_steps=1_000_000, max_seconds=6
 
 @pytest.fixture
 def fresh_server():
+    """No server at the start, none left after: the next test's starts (tests/conftest.py).
+    The other tests here use the test process's own."""
     forked.shutdown()
     yield
     forked.shutdown()
-    forked.prewarm()  # the session's server back (tests/conftest.py)
 
 
 def _run(config) -> tuple[type, list, float]:
@@ -68,7 +69,7 @@ def test_without_a_server_a_run_starts_fresh_and_forked_it_gives_the_same_result
     assert warm_s < fresh_s  # the import of torch is not in it
 
 
-def test_a_forked_workers_peak_memory_is_a_fresh_command_line_runs(fresh_server):
+def test_a_forked_workers_peak_memory_is_a_fresh_command_line_runs():
     """Its peak resident memory starts where a fresh worker's does: the library pages the
     server's import left resident are mapped in (without them: about 300 MB less). The fresh
     run is the command line's: a worker started by this test process (gigabytes, with the
@@ -87,7 +88,7 @@ def test_a_forked_workers_peak_memory_is_a_fresh_command_line_runs(fresh_server)
     )
 
 
-def test_a_forked_worker_is_cancelled_and_killed_as_a_fresh_one_is(fresh_server):
+def test_a_forked_worker_is_cancelled_and_killed_as_a_fresh_one_is():
     assert forked.wait_ready(timeout_s=60)
     worker = WorkerProcess(LONG.validated()).start()
     assert isinstance(worker.proc, forked.ForkedWorker)
@@ -112,7 +113,7 @@ def test_a_forked_worker_is_cancelled_and_killed_as_a_fresh_one_is(fresh_server)
     )
 
 
-def test_a_forked_worker_ends_when_its_parent_closes_its_stdin(fresh_server):
+def test_a_forked_worker_ends_when_its_parent_closes_its_stdin():
     """The server keeps no copy of a worker's stdin: its parent gone, the worker ends."""
     assert forked.wait_ready(timeout_s=60)
     args = ["run", "--config-json", json.dumps(LONG.validated().to_dict()), "--control-stdin"]
@@ -144,7 +145,7 @@ def test_the_server_ends_with_its_owner_and_its_worker_runs_to_its_end(fresh_ser
     assert forked.server_pid() is None
 
 
-def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next(fresh_server):
+def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next():
     assert forked.wait_ready(timeout_s=60)
     path = forked._server.path  # type: ignore[union-attr]
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
@@ -156,9 +157,7 @@ def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next(fre
     assert kind is forked.ForkedWorker and isinstance(events[-1], Finished)
 
 
-def test_workers_a_fresh_process_would_measure_differently_are_not_forked(
-    fresh_server, monkeypatch
-):
+def test_workers_a_fresh_process_would_measure_differently_are_not_forked(monkeypatch):
     assert not forked.supported(WorkerSpec(), "tensorflow")
     assert not forked.supported(WorkerSpec(python="/usr/bin/python3"), "torch")
     monkeypatch.setenv("EPOCHCOST_FORKSERVER", "0")
