@@ -140,3 +140,20 @@ def test_a_message_on_the_run_tab_lies_over_the_charts_and_resizes_none(qtbot, w
     qtbot.waitUntil(lambda: abs(bar.width() - (page.width() - 12)) <= 1)
     bar.dismiss()
     assert not bar.isVisible()
+
+
+def test_a_message_said_before_the_plots_are_built_stays_over_them(qtbot):
+    from gui.shell.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 860)
+    page = window.run_page
+    window.show()
+    page.message_bar.show_message("The results database could not be read: locked", "error")
+    qtbot.waitUntil(lambda: page.plots_ready)  # built after the first paint, over the page
+    qtbot.waitUntil(lambda: page.plots.geometry().contains(page.message_bar.geometry()))
+    bar = page.message_bar
+    middle = bar.geometry().center()
+    assert bar.isVisible() and page.childAt(middle) is not None
+    assert page.childAt(middle) is bar or bar.isAncestorOf(page.childAt(middle))

@@ -86,6 +86,7 @@ class RunPage(Page):
             self._layout.replaceWidget(self.frames, self._plots)
             self.frames.hide()
             self.frames.deleteLater()
+            self.message_bar.raise_()  # a message said before the plots came stays over them
             self.setUpdatesEnabled(True)
             self.plots_built.emit()
         return self._plots
