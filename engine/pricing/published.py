@@ -111,11 +111,13 @@ class PublishedTable:
     _families: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _tf32: set[str] = field(default_factory=set, compare=False, repr=False)
     _gpus: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    _versions: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Asked for on every pair a projection weighs: made once (a compare priced every row
-        # through it, 92,092 rebuilds in one test: benchmarks/RESULTS.md, issue 42).
+        # through them, 92,092 and 18,780 rebuilds in one test: benchmarks/RESULTS.md, issue 42).
         object.__setattr__(self, "_gpus", frozenset(f.gpu for f in self.figures))
+        object.__setattr__(self, "_versions", tuple(sorted({f.version for f in self.figures})))
         groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
         for f in self.figures:
             groups[(f.version, f.precision, f.gpu, f.model)].append(f.samples_per_s)
@@ -133,7 +135,7 @@ class PublishedTable:
 
     @property
     def versions(self) -> tuple[str, ...]:
-        return tuple(sorted({f.version for f in self.figures}))
+        return self._versions
 
     @property
     def precisions(self) -> tuple[str, ...]:
