@@ -68,22 +68,13 @@ class RunRanges:
         values = [float(line.value()) for line in self.levels(name) if line.isVisible()]
         return max(values, default=0.0)
 
-    def follow_run(self, final: bool = False) -> None:
-        """Each y range holds all that its chart draws and the chart's levels (the device's
-        total among them); at the end of a run, fit."""
-        for name in self.charts:
-            self.follow_chart(name, final)
-
     def follow_chart(self, name: str, final: bool = False) -> None:
-        """Chart `name`'s y range holds all it draws and its levels (follow_run's, for one)."""
+        """Chart `name`'s y range holds all it draws and its levels (the device's total among
+        them); at the end of a run (`final`), fit."""
         self._y(name, data_top(self.charts[name].plot), final)
 
     def _y(self, name: str, top: float, final: bool) -> None:
         self.follow[name].follow_y(max(top, self.level_top(name)), final)
-
-    def follow_x(self, latest_s: float, final: bool = False) -> None:
-        """The shared time axis (the throughput plot's leads the other three), all at once."""
-        self.follow[LEAD].follow_x(latest_s, final)
 
     def lead_x(self, latest_s: float, final: bool = False) -> bool:
         """The lead's time axis follows `latest_s` alone, and the other charts take its range
