@@ -82,3 +82,20 @@ def test_a_new_selection_shows_the_table_from_its_left_edge(qtbot, window, compa
     window.results.refresh(select=other)
     assert compare.result["run_id"] == other
     assert bar.value() == 0
+
+
+def test_a_price_typed_on_another_tab_is_priced_here_when_the_tab_is_shown(window, compare):
+    """Each keystroke in the panel's price repriced the Compare tab, shown or not (its rows and
+    charts: 35-50 ms of the GUI thread a keystroke, issue 42). Hidden, it waits to be shown."""
+    local_price = lambda: next(r for r in compare.comparison.rows if r.local).usd_per_hour  # noqa: E731
+    before = local_price()
+    show_tab(window, "Run")
+    calls = []
+    original = compare.update_comparison
+    compare.update_comparison = lambda: (calls.append(1), original())[1]
+    window.panel.price.rented_button.setChecked(True)
+    window.panel.price.edit.setText("3.5")
+    assert window.panel.accepted_price.usd_per_hour == 3.5
+    assert calls == [] and local_price() == before  # nothing priced on the Run tab
+    show_tab(window, "Compare")
+    assert calls == [1] and local_price() == pytest.approx(3.5)

@@ -77,9 +77,9 @@ class ComparePage(Page):
         self.comparison: Comparison | None = None
         self.caveat: str | None = None  # what the price means, when it is another device's
         self.options = CompareOptions()
-        self._stale = True  # the selection changed while the page was hidden
+        # The selection, the panel's price changed while the page was hidden (showEvent).
+        self._stale, self._unpriced = True, False
         self._said = ""  # the message bar's sentence about the selection, if any
-
         self.heading = QLabel(NO_SELECTION, wordWrap=True, objectName="compare_heading")
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.inputs = CompareInputs()
@@ -106,7 +106,9 @@ class ComparePage(Page):
         self.cloud = CloudAction(ctx, source, self, self.message_bar.show_message)
 
     def _price_changed(self) -> None:
-        if self.result is not None and self.result.get("status") == "ok":
+        """Priced again, or once shown (on another tab, each price keystroke cost 35-50 ms)."""
+        self._unpriced = not self.isVisible()
+        if not self._unpriced and self.result is not None and self.result.get("status") == "ok":
             self.set_result(self.result)
 
     def _build_body(self) -> QSplitter:
@@ -189,6 +191,8 @@ class ComparePage(Page):
         super().showEvent(event)
         if self._stale:
             self.follow_selection()
+        if self._unpriced:
+            self._price_changed()
 
     def follow_selection(self) -> None:
         """Compare the first selected result that finished (selection.py: a failed or
@@ -210,7 +214,7 @@ class ComparePage(Page):
             self.view.scrollToTop()
 
     def set_result(self, result: dict[str, Any] | None) -> None:
-        self.result = result
+        self.result, self._unpriced = result, False  # priced at the panel's price now
         if result is None:
             self._show_empty(NO_SELECTION)
             return
