@@ -135,9 +135,7 @@ class RunRanges:
             self.catch_up(name)
         if latest > 0:
             self.follow_chart(name, final=not live)
-        top = self.level_top(name)
-        if top > 0:
-            follow.include_y(top)
+        self.include_level(name)
         follow.start_empty()
         return moved
 
