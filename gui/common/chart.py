@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.common import chart_labels
+from gui.common.chart_axis import ChartAxis
 from gui.common.theme import PlotColors
 
 TIME_LABEL = "time since warm-up began (s)"
@@ -72,7 +73,7 @@ class Chart(pg.GraphicsLayoutWidget):
         super().__init__()
         self.name = name
         self.setObjectName(f"{name}_chart")
-        self.plot: pg.PlotItem = self.addPlot(row=0, col=0, title=title)
+        self.plot: pg.PlotItem = self.add_plot(row=0, col=0, title=title)
         self.plot.setLabel("left", left_label)
         self.plot.setLabel("bottom", TIME_LABEL)
         for axis in ("left", "bottom"):
@@ -96,6 +97,14 @@ class Chart(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(150)
         self.labels = chart_labels.Labels(self, self.view_boxes, self.is_closed)
         self.adopt(self.plot)
+
+    def add_plot(
+        self, row: int, col: int, title: str | None = None, axes: dict[str, ChartAxis] | None = None
+    ) -> pg.PlotItem:
+        """A plot in the chart's layout, its left and bottom axes ChartAxis (an opaque grid
+        under the data) unless `axes` names its own."""
+        chosen = {side: ChartAxis(side) for side in ("left", "bottom")} | (axes or {})
+        return self.addPlot(row=row, col=col, title=title, axisItems=chosen)
 
     @property
     def export_item(self) -> pg.GraphicsLayout:
@@ -148,6 +157,11 @@ class Chart(pg.GraphicsLayoutWidget):
 
     def set_colors(self, colors: PlotColors) -> None:
         self.setBackground(colors.background)
+        for plot in (item for item in self.ci.items if isinstance(item, pg.PlotItem)):
+            for side in ("left", "bottom", "right", "top"):
+                axis = plot.getAxis(side)
+                if isinstance(axis, ChartAxis):
+                    axis.set_backdrop(colors.background)
         for axis in ("left", "bottom"):
             ax = self.plot.getAxis(axis)
             ax.setPen(colors.foreground)

@@ -192,7 +192,7 @@ def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, 
     # names the instance and its price; the panel's price does not reprice it.
     plots = window.plots
     qtbot.waitUntil(lambda: not plots.timer.isActive())  # the end drawn, a chart a turn
-    assert len(plots._measured.xData) >= 1 and plots._final_rate.isVisible()
+    assert len(plots._measured.xData) >= 1 and plots.result_levels.rate.isVisible()
     assert "A10G on aws g5.xlarge" in plots.caption and "$1.006/h" in plots.caption
     window.panel.price.edit.setText("3.50")
     assert "$1.006/h" in plots.caption and "$3.50/h" not in plots.caption

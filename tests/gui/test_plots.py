@@ -134,7 +134,7 @@ def test_scripted_events_fill_the_plots_on_the_timer(plots, qtbot):
     assert py[0] == pytest.approx(my.max())
     assert plots.peak.label.textItem.toPlainText().startswith("peak 1.05 GiB")
     # Phases: a line where measuring began, on the throughput and memory plots.
-    assert [m.label.format for _, m in plots._marks] == ["window 1", "window 1"]
+    assert [m.label.format for _, m in plots.marks.lines] == ["window 1", "window 1"]
 
 
 def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots, qtbot):
@@ -152,8 +152,8 @@ def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots
     result = {"status": "ok", "throughput_samples_per_s": statistics.median(ends), "repeats": 3}
     plots.end_run(result)
     plots.refresh()  # the end's turns drawn now
-    assert plots._final_rate.value() == statistics.median(ends)
-    label = plots._final_rate.label.textItem.toPlainText()
+    assert plots.result_levels.rate.value() == statistics.median(ends)
+    label = plots.result_levels.rate.label.textItem.toPlainText()
     assert label == f"result {statistics.median(ends):,.1f} samples/s (median of 3 windows)"
 
 
@@ -217,8 +217,8 @@ def test_end_of_run_draws_the_result_and_stops_redrawing(plots):
     plots.end_run(result)
     plots.refresh()  # the end's turns drawn now
     assert not plots.timer.isActive()
-    assert plots._final_rate.isVisible() and plots._final_rate.value() == 321.0
-    assert plots._final_cost.isVisible() and plots._final_cost.value() == 0.043
+    assert plots.result_levels.rate.isVisible() and plots.result_levels.rate.value() == 321.0
+    assert plots.result_levels.cost.isVisible() and plots.result_levels.cost.value() == 0.043
     # The worker's own peak is larger than any sample: it replaces the sampled one.
     assert plots.peak.dot.getData()[1][0] == pytest.approx(3.0)
     assert "18.8%" in plots.peak.label.textItem.toPlainText()
@@ -382,7 +382,7 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
     # What is drawn, not only the format (a label set while its line was hidden kept its old
     # text before gui/common/chart.py's set_level).
     assert plots.flops.final.label.textItem.toPlainText() == "result 40 TFLOP/s, MFU 32.0%"
-    assert plots._final_rate.label.textItem.toPlainText() == "result 320.0 samples/s"
+    assert plots.result_levels.rate.label.textItem.toPlainText() == "result 320.0 samples/s"
 
 
 def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(plots, qtbot):

@@ -223,15 +223,15 @@ def test_a_runs_end_repaints_one_chart_a_turn_then_the_timer_stops(plots, tmp_pa
     own = scenario.result(plots, 0.70)
     paints.turn(lambda: None)  # what the feed left to paint
     plots.end_run(own)
-    assert plots.timer.isActive() and not plots._final_rate.isVisible()
+    assert plots.timer.isActive() and not plots.result_levels.rate.isVisible()
     plots.timer.stop()  # turned by hand
     turns = []
     while plots._stagger.pending:
         turns.append(paints.turn(plots._stagger.tick))
     assert turns[0] == ["throughput"] and all(len(t) <= 1 for t in turns), turns
     assert sorted(n for t in turns for n in t) == ["cost", "flops", "memory", "throughput"]
-    assert plots._final_rate.value() == own["throughput_samples_per_s"]
-    assert plots._final_cost.value() == pytest.approx(own["usd_per_epoch"])
+    assert plots.result_levels.rate.value() == own["throughput_samples_per_s"]
+    assert plots.result_levels.cost.value() == pytest.approx(own["usd_per_epoch"])
     assert "913.62 MiB" in plots.peak.label.textItem.toPlainText()
     assert outside(plots) == []
     lead = plots.throughput.plot.vb.viewRange()[0]
@@ -241,9 +241,9 @@ def test_a_runs_end_repaints_one_chart_a_turn_then_the_timer_stops(plots, tmp_pa
     scenario.feed(plots)
     plots.end_run(own)
     with plots.throughput.exporting():
-        assert plots._final_rate.isVisible() and not plots._stagger.pending
+        assert plots.result_levels.rate.isVisible() and not plots._stagger.pending
     qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)
     # A finished run repriced (the panel's price): its end again, at the timer's turns.
     plots.end_run({**own, "usd_per_epoch": own["usd_per_epoch"] * 2})
-    qtbot.waitUntil(lambda: plots._final_cost.value() == own["usd_per_epoch"] * 2, timeout=2000)
+    qtbot.waitUntil(lambda: plots.result_levels.cost.value() == own["usd_per_epoch"] * 2, timeout=2000)
     qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)

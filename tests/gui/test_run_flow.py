@@ -56,15 +56,15 @@ def test_a_real_run_fills_all_four_plots_and_adds_a_row(qtbot, window):
     assert len(plots._window.xData) >= 1
     assert len(plots._process.xData) >= 1 and plots.peak.dot.getData()[1][0] > 0
     assert len(plots._mid.xData) >= 1
-    assert plots._final_rate.isVisible() and plots._final_cost.isVisible()
+    assert plots.result_levels.rate.isVisible() and plots.result_levels.cost.isVisible()
     # The row joins the table, selected, and the CLI's store has the same result.
     assert window.results.model.rowCount() == 1
     assert window.results.selected_run_ids() == [window.results.model.run_id(0)]
     stored = Store().get(window.results.model.run_id(0))
     assert stored["status"] == "ok" and stored["config"]["model"] == "tiny-mlp"
-    assert plots._final_cost.value() == stored["usd_per_epoch"]
+    assert plots.result_levels.cost.value() == stored["usd_per_epoch"]
     assert list(plots._ends.getData()[1]) == stored["throughput_repeats"]
-    assert plots._final_rate.value() == stored["throughput_samples_per_s"]
+    assert plots.result_levels.rate.value() == stored["throughput_samples_per_s"]
     steps = plots.series.meas_step_s
     assert len(steps) == stored["steps_measured"]  # every step reached the plot
     # The fourth plot: the FLOP rate the steps achieved; a CPU has no peak, so no MFU.

@@ -55,7 +55,7 @@ class PlanChart(Chart):
     def __init__(self, label_chars: int | None = SCREEN_CHARS) -> None:
         super().__init__("plan", "Cost of one run", "")
         self.label_chars = label_chars  # a GPU name's most characters (None: whole)
-        self.time_plot: pg.PlotItem = self.addPlot(row=0, col=1, title="Wall time")
+        self.time_plot: pg.PlotItem = self.add_plot(row=0, col=1, title="Wall time")
         # Chart's legend and caption sit under its one plot; under two they span both.
         self.place_legend(row=1, colspan=2, columns=2)
         self.adopt(self.time_plot)

@@ -21,6 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from gui.common.chart import Chart, set_level
+from gui.common.chart_axis import ChartAxis
 from gui.common.theme import PlotColors
 from gui.pages.run.plot_style import backdrop, faded
 from gui.pages.run.series import RunSeries
@@ -42,7 +43,7 @@ def verdict(fraction: float) -> str:
     return "partly input-bound" if fraction >= PARTLY else "not input-bound"
 
 
-class PercentAxis(pg.AxisItem):
+class PercentAxis(ChartAxis):
     """A percent axis whose ticks say so ("20%"): on screen it has no label."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802

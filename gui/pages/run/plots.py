@@ -24,7 +24,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from engine.core.events import Event, Flops, Phase, Precision, Sample, Started, Step
-from engine.core.interval import interval_text
 from engine.measure.config import RunConfig
 from engine.results import report
 from gui.common.chart import Chart, add_level, add_line, legend_below, set_level
@@ -33,6 +32,7 @@ from gui.pages.run.flops_chart import FlopsChart
 from gui.pages.run.input_wait import InputWaitOverlay
 from gui.pages.run.memory_peak import MemoryPeak
 from gui.pages.run.overlays import Overlays
+from gui.pages.run.phase_marks import PhaseMarks
 from gui.pages.run.plot_style import (
     GIB,
     backdrop,
@@ -40,12 +40,10 @@ from gui.pages.run.plot_style import (
     bounded_band,
     faded,
     mark_text,
-    median_of,
-    named,
-    turned,
 )
 from gui.pages.run.precision_band import PrecisionBand
 from gui.pages.run.ranges import LEAD, RunRanges, link_time
+from gui.pages.run.result_levels import ResultLevels
 from gui.pages.run.series import RunSeries
 from gui.pages.run.stagger import Staggered
 
@@ -89,7 +87,6 @@ class LivePlots(QWidget):
         self._window = add_line(self.throughput, "this window: samples / wall time")
         self._ends = pg.ScatterPlotItem(size=9, symbol="o", name="each window's figure")
         self.throughput.plot.addItem(self._ends)
-        self._final_rate = add_level(self.throughput, "result")
         self._process = add_line(self.memory, "this run")
         self._device = add_line(self.memory, "in use on the device (all processes)")
         self._total = add_level(self.memory, "device total")
@@ -104,7 +101,7 @@ class LivePlots(QWidget):
         # Not the result's interval (that also holds the windows' spread and the busy share,
         # and labels the result's level at the end): the legend says which it is.
         self.cost.legend.addItem(self._band_key, "95% band: window's steps")
-        self._final_cost = add_level(self.cost, "result")
+        self.result_levels = ResultLevels(self.throughput, self.cost)
         # Shown in the empty cost plot until the first measured steps give a projection.
         self._cost_hint = pg.TextItem("projected once measuring begins", anchor=(0.5, 0.5))
         self._cost_hint.setParentItem(self.cost.plot.vb)  # view pixels, not data: stays put
@@ -112,7 +109,7 @@ class LivePlots(QWidget):
         self.cost.plot.vb.sigResized.connect(
             lambda vb: self._cost_hint.setPos(vb.width() / 2, vb.height() / 2)
         )
-        self._marks: list[tuple[Chart, pg.InfiniteLine]] = []
+        self.marks = PhaseMarks((self.throughput, self.memory), colors)
         self.overlays = Overlays(self.charts)
         for chart in self.charts.values():
             chart.view_reset.connect(self.fit)
@@ -134,7 +131,7 @@ class LivePlots(QWidget):
         self._shows_result = {
             "throughput": self._result_throughput,
             "memory": lambda result: self.peak.end(self.series, result),
-            "cost": self._result_cost,
+            "cost": lambda result: self.result_levels.show_cost(result, self.cost_in_usd),
             "flops": self.flops.end,
         }
         self.timer = self._stagger.timer
@@ -165,14 +162,11 @@ class LivePlots(QWidget):
         self._band_key.setPen(pg.mkPen(band, width=10))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
         behind = backdrop(colors)
-        for line in (self._final_rate, self._total, self._final_cost):
+        for line in (self.result_levels.rate, self._total, self.result_levels.cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
             line.label.setColor(colors.limit)
             line.label.fill = pg.mkBrush(behind)  # readable over the per-step rates
-        for _, mark in self._marks:
-            mark.setPen(pg.mkPen(colors.phase, style=pg.QtCore.Qt.DotLine))
-            mark.label.setColor(colors.phase)
-            mark.label.fill = pg.mkBrush(behind)
+        self.marks.set_colors(colors)
         self._draw_overlays()
 
     def _full_strength(self, on: bool) -> None:
@@ -197,11 +191,9 @@ class LivePlots(QWidget):
         self._ends.setData([], [])
         self._mid.setData([], [])
         self._band.setData([], [])
-        for chart, mark in self._marks:
-            chart.plot.removeItem(mark)
-        self._marks.clear()
-        for item in (self._final_rate, self._final_cost, self._total):
-            item.hide()
+        self.marks.clear()
+        self.result_levels.clear()
+        self._total.hide()
         self.peak.clear()
         self._cost_hint.show()
         if self.cost_in_usd:
@@ -241,22 +233,10 @@ class LivePlots(QWidget):
         elif isinstance(event, Precision):
             self.series.add_precision(event)
         elif isinstance(event, Phase) and mark_text(event):
-            self._mark(self.series.latest_t, mark_text(event))
+            self.marks.add(self.series.latest_t, mark_text(event))
         else:
             return
         self._stagger.mark()
-
-    def _mark(self, t: float, name: str) -> None:
-        # Not on the cost plot: it only begins once measuring does.
-        for chart in (self.throughput, self.memory):
-            line = pg.InfiniteLine(
-                pos=t, angle=90, movable=False, label=name, labelOpts={"position": 0.92}
-            )
-            line.setPen(pg.mkPen(self.colors.phase, style=pg.QtCore.Qt.DotLine))
-            line.label.setColor(self.colors.phase)
-            line.label.fill = pg.mkBrush(backdrop(self.colors))  # readable over the data
-            chart.plot.addItem(line, ignoreBounds=True)
-            self._marks.append((chart, line))
 
     def refresh(self) -> None:
         """Push every chart's new data into its curves now (the timer pushes one a tick)."""
@@ -334,7 +314,11 @@ class LivePlots(QWidget):
     def _levels(self, name: str) -> list[pg.InfiniteLine]:
         """The level lines of chart `name` that its y range holds: the result's (or the
         device's total) and the overlaid past runs'."""
-        own = {"throughput": self._final_rate, "memory": self._total, "cost": self._final_cost}
+        own = {
+            "throughput": self.result_levels.rate,
+            "memory": self._total,
+            "cost": self.result_levels.cost,
+        }
         fixed = own.get(name, self.flops.final)
         return [fixed, *self.overlays.levels(name)]
 
@@ -368,18 +352,9 @@ class LivePlots(QWidget):
         self.charts[name].labels.request()
 
     def _result_throughput(self, result: dict[str, Any]) -> None:
-        rate = result["throughput_samples_per_s"]
-        sides = named(interval_text(result.get("throughput_ci95"), rate))
-        set_level(self._final_rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
+        self.result_levels.show_rate(result)
         self.input_wait.end(result)
         self.goal.end(result)
-
-    def _result_cost(self, result: dict[str, Any]) -> None:
-        final = result.get("usd_per_epoch") if self.cost_in_usd else result.get("epoch_seconds")
-        if final is not None:
-            text = report.money(final) if self.cost_in_usd else report.duration(final)
-            sides = named(interval_text(turned(result, final), final))
-            set_level(self._final_cost, final, f"result {text} per epoch{sides}")
 
     def set_overlays(self, results: list[dict[str, Any]]) -> None:
         """Reference lines for stored results, to compare with the run on screen; the axes

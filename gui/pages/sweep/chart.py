@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from engine.sweep.events import Trial
 from gui.common.chart import Chart, legend_below
+from gui.common.chart_axis import ChartAxis
 from gui.common.theme import PlotColors
 
 BATCH_LABEL = "batch size (samples per step, log2 scale)"
@@ -34,7 +35,7 @@ MIN_HEIGHT_PX = 460  # two panels, their axes (each title shorter than its panel
 HEADROOM = 1.12  # the top of a panel above its highest point: room for the marks' labels
 
 
-class Log2Axis(pg.AxisItem):
+class Log2Axis(ChartAxis):
     """Ticks at powers of two of a log2(batch) axis, labelled with the batch size itself: only
     batch sizes that can be (1 to 2^20), spaced so that their labels never touch, whatever the
     zoom (zoomed out, 2^-5 printed "0" five times over the other labels)."""
@@ -106,9 +107,7 @@ class SweepChart(Chart):
         self.plot.setLabel("bottom", "")
         # Rows: throughput and cost, memory, the legend, the caption (Chart put them in 1, 2).
         legend_below(self, columns=5, row=2)
-        self.memory: pg.PlotItem = self.addPlot(
-            row=1, col=0, axisItems={"bottom": Log2Axis("bottom")}
-        )
+        self.memory: pg.PlotItem = self.add_plot(row=1, col=0, axes={"bottom": Log2Axis("bottom")})
         self.plot.legend = None  # entries are added here by name, not by every named item
         self.adopt(self.memory)
         self.ci.layout.setRowStretchFactor(0, 2)

@@ -1,0 +1,38 @@
+"""The result's levels on the live plots, drawn at a run's end: its throughput (the median of
+its windows, with the 95% interval) on the throughput chart, and its cost per epoch (or, with
+no price, its epoch time) on the cost chart, each a dashed line with its figure as its label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core.interval import interval_text
+from engine.results import report
+from gui.common.chart import Chart, add_level, set_level
+from gui.pages.run.plot_style import median_of, named, turned
+
+
+class ResultLevels:
+    """The result's two level lines: `rate` on the throughput chart, `cost` on the cost chart."""
+
+    def __init__(self, throughput: Chart, cost: Chart) -> None:
+        self.rate = add_level(throughput, "result")
+        self.cost = add_level(cost, "result")
+
+    def clear(self) -> None:
+        self.rate.hide()
+        self.cost.hide()
+
+    def show_rate(self, result: dict[str, Any]) -> None:
+        rate = result["throughput_samples_per_s"]
+        sides = named(interval_text(result.get("throughput_ci95"), rate))
+        set_level(self.rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
+
+    def show_cost(self, result: dict[str, Any], in_usd: bool) -> None:
+        """The cost per epoch in USD (`in_usd`), else the epoch time; none when the result
+        has no such figure."""
+        final = result.get("usd_per_epoch") if in_usd else result.get("epoch_seconds")
+        if final is not None:
+            text = report.money(final) if in_usd else report.duration(final)
+            sides = named(interval_text(turned(result, final), final))
+            set_level(self.cost, final, f"result {text} per epoch{sides}")

@@ -1,0 +1,85 @@
+"""Every chart's grid: opaque lines in the colour the see-through grid had over the chart's
+background, drawn under the data (a curve over a grid line keeps its colour), in each theme."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QPainter, QPen, QPicture
+
+from gui.common.chart import Chart, add_line
+from gui.common.chart_axis import ChartAxis, opaque
+from gui.common.theme import DARK_PLOTS, LIGHT_PLOTS
+from gui.pages.plan.chart import PlanChart
+from gui.pages.sweep.chart import SweepChart
+
+
+def test_a_see_through_pen_becomes_the_colour_it_shows_over_the_backdrop():
+    faint_black = QColor(0, 0, 0, 51)  # a fifth of black
+    pen = opaque(QPen(faint_black), QColor("#ffffff"))
+    assert pen.color().alpha() == 255
+    assert (pen.color().red(), pen.color().green(), pen.color().blue()) == (204, 204, 204)
+    solid = QPen(QColor("#123456"))
+    assert opaque(solid, QColor("#ffffff")) is solid  # already opaque: unchanged
+
+
+def grid_pens(axis: ChartAxis) -> list[QPen]:
+    picture = QPicture()
+    painter = QPainter(picture)  # as pyqtgraph's AxisItem.paint measures its labels
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    assert specs is not None
+    return [pen for pen, _, _ in specs[1]]
+
+
+def test_each_chart_plot_has_an_opaque_grid_under_its_view(qtbot):
+    charts = [Chart("t", "A chart", "y"), PlanChart(), SweepChart()]
+    for chart in charts:
+        qtbot.addWidget(chart)
+        chart.resize(600, 500)
+        chart.show()
+    qtbot.waitExposed(charts[-1])
+    for chart in charts:
+        for colors in (LIGHT_PLOTS, DARK_PLOTS):
+            chart.set_colors(colors)
+            plots = [item for item in chart.ci.items if isinstance(item, pg.PlotItem)]
+            assert plots
+            for plot in plots:
+                for side in ("left", "bottom"):
+                    axis = plot.getAxis(side)
+                    assert isinstance(axis, ChartAxis), (chart.name, side)
+                    if axis.grid is False:
+                        continue
+                    assert axis.zValue() < plot.vb.zValue()  # the data is drawn over it
+                    pens = grid_pens(axis)
+                    assert pens and all(p.color().alpha() == 255 for p in pens)
+                    back, fore = QColor(colors.background), QColor(colors.foreground)
+                    for pen in pens:  # between the background and the axis colour
+                        for part in ("red", "green", "blue"):
+                            ends = sorted((getattr(back, part)(), getattr(fore, part)()))
+                            assert ends[0] <= getattr(pen.color(), part)() <= ends[1]
+
+
+def test_a_curve_over_the_grid_keeps_its_colour(qtbot):
+    chart = Chart("t", "A chart", "y")
+    qtbot.addWidget(chart)
+    chart.set_colors(DARK_PLOTS)
+    chart.resize(640, 360)
+    chart.show()
+    qtbot.waitExposed(chart)
+    line = add_line(chart)
+    line.setPen(pg.mkPen("#ff0000", width=5))
+    line.setData(np.linspace(0, 10, 50), np.full(50, 5.0))
+    chart.plot.setXRange(0, 10, padding=0)
+    chart.plot.setYRange(0, 10, padding=0)
+    qtbot.wait(50)
+    image = chart.grab().toImage()
+    vb = chart.plot.vb
+    middle = chart.mapFromScene(vb.mapViewToScene(pg.Point(5, 5)))
+    left = chart.mapFromScene(vb.mapViewToScene(pg.Point(0.3, 5))).x()
+    right = chart.mapFromScene(vb.mapViewToScene(pg.Point(9.7, 5))).x()
+    row = [QColor(image.pixel(x, middle.y())) for x in range(left, right)]
+    # The grid's vertical lines cross the curve every second: none shows through it.
+    assert all((c.red(), c.green(), c.blue()) == (255, 0, 0) for c in row)
