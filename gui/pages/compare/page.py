@@ -18,20 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QSplitter,
-    QTableView,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout
 
 from engine.core.errors import ConfigError
 from engine.pricing.breakeven import break_even_against
@@ -40,13 +28,12 @@ from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison, 
 from engine.pricing.device import cpu_at_gpu_price, is_cpu
 from gui.common import theme
 from gui.common.catalog_source import CatalogSource
-from gui.common.table_rows import show_rows
 from gui.pages.base import Page, PageContext
 from gui.pages.compare import charts as compare_charts
-from gui.pages.compare import cloud_action, layout
 from gui.pages.compare import text as compare_text
-from gui.pages.compare.cloud_action import ACTION, CloudAction
-from gui.pages.compare.model import COLUMNS, CompareModel, frame
+from gui.pages.compare.body import CompareBody
+from gui.pages.compare.cloud_action import CloudAction
+from gui.pages.compare.model import COLUMNS, frame
 from gui.pages.compare.options import CompareInputs
 from gui.pages.compare.selection import choose
 
@@ -112,73 +99,26 @@ class ComparePage(Page):
             self.set_result(self.result)
 
     def _build_body(self) -> QSplitter:
-        """The table and the three charts (a tenth of a second: not at the window's start)."""
-        self.model = CompareModel()
-        self.view = QTableView(objectName="compare_table")
-        self.view.setModel(self.model)
-        self.view.setSortingEnabled(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setAlternatingRowColors(True)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        show_rows(self.view)  # five rows; the charts take what the window has beyond them
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.notes = QLabel(wordWrap=True, objectName="compare_notes")
-        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        csv_button = QPushButton("Export table CSV…")
-        self.measure_button = QPushButton(ACTION, objectName="measure_on_cloud")
-        self.measure_button.setToolTip(cloud_action.TOOLTIP)
-        measure = QAction(ACTION, self.view)
-        self.view.addAction(measure)  # the rows' context menu
-        cloud_action.follow_selection(self.view, self.measure_button, measure)
-        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        chart_button = QPushButton("Export chart…")
-        self.bars, self.scatter, self.break_even = compare_charts.make_charts()
-        self.charts = {c.name: c for c in (self.bars, self.scatter, self.break_even)}
-        for chart in self.charts.values():
-            chart.set_colors(self.colors)
-            chart.set_caption_on_screen(False)  # the heading says it; files and tooltips too
-            layout.title_in_files(chart)  # its tab names it on screen
-        self.fitted = layout.FittedBars(self.bars, self._draw_bars)
-        self.rent = QComboBox(objectName="break_even_instance")
-        self.rent.setToolTip("The machine to rent instead of owning the measured one")
-        break_even_page = QWidget()
-        be_layout = QVBoxLayout(break_even_page)
-        be_layout.setContentsMargins(0, 0, 0, 0)
-        rent_row = QHBoxLayout()
-        rent_row.addWidget(QLabel("Renting instead:"))
-        rent_row.addWidget(self.rent, 1)
-        be_layout.addLayout(rent_row)
-        be_layout.addWidget(self.break_even, 1)
-        self.chart_tabs = QTabWidget(objectName="compare_charts")
-        self.chart_tabs.setDocumentMode(True)
-        self.chart_tabs.addTab(self.bars, "$ per epoch")
-        self.chart_tabs.addTab(self.scatter, "Cost against time")
-        self.chart_tabs.addTab(break_even_page, "Break-even")
-        self.chart_tabs.setCornerWidget(chart_button)
-
-        table_part = layout.TablePart()
-        table_layout = QVBoxLayout(table_part)
-        table_layout.setContentsMargins(0, 0, 0, 0)
-        table_layout.addWidget(self.view, 1)
-        notes_row = QHBoxLayout()
-        notes_row.addWidget(self.notes, 1)
-        notes_row.addWidget(self.measure_button, 0, Qt.AlignmentFlag.AlignTop)
-        notes_row.addWidget(csv_button, 0, Qt.AlignmentFlag.AlignTop)
-        table_layout.addLayout(notes_row)
-        body = layout.Body(table_part, self.chart_tabs)
+        """The table and the three charts (gui/pages/compare/body.py), wired to this page."""
+        body = CompareBody(self.colors, self.fontMetrics().height() + 8, self._draw_bars)
+        self.model, self.view, self.notes = body.model, body.view, body.notes
+        self.measure_button, self.rent, self.chart_tabs = (
+            body.measure_button,
+            body.rent,
+            body.chart_tabs,
+        )
+        self.bars, self.scatter, self.break_even = body.bars, body.scatter, body.break_even
+        self.charts, self.fitted = body.charts, body.fitted
         # Before the stretch that holds the heading up when the body is hidden (a run with
         # nothing to price); while it shows, the body's stretch takes the room.
-        self._layout.insertWidget(self._layout.count() - 1, body, 1)
+        self._layout.insertWidget(self._layout.count() - 1, body.splitter, 1)
         self._layout.setStretch(self._layout.count() - 1, 0)
         self.rent.currentIndexChanged.connect(self._draw_break_even)
-        csv_button.clicked.connect(self.export_csv_dialog)
+        body.csv_button.clicked.connect(self.export_csv_dialog)
         self.measure_button.clicked.connect(self.measure_selected)
-        measure.triggered.connect(self.measure_selected)
-        chart_button.clicked.connect(
-            lambda: self.export_chart_dialog(list(self.charts)[self.chart_tabs.currentIndex()])
-        )
-        return body
+        body.measure.triggered.connect(self.measure_selected)
+        body.chart_button.clicked.connect(lambda: self.export_chart_dialog(body.current_chart()))
+        return body.splitter
 
     # following the results table ---------------------------------------------------------
 
