@@ -168,19 +168,17 @@ class ResultsTableModel(FrameTableModel):
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == RUN_ID_ROLE and index.isValid() and self.frame is not None:
-            return self.frame.iloc[index.row()]["run_id"]
+            return self.cell(index.row(), "run_id")
         return super().data(index, role)
 
     def tooltip(self, row: int) -> str | None:
         """The run's id, and why it is not precise enough to price and what to do, if it is not."""
-        assert self.frame is not None
-        why = self.frame.iloc[row]["imprecise"]
-        run = f"run {self.frame.iloc[row]['run_id']}"
+        why = self.cell(row, "imprecise")
+        run = f"run {self.cell(row, 'run_id')}"
         return run if missing(why) else f"{run}\n{why}"
 
     def run_id(self, row: int) -> str:
-        assert self.frame is not None
-        return str(self.frame.iloc[row]["run_id"])
+        return str(self.cell(row, "run_id"))
 
     def row_of(self, run_id: str) -> int | None:
         if self.frame is None:

@@ -87,7 +87,7 @@ class InstanceModel(FrameTableModel):
 
     def instance(self, row: int) -> Instance:
         assert self.frame is not None
-        return self.instances[int(self.frame.iloc[row]["index"])]
+        return self.instances[int(self.cell(row, "index"))]
 
     def tooltip(self, row: int) -> str | None:
         i = self.instance(row)

@@ -107,14 +107,14 @@ class CompareModel(FrameTableModel):
         self._bold.setBold(True)
 
     def font(self, row: int) -> QFont | None:
-        assert self.frame is not None
-        record = self.frame.iloc[row]
-        if record["local"]:
+        if self.cell(row, "local"):
             return self._bold
-        return self._italic if record["status"] == "estimated" else None
+        return self._italic if self.cell(row, "status") == "estimated" else None
 
     def tooltip(self, row: int) -> str | None:
-        assert self.frame is not None
-        record = self.frame.iloc[row]
-        lines = [record["basis"], record["notes"], f"price: {record['price_source']}"]
+        lines = [
+            self.cell(row, "basis"),
+            self.cell(row, "notes"),
+            f"price: {self.cell(row, 'price_source')}",
+        ]
         return "\n".join(str(x) for x in lines if x)
