@@ -112,6 +112,7 @@ def test_a_gpu_result_shows_the_engines_estimates_filters_and_break_even(qtbot, 
         for r in expected
     ]
     # owning the measured machine: its row priced as owned, break-even days and chart
+    show_chart(page, page.break_even.name)
     assert page.break_even.hint.toPlainText() == OWN_HINT
     page.inputs.owned["usd_per_kwh"].setText("0.15")
     page.inputs.owned["usd_per_kwh"].editingFinished.emit()
@@ -260,6 +261,26 @@ def cpu_result():
     return cpu
 
 
+def show_chart(page, name: str) -> None:
+    """Chart `name`'s tab shown, as a click on it does (a hidden chart waits to be drawn)."""
+    page.chart_tabs.setCurrentIndex(list(page.charts).index(name))
+
+
+def test_a_hidden_chart_is_drawn_when_its_tab_shows_or_it_is_exported(window, tmp_path):
+    page = show(window, cpu_result())
+    scatter, break_even = page.scatter, page.break_even
+    assert page.chart_name() == page.bars.name and page.bars.caption.text
+    assert not scatter.caption.text and not break_even.caption.text  # not drawn yet
+    show_chart(page, scatter.name)
+    assert scatter.caption.text == page.bars.caption.text  # the same comparison
+    written = page.export_chart(break_even.name, tmp_path / "be.png")
+    assert written is not None and written.stat().st_size > 0 and break_even.caption.text
+    # a new price draws the chart in view at once, the others again when shown
+    window.panel.price.rented_button.setChecked(True)
+    window.panel.price.edit.setText("2.5")
+    assert page._undrawn == {page.bars.name, break_even.name}  # the scatter's tab shows
+
+
 def test_a_cpu_result_at_an_owned_gpus_price_says_what_it_is(window):
     price = window.panel.price
     price.owned_button.setChecked(True)
@@ -269,7 +290,8 @@ def test_a_cpu_result_at_an_owned_gpus_price_says_what_it_is(window):
     gpu = "GeForce GTX 1080 Ti"
     said = f"the CPU's speed at the {gpu}'s price, not the {gpu}'s speed"
     assert said in html.unescape(page.heading.text())
-    for chart in page.charts.values():
+    for name, chart in page.charts.items():
+        show_chart(page, name)
         assert said in html.unescape(chart.caption.text).replace("<br>", " ")
     # GPUs to buy: what it needs, not a tariff it already has
     page.inputs.buy.setChecked(True)

@@ -95,7 +95,3 @@ class CompareBody:
         notes_row.addWidget(self.csv_button, 0, Qt.AlignmentFlag.AlignTop)
         column.addLayout(notes_row)
         return part
-
-    def current_chart(self) -> str:
-        """The name of the chart whose tab is shown."""
-        return list(self.charts)[self.chart_tabs.currentIndex()]

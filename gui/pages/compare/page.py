@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -67,6 +68,7 @@ class ComparePage(Page):
         # The selection, the panel's price changed while the page was hidden (showEvent).
         self._stale, self._unpriced = True, False
         self._said = ""  # the message bar's sentence about the selection, if any
+        self._undrawn: set[str] = set()  # charts whose tab was hidden at the last draw
         self.heading = QLabel(NO_SELECTION, wordWrap=True, objectName="compare_heading")
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.inputs = CompareInputs()
@@ -117,7 +119,8 @@ class ComparePage(Page):
         body.csv_button.clicked.connect(self.export_csv_dialog)
         self.measure_button.clicked.connect(self.measure_selected)
         body.measure.triggered.connect(self.measure_selected)
-        body.chart_button.clicked.connect(lambda: self.export_chart_dialog(body.current_chart()))
+        body.chart_button.clicked.connect(lambda: self.export_chart_dialog(self.chart_name()))
+        self.chart_tabs.currentChanged.connect(lambda _: self._draw_chart(self.chart_name()))
         return body.splitter
 
     # following the results table ---------------------------------------------------------
@@ -252,15 +255,33 @@ class ComparePage(Page):
     # charts --------------------------------------------------------------------------------
 
     def draw(self) -> None:
-        c = self.comparison
-        if c is None:
+        """The charts drawn anew: the one whose tab shows at once, each other one when its tab
+        is shown or it is exported (all three at each price typed took a third of the
+        keystroke: benchmarks/RESULTS.md, issue 42)."""
+        if self.comparison is None or self.body is None:
             return
-        self._draw_bars()
-        compare_charts.draw_scatter(self.scatter, c.rows, self.options.spot, self.colors)
+        self._undrawn = set(self.charts)
+        self._draw_chart(self.chart_name())
+
+    def chart_name(self) -> str:
+        """The name of the chart whose tab shows."""
+        return list(self.charts)[self.chart_tabs.currentIndex()]
+
+    def _draw_chart(self, name: str) -> None:
+        """Chart `name` drawn, unless it is already (draw)."""
+        c = self.comparison
+        if name not in self._undrawn or c is None:
+            return
+        self._undrawn.discard(name)
+        if name == self.break_even.name:
+            self._draw_break_even()
+            return
+        if name == self.bars.name:
+            self._draw_bars()
+        else:
+            compare_charts.draw_scatter(self.scatter, c.rows, self.options.spot, self.colors)
         caption = compare_text.caption(c, c.rows, self.options, caveat=self.caveat)
-        for chart in (self.bars, self.scatter):
-            self._set_caption(chart, caption)
-        self._draw_break_even()
+        self._set_caption(self.charts[name], caption)
 
     def _draw_bars(self) -> None:
         """The bars, as many as the chart's height holds (layout.FittedBars)."""
@@ -322,6 +343,10 @@ class ComparePage(Page):
 
     def shutdown(self) -> None:
         self.cloud.shutdown()  # a launch still going is torn down before the window goes
+
+    def export_chart(self, name: str, path: Path) -> Path | None:
+        self._draw_chart(name)  # not drawn yet while its tab was hidden
+        return super().export_chart(name, path)
 
     def nothing_to_export(self) -> str:
         return "Nothing to export: select a result first." if self.comparison is None else ""
