@@ -245,5 +245,7 @@ def test_a_runs_end_repaints_one_chart_a_turn_then_the_timer_stops(plots, tmp_pa
     qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)
     # A finished run repriced (the panel's price): its end again, at the timer's turns.
     plots.end_run({**own, "usd_per_epoch": own["usd_per_epoch"] * 2})
-    qtbot.waitUntil(lambda: plots.result_levels.cost.value() == own["usd_per_epoch"] * 2, timeout=2000)
+    qtbot.waitUntil(
+        lambda: plots.result_levels.cost.value() == own["usd_per_epoch"] * 2, timeout=2000
+    )
     qtbot.waitUntil(lambda: not plots.timer.isActive(), timeout=2000)
