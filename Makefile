@@ -75,7 +75,10 @@ lint: $(STAMP)
 # no process started: pytest -m "not worker and not tensorflow".
 PYTEST := EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
 
-test: $(STAMP) $(CLOUD_STAMP) deb-deps lint
+# The lint (15 s, mostly mypy) runs beside the cloud environment's making (50 s on a fresh
+# clone): 48.8 s for both against 62.8 s one after the other (one run each, quiet).
+test: $(STAMP) deb-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint $(CLOUD_STAMP)
 	$(PYTEST)
 
 test-fast: $(STAMP) $(CLOUD_STAMP) deb-deps
