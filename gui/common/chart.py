@@ -101,10 +101,18 @@ class Chart(pg.GraphicsLayoutWidget):
     def add_plot(
         self, row: int, col: int, title: str | None = None, axes: dict[str, ChartAxis] | None = None
     ) -> pg.PlotItem:
-        """A plot in the chart's layout, its left and bottom axes ChartAxis (an opaque grid
-        under the data) unless `axes` names its own."""
-        chosen = {side: ChartAxis(side) for side in ("left", "bottom")} | (axes or {})
-        return self.addPlot(row=row, col=col, title=title, axisItems=chosen)
+        """A plot in the chart's layout, each axis a ChartAxis (an opaque grid under the data)
+        unless `axes` names its own; the right and top ones hidden until an owner shows them
+        (a cost axis: their grid is on with the others)."""
+        given = axes or {}
+        sides = ("left", "bottom", "right", "top")
+        plot = self.addPlot(
+            row=row, col=col, title=title, axisItems={s: ChartAxis(s) for s in sides} | given
+        )
+        for side in ("right", "top"):
+            if side not in given:
+                plot.hideAxis(side)
+        return plot
 
     @property
     def export_item(self) -> pg.GraphicsLayout:

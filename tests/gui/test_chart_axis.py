@@ -12,6 +12,7 @@ from gui.common.chart_axis import ChartAxis, opaque
 from gui.common.theme import DARK_PLOTS, LIGHT_PLOTS
 from gui.pages.plan.chart import PlanChart
 from gui.pages.sweep.chart import SweepChart
+from gui.pages.sweep.study_chart import StudyChart
 
 
 def test_a_see_through_pen_becomes_the_colour_it_shows_over_the_backdrop():
@@ -35,7 +36,7 @@ def grid_pens(axis: ChartAxis) -> list[QPen]:
 
 
 def test_each_chart_plot_has_an_opaque_grid_under_its_view(qtbot):
-    charts = [Chart("t", "A chart", "y"), PlanChart(), SweepChart()]
+    charts = [Chart("t", "A chart", "y"), PlanChart(), SweepChart(), StudyChart()]
     for chart in charts:
         qtbot.addWidget(chart)
         chart.resize(600, 500)
@@ -47,10 +48,10 @@ def test_each_chart_plot_has_an_opaque_grid_under_its_view(qtbot):
             plots = [item for item in chart.ci.items if isinstance(item, pg.PlotItem)]
             assert plots
             for plot in plots:
-                for side in ("left", "bottom"):
+                for side in ("left", "bottom", "right", "top"):
                     axis = plot.getAxis(side)
                     assert isinstance(axis, ChartAxis), (chart.name, side)
-                    if axis.grid is False:
+                    if axis.grid is False or not axis.isVisible():
                         continue
                     assert axis.zValue() < plot.vb.zValue()  # the data is drawn over it
                     pens = grid_pens(axis)

@@ -192,14 +192,15 @@ class ComparePage(Page):
         # The store brings pandas: imported when a comparison is made, not with the window.
         from engine.results.scaling import efficiency_lookup
 
-        self.options = replace(options, scaling=efficiency_lookup(result["config"]["model"], cat))
+        options = replace(options, scaling=efficiency_lookup(result["config"]["model"], cat))
         listing = self.results.model.frame
         runs = [] if listing is None else measured_elsewhere(listing, result)
         try:
-            self.comparison = compare(result, cat, self.options, runs)
+            self.comparison = compare(result, cat, options, runs)
         except ConfigError as exc:  # a figure the engine's ranges refuse: said beside it
             self.inputs.show_error(exc)
-            return
+            return  # the last comparison stays, with the options it was made with
+        self.options = options
         if self.body is None:
             self.body = self._build_body()
         self.model.set_frame(frame(self.comparison))
