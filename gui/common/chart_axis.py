@@ -16,6 +16,8 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPen
 
+from gui.common.theme import blend
+
 # Under the plot's view (pyqtgraph's ViewBox sits at -100) and a view laid over it (an overlay
 # for a right axis at -101): the grid is drawn first, the data over it.
 GRID_Z = -110.0
@@ -52,14 +54,8 @@ class ChartAxis(pg.AxisItem):
 def opaque(pen: QPen, backdrop: QColor) -> QPen:
     """`pen` in the colour its see-through colour shows over `backdrop`, opaque."""
     color = pen.color()
-    alpha = color.alphaF()
-    if alpha >= 1.0:
+    if color.alphaF() >= 1.0:
         return pen
-    mixed = QColor(
-        round(color.red() * alpha + backdrop.red() * (1 - alpha)),
-        round(color.green() * alpha + backdrop.green() * (1 - alpha)),
-        round(color.blue() * alpha + backdrop.blue() * (1 - alpha)),
-    )
     out = QPen(pen)
-    out.setColor(mixed)
+    out.setColor(blend(color, backdrop, color.alphaF()))
     return out

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.common.theme import blend
+
 MAX_LINES = 2  # a longer message scrolls within the bar: the plots under it keep their room
 
 # Tints over the window's own colour (legible in light and dark): (red, green, blue, alpha) of
@@ -37,14 +39,9 @@ FLOAT_MARGIN = 6  # px between a floating bar and its host's edges
 def style(level: str, window: QColor) -> str:
     """The bar's style sheet for `level` over the window colour `window`."""
     (red, green, blue, alpha), border = TINTS.get(level, TINTS["info"])
-    mixed = [
-        round(alpha * tint + (1 - alpha) * base)
-        for tint, base in zip(
-            (red, green, blue), (window.red(), window.green(), window.blue()), strict=True
-        )
-    ]
+    mixed = blend(QColor(red, green, blue), window, alpha)
     return (
-        f"QFrame#message_bar {{ background: rgb({mixed[0]}, {mixed[1]}, {mixed[2]});"
+        f"QFrame#message_bar {{ background: rgb({mixed.red()}, {mixed.green()}, {mixed.blue()});"
         f" border: 1px solid {border}; border-radius: 4px; }}"
     )
 

@@ -135,6 +135,17 @@ def apply(app: QApplication, theme: str) -> PlotColors:
     return LIGHT_PLOTS
 
 
+def blend(color: QColor | str, over: QColor | str, share: float) -> QColor:
+    """`share` of `color` and the rest of `over`, opaque: how `color` at that opacity shows over
+    `over`, drawn without translucency (which a software-rendered display pays for)."""
+    c, b = QColor(color), QColor(over)
+    return QColor(
+        round(c.red() * share + b.red() * (1 - share)),
+        round(c.green() * share + b.green() * (1 - share)),
+        round(c.blue() * share + b.blue() * (1 - share)),
+    )
+
+
 def contrast_ratio(a: QColor | str, b: QColor | str) -> float:
     """WCAG 2 contrast ratio of two colours, 1 to 21."""
 

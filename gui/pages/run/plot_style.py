@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from engine.core.events import Phase
-from gui.common.theme import PlotColors
+from gui.common.theme import PlotColors, blend
 
 GIB = float(2**30)  # the memory chart's unit
 
@@ -91,13 +91,7 @@ def backdrop(colors: PlotColors) -> Any:
 def faded(color: str, background: str) -> Any:
     """A colour drawn lighter, for the per-step rates under the window's line: mixed with the
     background, opaque (a translucent pen costs a software-rendered display much more)."""
-    c, b = pg.mkColor(color), pg.mkColor(background)
-    mix = FADE
-    return pg.mkColor(
-        round(c.red() * mix + b.red() * (1 - mix)),
-        round(c.green() * mix + b.green() * (1 - mix)),
-        round(c.blue() * mix + b.blue() * (1 - mix)),
-    )
+    return blend(pg.mkColor(color), pg.mkColor(background), FADE)
 
 
 def slide_inside(label: pg.TextItem, vb: pg.ViewBox) -> None:
