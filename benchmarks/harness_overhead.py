@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.cli.common import run_worker
 from engine.measure.config import RunConfig
@@ -29,6 +31,9 @@ from engine.process.launcher import _engine_root
 
 HERE = Path(__file__).resolve().parent
 TARGETS = {"torch": 0.99, "tensorflow": 0.99}
+# A launch with this many times the page faults of its loop's fewest churned its heap (churned).
+CHURN = 1.08
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -110,25 +115,59 @@ def hand_loop(framework: str, case: Case, device: str) -> dict[str, float]:
     return {k: float(v) for k, v in json.loads(out.stdout.splitlines()[-1]).items()}
 
 
+def counted(into: list[int], launch: Callable[..., T], *args: Any) -> T:
+    """Run one launch, appending the page faults its processes took (they have ended)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    value = launch(*args)
+    into.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before)
+    return value
+
+
+def churned(faults: dict[str, list[int]], rates: dict[str, list[float]]) -> dict[str, Any]:
+    """Launches whose heap churned: glibc gave the heap's top back to the system and took it
+    again during the window, so the steps' tensors landed on fresh pages (a launch's page
+    faults more than CHURN times the fewest of the same loop's launches: start-up's are about
+    the same in each). For each loop: how many churned, and the median rate of those that did
+    not (benchmarks/RESULTS.md, issue 42)."""
+    out: dict[str, Any] = {}
+    for name, counts in faults.items():
+        floor = min(counts)
+        clean = [r for r, f in zip(rates[name], counts, strict=True) if f <= floor * CHURN]
+        out[name] = {
+            "churned": len(counts) - len(clean),
+            "launches": len(counts),
+            "clean_median": round(statistics.median(clean), 2) if clean else None,
+        }
+        print(
+            f"  {name}: {len(counts) - len(clean)} of {len(counts)} launches churned; the "
+            f"others' median {out[name]['clean_median']} samples/s",
+            flush=True,
+        )
+    return out
+
+
 def compare(framework: str, case: Case, rounds: int, device: str) -> dict[str, object]:
     ours: list[float] = []
     theirs: list[float] = []
     each: dict[str, list[float]] = {}  # TensorFlow: each reference's own figures
+    faults: dict[str, list[int]] = {"epochcost": [], "hand loop": []}
     for i in range(rounds):
         if i % 2 == 0:
-            ours.append(harness(framework, case, device))
-            hand = hand_loop(framework, case, device)
+            ours.append(counted(faults["epochcost"], harness, framework, case, device))
+            hand = counted(faults["hand loop"], hand_loop, framework, case, device)
         else:  # the other order, so that a drift in the machine's speed evens out
-            hand = hand_loop(framework, case, device)
-            ours.append(harness(framework, case, device))
+            hand = counted(faults["hand loop"], hand_loop, framework, case, device)
+            ours.append(counted(faults["epochcost"], harness, framework, case, device))
         theirs.append(hand.pop("throughput_samples_per_s"))
         for name, value in hand.items():
             each.setdefault(name, []).append(value)
         print(
-            f"{framework} {case.model} round {i + 1}: epochcost {ours[-1]:10.2f} samples/s   "
-            f"hand loop {theirs[-1]:10.2f} samples/s",
+            f"{framework} {case.model} round {i + 1}: epochcost {ours[-1]:10.2f} samples/s "
+            f"({faults['epochcost'][-1]} page faults)   hand loop {theirs[-1]:10.2f} samples/s "
+            f"({faults['hand loop'][-1]} page faults)",
             flush=True,
         )
+    churn = churned(faults, {"epochcost": ours, "hand loop": theirs})
     ratio = statistics.median(ours) / statistics.median(theirs)
     verdict = "ok" if ratio >= TARGETS[framework] else "BELOW TARGET"
     # Each round's own ratio: its two launches ran back to back, so a drift of the machine's
@@ -159,6 +198,8 @@ def compare(framework: str, case: Case, rounds: int, device: str) -> dict[str, o
         "epochcost": ours,
         "hand_loop": theirs,
         "ratio_of_medians": round(ratio, 4),
+        "page_faults": faults,
+        "churned": churn,
         "median_round_ratio": round(statistics.median(paired), 4),
         "target": TARGETS[framework],
     }

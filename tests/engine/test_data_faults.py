@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,37 @@ def test_a_make_dataset_whose_items_sleep_is_bounded_by_the_time_limit(tmp_path,
     failed = events[-1]
     assert isinstance(failed, Failed) and failed.kind == "config", failed
     assert f"data: make_dataset in {model} gave no batch in 2 s" in failed.message
+
+
+def test_the_data_watchdog_sleeps_until_a_wait_is_armed_then_reports_it():
+    """A run on a synthetic batch never arms a bounded wait: the watchdog's thread must not
+    wake (each wake takes the interpreter's lock from the training loop). Once armed past its
+    deadline, it hands the failure to the handler."""
+    from engine.core.errors import RunFailed
+    from engine.worker.measure.input_wait import _Watchdog
+
+    dog = _Watchdog()
+    reported: list[RunFailed] = []
+    dog.handler = reported.append
+    thread = threading.Thread(target=dog.watch, daemon=True)
+    thread.start()
+    time.sleep(0.1)
+    switches = _voluntary_switches(thread)
+    time.sleep(0.6)  # more than two of the armed polls' periods
+    assert thread.is_alive() and not reported
+    if switches is not None:  # Linux: the thread did not run at all meanwhile
+        assert _voluntary_switches(thread) == switches
+    assert not dog._used.is_set()
+    failure = RunFailed("config", "data: the batch gave no batch")
+    dog.arm(0.0, failure)
+    thread.join(timeout=5)
+    assert reported == [failure]
+
+
+def _voluntary_switches(thread: threading.Thread) -> int | None:
+    """How often a thread has gone to sleep (Linux's count; None elsewhere)."""
+    try:
+        status = Path(f"/proc/self/task/{thread.native_id}/status").read_text()
+    except OSError:
+        return None
+    return int(status.split("voluntary_ctxt_switches:")[1].split()[0])

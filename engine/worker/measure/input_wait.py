@@ -105,21 +105,29 @@ GRACE_S = 2.0  # after the limit, for the signal's handler to run before the wat
 class _Watchdog:
     """One thread for the process, started by when_stuck: while a bounded wait is armed past
     its deadline, it hands the failure to the handler (which reports it and ends the process).
-    Arming and disarming are two assignments: nothing is started per step."""
+    Arming and disarming are two assignments: nothing is started per step.
+
+    The thread sleeps until the first wait is armed: a run on a synthetic batch (no bounded
+    waits) never wakes it. Its polls woke it four times a second, and each wake took the
+    interpreter's lock from the training loop (benchmarks/RESULTS.md, issue 42)."""
 
     def __init__(self) -> None:
         self.deadline: float | None = None
         self.failure: RunFailed | None = None
         self.handler: Callable[[RunFailed], None] | None = None
+        self._used = threading.Event()  # set by the first arm()
 
     def arm(self, after_s: float, failure: RunFailed) -> None:
         self.failure = failure
         self.deadline = time.monotonic() + after_s
+        if not self._used.is_set():  # an attribute read on every later step
+            self._used.set()
 
     def disarm(self) -> None:
         self.deadline = None
 
     def watch(self) -> None:
+        self._used.wait()
         while True:
             deadline, failure = self.deadline, self.failure
             if deadline is not None and failure is not None and time.monotonic() > deadline:
