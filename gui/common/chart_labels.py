@@ -10,7 +10,7 @@ or down from its middle. Free labels stay where their owner put them. After ever
 can move one (new data, a range, a size, an export's layout) the free ones are taken as they
 are, then the horizontal lines' labels from the top line down, the points', the vertical lines'
 and the hints', each at the first of its places that is free, else at the one that costs least
-(gui/common/label_room.py: the plot's edge, other labels, lines, guarded curves).
+(gui/common/label_room.py: the plot's edge, other labels, lines, the data under it).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TypeVar
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QTimer
 
-from gui.common.label_room import Cost, Room
+from gui.common.label_room import Cost, Data, Room
 
 # Places along a horizontal line: (position along it, the label's horizontal anchor).
 ALONG = (
@@ -135,8 +135,9 @@ class Labels:
         self.points.append(item)
 
     def add_curve(self, item: pg.GraphicsObject) -> None:
-        """A curve the labels keep off where they can (the last thing a place is judged by):
-        one a label belongs to, whose line it would hide (a peak's value over its memory)."""
+        """A curve the labels keep off where they can (the last thing a place is judged by)
+        that is not one of the chart's plotted items (those are kept off anyway): one in a
+        view of its own, or added later than the labels are placed."""
         self.curves.append(item)
 
     def add_hint(self, item: pg.TextItem) -> None:
@@ -180,7 +181,7 @@ class Labels:
         lines = list(self.lines())  # first: the views' transforms are brought up to date
         for item in (*self._shown(), *(line.label for line in lines)):
             _tighten(item)
-        room = Room(lines, [c for c in self.curves if _visible(c)])
+        room = Room(lines, [Data(item) for item in self._data()])
         for item in self.free:
             if _visible(item) and _text(item):
                 room.take(_box(item))
@@ -197,6 +198,17 @@ class Labels:
         for hint in self.hints:
             if _visible(hint) and _text(hint):
                 room.take(self._place_hint(hint, room))
+
+    def _data(self) -> list[pg.GraphicsObject]:
+        """The curves and point sets the labels keep off: every one the chart's views show,
+        and the guarded ones (add_curve) wherever they are."""
+        found = [c for c in self.curves if _visible(c)]
+        for vb in self._view_boxes():
+            for item in vb.addedItems:
+                drawn = hasattr(item, "implements") and item.implements("plotData")
+                if drawn and _visible(item) and item not in found:
+                    found.append(item)
+        return found
 
     def _shown(self) -> list[pg.TextItem]:
         return [t for t in (*self.free, *self.points, *self.hints) if _visible(t) and _text(t)]
@@ -243,7 +255,10 @@ class Labels:
 
     def _place_level(self, line: pg.InfiniteLine, room: Room) -> QRectF:
         """A horizontal line's label: its places are worked out from its size (the label is
-        moved once), at each height by its line (Room.tops_near) every position along it."""
+        moved once), at each height by its line (Room.tops_near), nearest first, every
+        position along it. At the nearest height with a place clear of the edge, the labels
+        and the lines, the clear place with the fewest data points under it (the first of
+        ALONG's among equals); with none anywhere, the cheapest place."""
         label = line.label
         size = _box(label).size()
         width, height = size.width(), size.height()
@@ -251,19 +266,27 @@ class Labels:
         y = room.rows[line]
         if inside is None or height <= 0:
             return _box(label)
-        places = [
-            (p, (x, (y - top) / height)) for top in room.tops_near(y, height) for p, x in ALONG
-        ]
 
         def rect_at(place: Place) -> QRectF:
             p, (x, anchor_y) = place
             left = inside.left() + p * inside.width() - x * width
             return QRectF(left, y - anchor_y * height, width, height)
 
-        def cost(rect: QRectF) -> Cost:
-            return room.cost(rect, inside, level=True)
-
-        self._put(label, _choose(places, rect_at, cost))
+        cheapest: tuple[Cost, Place] | None = None
+        for top in room.tops_near(y, height):
+            clear: list[tuple[int, Place]] = []
+            for p, x in ALONG:
+                place = (p, (x, (y - top) / height))
+                score = room.cost(rect_at(place), inside, level=True)
+                if not any(score[:3]):
+                    clear.append((score[3], place))
+                elif cheapest is None or score < cheapest[0]:
+                    cheapest = (score, place)
+            if clear:
+                self._put(label, min(clear, key=lambda c: c[0])[1])
+                return _box(label)
+        if cheapest is not None:
+            self._put(label, cheapest[1])
         return _box(label)
 
     @staticmethod

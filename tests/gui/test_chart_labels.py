@@ -154,6 +154,37 @@ def test_sweep_marks_at_the_right_edge_stay_whole_and_apart(qtbot):
         assert view.contains(box), f"{text!r} runs off the plot"
 
 
+def test_a_levels_label_sits_where_its_lines_data_is_fewest(qtbot):
+    """A result's label beside its level, on a plot whose points crowd that level on the left
+    (as a run's first per-step rates crowd its result): the label goes where no point lies
+    under it, not over the points at its first place (the left)."""
+    import numpy as np
+    from PySide6.QtCore import QPointF
+
+    from gui.common.chart import add_level, set_level
+
+    chart = Chart("t", "Throughput", "samples/s")
+    chart.set_colors(LIGHT_PLOTS)
+    qtbot.addWidget(chart)
+    chart.resize(640, 360)
+    chart.show()
+    qtbot.waitExposed(chart)
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(0, 40, 400))  # the first 40 of 100 seconds
+    y = 100 + rng.normal(0, 6, 400)  # all about the level, above and below it
+    chart.plot.plot(x, y, pen=None, symbol="o", symbolSize=3)
+    chart.plot.setXRange(0, 100, padding=0)
+    chart.plot.setYRange(60, 140, padding=0)
+    level = add_level(chart, "result")
+    set_level(level, 100.0, "result 100.0 samples/s")
+    chart.labels.separate()
+    box = level.label.sceneBoundingRect()
+    vb = chart.plot.vb
+    under = [box.contains(vb.mapViewToScene(QPointF(a, b))) for a, b in zip(x, y, strict=True)]
+    assert not any(under), f"{sum(under)} points under {box}"
+    assert chart.plot.vb.sceneBoundingRect().contains(box)
+
+
 # Every tab at the smallest window size supported, with data, every option shown ----------------
 
 SMALLEST = (1280, 860)

@@ -1,0 +1,184 @@
+"""Where the harness's shortfall on tiny-mlp comes from: the worker with one part changed at a time.
+
+Each variant is a copy of this tree's engine/ with one named change (VARIANTS: the text replaced
+must be found, else the script stops), made in a temporary folder. A round launches the hand loop
+(benchmarks/hand_loop_tiny.py) and each variant's worker once (`run_worker`, as
+harness_overhead.py does), the order rotated every round and reversed every other one; each
+launch's throughput and page faults are printed, then each variant's median, its ratio to the
+hand loop's median, the median of the rounds' own ratios, and how many launches churned their
+heap (harness_overhead.churned). `in-worker` also times 2,000 plain steps (the hand loop's
+`for`) in the worker, right before its window, and prints the window's ratio to them: the loop's
+own cost, with the process the same.
+
+    .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
+        [--variants base,no-flops,no-monitor,events-1s,no-trim,in-worker] [--framework torch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PLAIN_STEPS = 2000
+PLAIN_OUT = "EPOCHCOST_BENCH_PLAIN_OUT"
+
+# variant: [(file under engine/, text, replacement)]
+VARIANTS: dict[str, list[tuple[str, str, str]]] = {
+    "base": [],
+    "no-flops": [
+        (
+            "worker/measure/runner.py",
+            "self.flops_per_step = handle.flops_per_step()",
+            "self.flops_per_step = None",
+        )
+    ],
+    "no-monitor": [  # the thread waits for its stop without reading anything
+        (
+            "worker/measure/monitor.py",
+            "        while not self._stop.wait(self.interval_s):",
+            "        self._stop.wait()\n        while not self._stop.wait(self.interval_s):",
+        )
+    ],
+    "events-1s": [
+        ("core/events.py", "STEP_EVENT_EVERY_S = 0.05", "STEP_EVENT_EVERY_S = 1.0"),
+    ],
+    "no-trim": [  # glibc keeps the heap's top: M_TRIM_THRESHOLD 256 MiB, M_MMAP_THRESHOLD 32 MiB
+        (
+            "worker/main.py",
+            "    args = parser.parse_args(argv)\n",
+            "    args = parser.parse_args(argv)\n    import ctypes\n"
+            "    libc = ctypes.CDLL('libc.so.6')\n"
+            "    libc.mallopt(-1, 256 << 20)\n    libc.mallopt(-3, 32 << 20)\n",
+        )
+    ],
+    "in-worker": [
+        (
+            "worker/measure/loop.py",
+            "    session.sync()  # window start: nothing queued from before\n",
+            "    session.sync()  # window start: nothing queued from before\n"
+            "    import os as _os\n"
+            "    _t = clock()\n"
+            f"    for _ in range({PLAIN_STEPS}):\n"
+            "        step()\n"
+            "    session.sync()\n"
+            f"    with open(_os.environ['{PLAIN_OUT}'], 'w') as _f:\n"
+            f"        _f.write(str({PLAIN_STEPS} * batch / (clock() - _t)))\n",
+        )
+    ],
+}
+
+
+def make(variant: str, into: Path) -> Path:
+    root = into / variant
+    shutil.copytree(ROOT / "engine", root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, text, replacement in VARIANTS[variant]:
+        path = root / "engine" / name
+        source = path.read_text()
+        if text not in source:
+            raise SystemExit(f"{variant}: {name} no longer holds {text!r}: update VARIANTS")
+        path.write_text(source.replace(text, replacement, 1))
+    return root
+
+
+def launch(framework: str, steps: int, root: Path | None, plain_out: Path) -> tuple[float, int]:
+    """One launch: (samples/s, page faults of its processes)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    if root is None:
+        command = [str(HERE / "hand_loop_tiny.py"), "--framework", framework]
+        command += ["--batch-size", "16", "--threads", "1", "--warmup", "50"]
+        command += ["--steps", str(steps)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cwd = ROOT
+    else:
+        command = [__file__, "--launch", framework, "--steps", str(steps)]
+        env = {**os.environ, "PYTHONPATH": str(root), PLAIN_OUT: str(plain_out)}
+        cwd = root
+    out = subprocess.run(
+        [sys.executable, *command], capture_output=True, text=True, check=True, env=env, cwd=cwd
+    )
+    rate = json.loads(out.stdout.splitlines()[-1])["throughput_samples_per_s"]
+    return rate, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
+
+
+def one_worker(framework: str, steps: int) -> None:
+    """--launch: the worker of the engine on PYTHONPATH, one fixed window (a child process)."""
+    sys.path.insert(0, str(HERE))
+    from harness_overhead import fixed_window
+
+    from engine.cli.common import run_worker
+
+    config = fixed_window("tiny-mlp", 16, 50, steps, framework=framework, device="cpu", threads=1)
+    result, failure, _ = run_worker(config.validated())
+    if result is None:
+        raise SystemExit(f"epochcost run failed: {failure}")
+    print(json.dumps({"throughput_samples_per_s": result["throughput_samples_per_s"]}))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=12)
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
+    p.add_argument("--variants", default="base,no-flops,no-monitor,events-1s,no-trim,in-worker")
+    p.add_argument("--launch", choices=("torch", "tensorflow"), help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.launch:
+        one_worker(args.launch, args.steps)
+        return
+    variants = args.variants.split(",")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        p.error(f"unknown variants {unknown}: choose from {', '.join(VARIANTS)}")
+    sys.path.insert(0, str(HERE))
+    from harness_overhead import churned
+
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="epochcost-variants-") as tmp:
+        roots: dict[str, Path | None] = {"hand loop": None}
+        roots.update({v: make(v, Path(tmp)) for v in variants})
+        plain_out = Path(tmp) / "plain.txt"
+        names = list(roots)
+        rates: dict[str, list[float]] = {n: [] for n in names}
+        faults: dict[str, list[int]] = {n: [] for n in names}
+        in_worker: list[float] = []
+        for i in range(args.rounds):
+            order = names[i % len(names) :] + names[: i % len(names)]
+            for name in order[::-1] if i % 2 else order:
+                rate, count = launch(args.framework, args.steps, roots[name], plain_out)
+                rates[name].append(rate)
+                faults[name].append(count)
+                line = f"round {i + 1} {name:11s} {rate:10.1f} samples/s ({count} page faults)"
+                if name == "in-worker":
+                    in_worker.append(rate / float(plain_out.read_text()))
+                    line += f", window / plain loop in the same worker {in_worker[-1]:.3f}"
+                print(line, flush=True)
+    hand = statistics.median(rates["hand loop"])
+    for name in names:
+        paired = [a / b for a, b in zip(rates[name], rates["hand loop"], strict=True)]
+        print(
+            f"{name:11s} median {statistics.median(rates[name]):10.1f}, ratio "
+            f"{statistics.median(rates[name]) / hand:.3f}, rounds' own ratios: median "
+            f"{statistics.median(paired):.3f}",
+            flush=True,
+        )
+    churned(faults, rates)
+    if in_worker:
+        print(
+            f"in-worker: the window against {PLAIN_STEPS} plain steps in the same worker: median "
+            f"{statistics.median(in_worker):.3f} ({min(in_worker):.3f} to {max(in_worker):.3f})"
+        )
+    print(f"load average after {os.getloadavg()[0]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
