@@ -21,7 +21,8 @@ from typing import TypeVar
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QTimer
 
-from gui.common.label_room import Cost, Data, Room
+from gui.common.data_grid import DataGrid
+from gui.common.label_room import Cost, Room
 
 # Places along a horizontal line: (position along it, the label's horizontal anchor).
 ALONG = (
@@ -181,7 +182,7 @@ class Labels:
         lines = list(self.lines())  # first: the views' transforms are brought up to date
         for item in (*self._shown(), *(line.label for line in lines)):
             _tighten(item)
-        room = Room(lines, [Data(item) for item in self._data()])
+        room = Room(lines, [DataGrid(item) for item in self._data()])
         for item in self.free:
             if _visible(item) and _text(item):
                 room.take(_box(item))

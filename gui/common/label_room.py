@@ -13,11 +13,10 @@ free.
 
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from gui.common.plot_ranges import item_data
+from gui.common.data_grid import DataGrid
 
 GAP_PX = 2.0  # labels closer than this count as touching
 Cost = tuple[bool, float, int, int]  # cut by the edge, overlap (px²), levels crossed, others
@@ -36,61 +35,10 @@ def overlap(rect: QRectF, others: list[QRectF]) -> float:
     return total
 
 
-class Data:
-    """One curve or point set of a plot, read once for a round of placing (its view, its
-    points, and whether it is a line through them, x increasing: time)."""
-
-    def __init__(self, item: pg.GraphicsObject) -> None:
-        self.vb = item.getViewBox()
-        x, y = item_data(item)
-        log = item.opts.get("logMode") if isinstance(item, pg.PlotDataItem) else None
-        with np.errstate(divide="ignore", invalid="ignore"):  # where it draws them: log10
-            self.x = np.log10(x) if log and log[0] else x
-            self.y = np.log10(y) if log and log[1] else y
-        x = self.x
-        self.line = not isinstance(item, pg.ScatterPlotItem) and bool(np.all(np.diff(x) >= 0))
-
-    def _area(self, rect: QRectF) -> QRectF:
-        return self.vb.mapSceneToView(rect).boundingRect()  # in the data's own units
-
-    def crosses(self, rect: QRectF) -> bool:
-        """Whether the data passes through `rect` (scene coordinates): a line, some value it
-        takes across the rect's width lies in its height; points, one lies in it."""
-        if self.vb is None or not len(self.x):
-            return False
-        if not self.line:
-            return self.points_in(rect) > 0
-        area = self._area(rect)
-        left, right = area.left(), area.right()
-        first, last = np.searchsorted(self.x, [left, right])
-        edges = np.interp([left, right], self.x, self.y, left=np.nan, right=np.nan)
-        values = np.concatenate([self.y[first:last], edges])
-        values = values[np.isfinite(values)]
-        return bool(len(values)) and values.min() <= area.bottom() and values.max() >= area.top()
-
-    def points_in(self, rect: QRectF) -> int:
-        """How many of the data's points lie in `rect` (scene coordinates)."""
-        if self.vb is None or not len(self.x):
-            return 0
-        area = self._area(rect)
-        x, y = self.x, self.y
-        if self.line:  # x sorted: only the points across the rect's width are looked at
-            first, last = np.searchsorted(x, [area.left(), area.right()])
-            x, y = x[first:last], y[first:last]
-        inside = (x >= area.left()) & (x <= area.right())
-        inside &= (y >= area.top()) & (y <= area.bottom())
-        return int(np.count_nonzero(inside))
-
-    def covered(self, rect: QRectF) -> int:
-        """What a horizontal line's label at `rect` costs this data: the points under it, and
-        one more where the line between them crosses it."""
-        return self.points_in(rect) + int(self.line and self.crosses(rect))
-
-
 class Room:
     """What the labels of one chart keep off while they are placed, one after another."""
 
-    def __init__(self, lines: list[pg.InfiniteLine], curves: list[Data]) -> None:
+    def __init__(self, lines: list[pg.InfiniteLine], curves: list[DataGrid]) -> None:
         self.taken: list[QRectF] = []  # the labels placed so far, padded
         self.rows: dict[pg.InfiniteLine, float] = {}  # horizontal lines: their scene y
         self.columns: dict[pg.InfiniteLine, float] = {}  # vertical lines: their scene x
@@ -116,12 +64,12 @@ class Room:
         levels = sum(1 for y in self.rows.values() if rect.top() < y < rect.bottom())
         free = not (outside or shared or levels)  # the data only where the rest is free
         if level:
-            covered = sum(data.covered(rect) for data in self.curves) if free else 0
+            covered = sum(data.count(rect) for data in self.curves) if free else 0
             return outside, shared, levels, covered
         crossed = [x for line, x in self.columns.items() if line is not own]
         others = sum(1 for x in crossed if rect.left() < x < rect.right())
         if free:
-            others += sum(1 for data in self.curves if data.crosses(rect))
+            others += sum(1 for data in self.curves if data.count(rect))
         return outside, shared, levels, others
 
     def tops_near(self, line_y: float, height: float) -> list[float]:

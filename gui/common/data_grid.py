@@ -1,0 +1,109 @@
+"""Where a plot's data lies on screen, for its labels to keep off (gui/common/label_room.py).
+
+Each curve or point set becomes a grid of CELL_PX-square cells over its view, in scene pixels,
+counting its points and, along a drawn line, points one cell apart between them; the grid's
+sums (a summed-area table) then say how much of the data lies under any box in four lookups.
+A label tries a dozen places or more each time a plot moves: the data is mapped to the screen
+once, not for every place (mapping it for every place cost 8 ms a round on the live throughput
+chart, against 0.3 ms for its labels before they looked at the data).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+
+from gui.common.plot_ranges import item_data
+
+CELL_PX = 3.0  # a label's box counts the data in every cell it touches: up to 3 px around it
+MAX_SAMPLES = 20_000  # a line's samples in all: its segments' thinned beyond this
+
+
+def _drawn(item: pg.GraphicsObject) -> tuple[np.ndarray, np.ndarray]:
+    """The item's points where its view draws them (log10 on a log axis)."""
+    x, y = item_data(item)
+    log = item.opts.get("logMode") if isinstance(item, pg.PlotDataItem) else None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.log10(x) if log and log[0] else x), (np.log10(y) if log and log[1] else y)
+
+
+def _draws_line(item: pg.GraphicsObject) -> bool:
+    if isinstance(item, pg.ScatterPlotItem):
+        return False
+    pen = getattr(item, "opts", {}).get("pen")
+    return pen is not None and pg.mkPen(pen).style() != Qt.PenStyle.NoPen
+
+
+def _along(sx: np.ndarray, sy: np.ndarray, area: QRectF) -> tuple[np.ndarray, np.ndarray]:
+    """Points one cell apart along each segment between two finite points (the segments
+    brought inside `area`, widened by a cell, first), and every finite point."""
+    finite = np.isfinite(sx) & np.isfinite(sy)
+    lo_x, hi_x = area.left() - CELL_PX, area.right() + CELL_PX
+    lo_y, hi_y = area.top() - CELL_PX, area.bottom() + CELL_PX
+    cx = np.clip(np.where(finite, sx, lo_x), lo_x, hi_x)
+    cy = np.clip(np.where(finite, sy, lo_y), lo_y, hi_y)
+    dx, dy = np.diff(cx), np.diff(cy)
+    n = np.ceil(np.maximum(np.abs(dx), np.abs(dy)) / CELL_PX).astype(np.int64).clip(1)
+    n[~(finite[:-1] & finite[1:])] = 0
+    total = int(n.sum())
+    if total > MAX_SAMPLES:
+        n = np.where(n > 0, np.ceil(n * (MAX_SAMPLES / total)).astype(np.int64).clip(1), 0)
+        total = int(n.sum())
+    segment = np.repeat(np.arange(len(n)), n)
+    step = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+    share = step / np.maximum(n[segment], 1)
+    px = cx[segment] + dx[segment] * share
+    py = cy[segment] + dy[segment] * share
+    return np.concatenate([px, cx[finite]]), np.concatenate([py, cy[finite]])
+
+
+class DataGrid:
+    """One curve or point set of a plot as counts on a grid over its view (scene pixels)."""
+
+    def __init__(self, item: pg.GraphicsObject) -> None:
+        self._sums: np.ndarray | None = None
+        vb = item.getViewBox()
+        if vb is None:
+            return
+        x, y = _drawn(item)
+        if not len(x):
+            return
+        area = vb.sceneBoundingRect()
+        t = vb.childGroup.sceneTransform()
+        sx = t.m11() * x + t.m21() * y + t.dx()
+        sy = t.m12() * x + t.m22() * y + t.dy()
+        if _draws_line(item):
+            sx, sy = _along(sx, sy, area)
+        else:
+            finite = np.isfinite(sx) & np.isfinite(sy)
+            sx, sy = sx[finite], sy[finite]
+        self._left, self._top = area.left(), area.top()
+        self._cols = max(1, math.ceil(area.width() / CELL_PX))
+        self._rows = max(1, math.ceil(area.height() / CELL_PX))
+        col = np.floor((sx - self._left) / CELL_PX).astype(np.int64)
+        row = np.floor((sy - self._top) / CELL_PX).astype(np.int64)
+        keep = (col >= 0) & (col < self._cols) & (row >= 0) & (row < self._rows)
+        flat = row[keep] * self._cols + col[keep]
+        counts = np.bincount(flat, minlength=self._rows * self._cols)
+        sums = np.zeros((self._rows + 1, self._cols + 1), dtype=np.int64)
+        sums[1:, 1:] = counts.reshape(self._rows, self._cols).cumsum(0).cumsum(1)
+        self._sums = sums
+
+    def count(self, rect: QRectF) -> int:
+        """How much of the data lies under `rect` (scene coordinates): its points, and a line's
+        points between them, in the cells the rect touches."""
+        if self._sums is None:
+            return 0
+
+        def cells(low: float, high: float, start: float, size: int) -> tuple[int, int]:
+            first = min(max(math.floor((low - start) / CELL_PX), 0), size)
+            last = min(max(math.ceil((high - start) / CELL_PX), 0), size)
+            return first, last
+
+        c0, c1 = cells(rect.left(), rect.right(), self._left, self._cols)
+        r0, r1 = cells(rect.top(), rect.bottom(), self._top, self._rows)
+        s = self._sums
+        return int(s[r1, c1] - s[r0, c1] - s[r1, c0] + s[r0, c0])
