@@ -257,9 +257,10 @@ class Labels:
     def _place_level(self, line: pg.InfiniteLine, room: Room) -> QRectF:
         """A horizontal line's label: its places are worked out from its size (the label is
         moved once), at each height by its line (Room.tops_near), nearest first, every
-        position along it. At the nearest height with a place clear of the edge, the labels
-        and the lines, the clear place with the fewest data points under it (the first of
-        ALONG's among equals); with none anywhere, the cheapest place."""
+        position along it. At the nearest heights with a place clear of the edge, the labels
+        and the lines (above and below the line are as near), the clear place with the least
+        data under it (the first of ALONG's, above before below, among equals); with none
+        anywhere, the cheapest place."""
         label = line.label
         size = _box(label).size()
         width, height = size.width(), size.height()
@@ -273,17 +274,24 @@ class Labels:
             left = inside.left() + p * inside.width() - x * width
             return QRectF(left, y - anchor_y * height, width, height)
 
+        # Heights as near as each other (above the line and below it) are weighed together.
+        tops = room.tops_near(y, height)
+        nearness = [round(abs(top + height / 2 - y), 1) for top in tops]
+        # Below its line, a label keeps out of the room above the lines lower down: their
+        # labels come later (from the top line down) and go above them first.
+        later = [row - 1.1 * height for row in room.rows.values() if row > y + 1.0]
         cheapest: tuple[Cost, Place] | None = None
-        for top in room.tops_near(y, height):
-            clear: list[tuple[int, Place]] = []
+        clear: list[tuple[float, Place]] = []
+        for i, top in enumerate(tops):
+            keeps_room = top < y or all(top + height <= room_top for room_top in later)
             for p, x in ALONG:
                 place = (p, (x, (y - top) / height))
                 score = room.cost(rect_at(place), inside, level=True)
-                if not any(score[:3]):
+                if keeps_room and not any(score[:3]):
                     clear.append((score[3], place))
                 elif cheapest is None or score < cheapest[0]:
                     cheapest = (score, place)
-            if clear:
+            if clear and (i + 1 == len(tops) or nearness[i + 1] != nearness[i]):
                 self._put(label, min(clear, key=lambda c: c[0])[1])
                 return _box(label)
         if cheapest is not None:

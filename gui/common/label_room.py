@@ -19,7 +19,7 @@ from PySide6.QtCore import QPointF, QRectF
 from gui.common.data_grid import DataGrid
 
 GAP_PX = 2.0  # labels closer than this count as touching
-Cost = tuple[bool, float, int, int]  # cut by the edge, overlap (px²), levels crossed, others
+Cost = tuple[bool, float, int, float]  # cut by the edge, overlap (px²), levels crossed, others
 
 
 def padded(rect: QRectF) -> QRectF:
@@ -64,7 +64,7 @@ class Room:
         levels = sum(1 for y in self.rows.values() if rect.top() < y < rect.bottom())
         free = not (outside or shared or levels)  # the data only where the rest is free
         if level:
-            covered = sum(data.count(rect) for data in self.curves) if free else 0
+            covered = sum(data.count(rect) for data in self.curves) if free else 0.0
             return outside, shared, levels, covered
         crossed = [x for line, x in self.columns.items() if line is not own]
         others = sum(1 for x in crossed if rect.left() < x < rect.right())
