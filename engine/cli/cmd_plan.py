@@ -20,10 +20,10 @@ from engine.plan import planner
 from engine.plan import presets as plan_presets
 from engine.plan import report as plan_report
 from engine.plan import targets as plan_targets
+from engine.plan.options import PRECISIONS, PlanOptions
 from engine.plan.planner import Compute, Power, Target
 from engine.plan.presets import Preset
 from engine.plan.report import Inputs
-from engine.plan.targets import PlanOptions
 from engine.pricing.catalog import Catalog
 
 # What can be planned: a model to 10 trillion parameters on a quadrillion tokens, a million GPUs;
@@ -87,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     hw.add_argument(
         "--precision",
         default=None,
-        choices=plan_targets.PRECISIONS,
+        choices=PRECISIONS,
         help="peak used (default: the result's, else fp16 = the FP16/BF16 tensor rate where "
         "the GPU has one, else its fastest: fp32 on a GTX 1080 Ti)",
     )

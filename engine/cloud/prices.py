@@ -15,7 +15,7 @@ the fetched file (engine/pricing/catalog.fetched_file), which the catalog reads 
 snapshot. Prices in USD per hour.
 
 Nothing is written that the catalog would skip: each price cell is held to the catalog's rule for a
-price (engine/pricing/rows.py), and each row to be written is checked as the catalog reads it (a
+price (engine/pricing/schema.py), and each row to be written is checked as the catalog reads it (a
 spot price above the on-demand one included). A file with one bad row is refused whole, naming the
 row and the field, and the fetched file keeps the prices it had.
 """
@@ -34,8 +34,8 @@ from pathlib import Path
 from engine.core import reading
 from engine.core.errors import ConfigError
 from engine.pricing import catalog as catalog_module
-from engine.pricing import rows as rows_module
-from engine.pricing.rows import SCHEMAS, Instance
+from engine.pricing.rows import Instance
+from engine.pricing.schema import SCHEMAS, checked_cells
 
 Prices = dict[tuple[str, str], tuple[float, float | None]]  # (name, region) -> ($/h, spot)
 
@@ -176,7 +176,7 @@ def update_from(folder: Path, where: str = "") -> list[CloudUpdate]:
 def _check(path: Path, row: Instance) -> None:
     """The row as the catalog will read it; a row it would skip refuses the file."""
     try:
-        rows_module.checked_cells("instances", row)
+        checked_cells("instances", row)
     except ConfigError as exc:
         what = f"{row.instance_type} in {row.region or 'its region'}"
         raise ConfigError(
@@ -267,7 +267,7 @@ def _write_fetched(rows: list[Instance]) -> None:
     writer = csv.DictWriter(out, fieldnames=columns)
     writer.writeheader()
     for row in sorted(rows, key=lambda r: r.key):
-        writer.writerow(rows_module.checked_cells("instances", row))
+        writer.writerow(checked_cells("instances", row))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".instances-", suffix=".csv")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
         f.write(out.getvalue())

@@ -25,7 +25,8 @@ from engine.core import paths, reading
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan.planner import Compute, RunsRow
-from engine.pricing.catalog import Problem, records
+from engine.pricing.catalog import Problem
+from engine.pricing.csv_records import records
 
 DEFAULT_RUNS_TABLE = "sharir-2020"
 MAX_CSV_BYTES = 16 * 1024 * 1024  # a run-count table is a few lines; more is not one

@@ -11,9 +11,9 @@ from typing import Any
 
 from engine.measure.utilisation import peak_for_spec
 from engine.plan import memory, planner
+from engine.plan.options import PlanOptions
 from engine.plan.planner import Compute, PlanRow, Power, RunsRow, Target, Utilisation
 from engine.plan.presets import Preset
-from engine.plan.targets import PlanOptions
 from engine.pricing.catalog import Catalog
 from engine.pricing.rows import GpuSpec
 

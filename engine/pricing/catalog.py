@@ -13,17 +13,14 @@ User: <data folder>/catalog/{instances,gpus,grid,machines}.csv, same columns (ma
 there: the user's own hardware). A user row with the key of a shipped row replaces it (a quote
 for p3.2xlarge, the tensor rate of a card). Loading never fails on a bad row: it is reported with
 its file and line and skipped, and the rest loads. That holds for a row the csv module cannot
-read too (a cell over its field limit, a NUL byte, a quote never closed): `records` splits a file
-into rows itself and parses each alone, so one such row costs only itself. The plan presets and the
-user-file editor read their CSVs with it as well.
+read too (a cell over its field limit, a NUL byte, a quote never closed): each row is parsed alone
+(engine/pricing/csv_records.py), so one such row costs only itself.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import functools
-import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -32,23 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import paths, reading
 from engine.core.errors import ConfigError
+from engine.pricing.csv_records import Record, records
 from engine.pricing.device import stand_in_for
-from engine.pricing.rows import (
-    KINDS,
-    SCHEMAS,
-    GpuSpec,
-    GridIntensity,
-    Instance,
-    Machine,
-    parse_row,
-)
+from engine.pricing.rows import KINDS, GpuSpec, GridIntensity, Instance, Machine
+from engine.pricing.schema import SCHEMAS, parse_row
 
 if TYPE_CHECKING:  # pandas is imported where a frame is made: the worker loads the catalog too
     import pandas as pd
 
 SHIPPED = {"instances": "instances.csv", "gpus": "gpus.csv", "grid": "grid.csv"}
 STALE_AFTER_DAYS = 30  # a price older than this says so wherever it is shown
-UNCLOSED_QUOTE = "a quote opened on this line is never closed"
 
 
 @dataclass(frozen=True)
@@ -113,76 +103,6 @@ def dated(price_date: str, today: _dt.date | None = None) -> str:
     STALE_AFTER_DAYS ("2025-06-01, 543 days old"), else as it is."""
     note = price_note(price_date, today)
     return f"{price_date}, {note}" if note and note != "undated" else price_date
-
-
-@dataclass(frozen=True)
-class Record:
-    """One row of a CSV file: the line it starts on, its text as in the file (end of line
-    included, several lines for a quoted cell over lines), and its cells; cells None: the csv
-    module cannot read it, `error` says why."""
-
-    line: int
-    text: str
-    cells: list[str] | None
-    error: str = ""
-
-
-def records(text: str) -> list[Record]:
-    """The rows of a CSV text (the header first), each parsed on its own.
-
-    A row ends at the end of a line outside quotes, found here as the csv module would (its
-    default dialect), so a row it cannot read does not take the rows after it along. A quote
-    never closed makes its line alone a bad row; reading goes on at the next line.
-    """
-    lines = io.StringIO(text).readlines()  # split at "\n" only, as csv.reader's input is
-    open_after = [_ends_quoted(line, quoted=False) for line in lines]
-    # closes[j]: the first line from j on that ends out of quotes, entered inside them
-    closes: list[int | None] = [None] * (len(lines) + 1)
-    for j in range(len(lines) - 1, -1, -1):
-        closes[j] = j if not _ends_quoted(lines[j], quoted=True) else closes[j + 1]
-    out: list[Record] = []
-    i = 0
-    while i < len(lines):
-        last = closes[i + 1] if open_after[i] else i
-        if last is None:
-            out.append(Record(i + 1, lines[i], None, UNCLOSED_QUOTE))
-            i += 1
-            continue
-        out.append(_record(i + 1, "".join(lines[i : last + 1])))
-        i = last + 1
-    return out
-
-
-def _ends_quoted(line: str, quoted: bool) -> bool:
-    """Whether a line ends inside a quoted cell (csv's states; a quote inside an unquoted cell
-    is text)."""
-    if '"' not in line:
-        return quoted
-    state = "quoted" if quoted else "start"
-    for char in line:
-        if state == "start":
-            state = "quoted" if char == '"' else "start" if char == "," else "cell"
-        elif state == "cell":
-            state = "start" if char == "," else "cell"
-        elif state == "quoted":
-            state = "quote" if char == '"' else "quoted"
-        else:  # a quote in a quoted cell: "" is one quote, else the quoted part ends
-            state = "quoted" if char == '"' else "start" if char == "," else "cell"
-    return state == "quoted"
-
-
-def _record(line: int, text: str) -> Record:
-    if "\0" in text:
-        return Record(line, text, None, "holds a NUL byte (a binary or damaged file?)")
-    try:
-        rows = list(csv.reader([text]))
-    except csv.Error as exc:
-        limit = csv.field_size_limit()
-        why = f"a cell is over {limit} characters, csv's limit" if "limit" in str(exc) else exc
-        return Record(line, text, None, f"cannot be read as CSV: {why}")
-    if len(rows) > 1:  # not expected: the split above is csv's own
-        return Record(line, text, None, "cannot be read as CSV: more than one row")
-    return Record(line, text, rows[0] if rows else [])
 
 
 def read_rows(path: Path, kind: str, origin: str) -> tuple[list[Any], list[Problem]]:

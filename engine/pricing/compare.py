@@ -16,14 +16,8 @@ from engine.pricing import breakeven, buying, cost
 from engine.pricing.catalog import Catalog, stale_note
 from engine.pricing.compare_rows import CompareOptions, CompareRow, Comparison, MeasuredRun
 from engine.pricing.device import device_label, device_power_w, is_cpu
-from engine.pricing.projection import (
-    Basis,
-    Projection,
-    family_of,
-    measured,
-    memory_bytes,
-    project_result,
-)
+from engine.pricing.projection import Basis, Projection, measured, memory_bytes
+from engine.pricing.result_projection import family_of, project_result
 from engine.pricing.rows import GpuSpec, Instance
 from engine.pricing.spread import measured_spread
 

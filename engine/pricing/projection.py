@@ -32,6 +32,9 @@ result measured on the target itself always replaces an estimate.
 
 A CPU run is not projected: cores, vector units and caches do not scale by a quoted spec ratio,
 and a CPU's speed says nothing of a GPU's. Measure there and import the result.
+
+A stored result is projected through engine/pricing/result_projection.py, which reads these
+inputs from it.
 """
 
 from __future__ import annotations
@@ -45,11 +48,8 @@ from engine.pricing import calibration, projection_errors, published
 from engine.pricing.calibration import Calibration
 from engine.pricing.family_mean import family_ratio
 from engine.pricing.published import PublishedTable, Ratio
-from engine.pricing.roofline import chip_distance, chip_step, has_tf32, ran_tf32, spec_ratios
+from engine.pricing.roofline import chip_distance, chip_step, has_tf32, spec_ratios
 from engine.pricing.rows import GpuSpec, Instance
-from engine.pricing.spread import measured_spread, widened
-from engine.workloads import family as model_family
-from engine.workloads.family import Family
 
 if TYPE_CHECKING:
     from engine.pricing.catalog import Catalog
@@ -330,66 +330,3 @@ def _without(status: str, why: str, memory: tuple[int | None, int | None]) -> Pr
     return Projection(
         status, basis=why, memory_needed_bytes=memory[0], memory_available_bytes=memory[1]
     )
-
-
-def with_measured_spread(proj: Projection, result: dict[str, Any]) -> Projection:
-    """A projection's range combined with the measurement's own 95% interval
-    (engine/pricing/spread.py): the estimate scales a figure that is itself only known to
-    within it."""
-    spread = measured_spread(result)
-    if proj.low is None or proj.high is None or proj.samples_per_s is None:
-        return proj
-    if spread == (1.0, 1.0):
-        return proj
-    low, high = widened(
-        proj.samples_per_s, proj.low, proj.high, proj.range_level or projection_errors.LEVEL, spread
-    )
-    return replace(
-        proj, low=low, high=high, basis=f"{proj.basis}; with the measurement's own 95% interval"
-    )
-
-
-def family_of(result: dict[str, Any]) -> tuple[Family, str]:
-    """The family of a result's model, with why (engine/workloads/family.py: a model file's
-    FAMILY, else what the model is made of, else the built-in's own), and the published table's
-    name of the same model ("" for a model file, an unknown model or one not published)."""
-    builtin = model_family.builtin_of(result)
-    return model_family.of_result(result), builtin.published_as if builtin else ""
-
-
-def project_result(
-    result: dict[str, Any],
-    source: GpuSpec,
-    target: GpuSpec,
-    basis: Basis,
-    memory_available_bytes: int | None = None,
-) -> Projection:
-    """`project` for a stored result, its range widened by the measurement's own interval."""
-    family, published_as = family_of(result)
-    # A data-parallel run's figure is all its devices': one device's share (its scaling losses
-    # included, so the estimate errs low) is what another GPU is projected from.
-    world = int((result.get("distributed") or {}).get("world_size") or 1)
-    proj = project(
-        result["throughput_samples_per_s"] / world,
-        source,
-        target,
-        result["config"]["precision"],
-        result.get("peak_memory_bytes"),
-        memory_available_bytes,
-        basis=basis,
-        family=family.name,
-        tf32=ran_tf32(
-            result.get("environment") or {},
-            family.name,
-            result["config"].get("framework"),
-            result["config"]["precision"],
-        ),
-        published_model=published_as,
-    )
-    if proj.status != "estimated":
-        return proj
-    if proj.method != "same GPU":  # which published models it was compared with, and why
-        proj = replace(proj, basis=f"{proj.basis}; {family.text()}")
-    if world > 1:
-        proj = replace(proj, basis=f"{proj.basis}; from one device's share of {world} processes")
-    return with_measured_spread(proj, result)

@@ -18,8 +18,9 @@ from typing import Any
 
 from engine.core import writing
 from engine.core.errors import ConfigError
-from engine.pricing.catalog import UNCLOSED_QUOTE, Record, records, user_file
-from engine.pricing.rows import SCHEMAS, cell, parse_row, row_key
+from engine.pricing.catalog import user_file
+from engine.pricing.csv_records import UNCLOSED_QUOTE, Record, records
+from engine.pricing.schema import SCHEMAS, cell, parse_row, row_key
 
 
 def _records(path: Path) -> list[Record]:
@@ -118,7 +119,7 @@ def add_row(kind: str, values: Mapping[str, Any]) -> Path:
 
 
 def update_row(kind: str, key: tuple[str, ...], values: Mapping[str, Any]) -> Path:
-    """Replace the user's row with `key` (see catalog_rows.row_key) by `values`."""
+    """Replace the user's row with `key` (see engine/pricing/schema.py, row_key) by `values`."""
     return _change(kind, key, values)
 
 

@@ -1,7 +1,8 @@
 """The configuration panel: model, framework, device, batch, precision, data, window, price.
 
 The model is a built-in workload or one of the user's model files (gui/panel/model_picker.py);
-the Data box (gui/panel/data_box.py) says where its batches come from.
+the Data box (gui/panel/data_box.py) says where its batches come from. The fields, each with
+its error line, and their layout: gui/panel/fields.py; the panel connects and validates them.
 
 Every change re-validates the whole form through RunConfig.validated(), the CLI's own rules
 (gui/panel/run_rules.py, which also says which frameworks are offered), and shows each field's
@@ -18,35 +19,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
-from engine.measure.config import PRECISIONS, RunConfig
+from engine.measure.config import RunConfig
 from engine.measure.devices import Device
 from engine.pricing.cost import Price
 from engine.process.launcher import WorkerSpec
 from engine.results.repricing import repriced
 from engine.workloads import registry
 from gui.common import settings
-from gui.common.field_error import ErrorLabel, field_cell
-from gui.common.number_field import InputError, NumberField
-from gui.panel.data_box import DataBox
-from gui.panel.environment_offer import EnvironmentOffer, framework_to_make
+from gui.common.number_field import InputError
+from gui.panel.environment_offer import framework_to_make
+from gui.panel.fields import PanelFields
 from gui.panel.gpu_check import GpuCheck
-from gui.panel.model_picker import ModelPicker
-from gui.panel.price_widget import OwnedChoice, PriceWidget
-from gui.panel.profile_box import ProfileBox
-from gui.panel.run_rules import FORM_DEFAULTS, NUMBER_FIELDS, TOOLTIPS, usable, validate_all
+from gui.panel.price_widget import OwnedChoice
+from gui.panel.run_rules import usable, validate_all
 
 
 class ConfigPanel(QWidget):
@@ -72,103 +60,21 @@ class ConfigPanel(QWidget):
         self.interpreters = dict(interpreters or {})  # framework -> its own Python
         self.config: RunConfig | None = None
         self.errors: dict[str, str] = {}
-        self._error_labels: dict[str, ErrorLabel] = {}
         self._running = False
         self.accepted_price: Price | None = None  # the last price that passed (None: none given)
         self.accepted_owned: OwnedChoice | None = None  # its owned hardware, when owned
 
-        self.picker = ModelPicker(prefs, spec_for)
-        self.model = self.picker.combo
-        self.model_info = QLabel(wordWrap=True, objectName="model_info")
-        self.framework = QComboBox(objectName="framework")
-        self.environment = EnvironmentOffer()  # where the framework or its build is missing
-        self.device = QComboBox(objectName="device")
-        self.framework.setToolTip("The framework the run trains with (PyTorch or TensorFlow)")
-        self.device.setToolTip("Where the model trains: the CPU or one GPU")
-        # A long CPU or GPU name must not widen the whole panel (and so the window's smallest
-        # width): the box elides it, and its tooltip and the open list show it whole.
-        self.device.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.device.setMinimumContentsLength(24)
-        for d in devices:
-            self.device.addItem(d.label, d.id)
-            self.device.setItemData(self.device.count() - 1, d.detail, Qt.ItemDataRole.ToolTipRole)
-        self.gpu_check = GpuCheck(devices, spec_for or (lambda _framework: WorkerSpec()), self)
-        self.precision = QComboBox(objectName="precision")
-        self.precision.setToolTip(
-            "Number format of the training step: fp32 (the framework's own TF32 default), tf32 "
-            "(every float32 matmul and convolution as TF32: NVIDIA Ampere and newer), or mixed "
-            "precision (fp16, bf16) where the device has it"
-        )
-        self.precision.addItems(list(PRECISIONS))
-        defaults = RunConfig()
-        self.numbers: dict[str, NumberField] = {}
-        for name, (label, whole, optional, unit) in NUMBER_FIELDS.items():
-            value = FORM_DEFAULTS.get(name, getattr(defaults, name))
-            self.numbers[name] = NumberField(
-                label,
-                name=name,
-                text="" if value is None else f"{value:g}",
-                integer=whole,
-                optional=optional,
-                unit=unit,
-            )
-        for name, tip in TOOLTIPS.items():
-            self.numbers[name].setToolTip(tip)
-        self.price = PriceWidget()
-        self.profiles = ProfileBox(self.price)
-        self.data_box = DataBox(prefs)
-        self._error_labels.update(self.data_box.error_labels)
+        fields = PanelFields(devices, prefs, spec_for)  # laid out by gui/panel/fields.py
+        self.picker, self.model, self.model_info = fields.picker, fields.model, fields.model_info
+        self.framework, self.environment = fields.framework, fields.environment
+        self.device, self.precision, self.numbers = fields.device, fields.precision, fields.numbers
+        self.price, self.profiles, self.data_box = fields.price, fields.profiles, fields.data_box
+        self.run_button, self.cancel_button = fields.run_button, fields.cancel_button
+        self.other_error, self.fields_area = fields.other_error, fields.fields_area
+        self._error_labels = fields.error_labels  # each field's error line, by field name
         self._epoch_hint = ""  # the model's epoch, the epoch field's placeholder
-
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self._row(form, "Model", self.picker, "model")
-        form.addRow("", self.model_info)
-        self._row(form, "Framework", self.framework, "framework")
-        form.addRow("", self.environment)
-        self._row(form, "Device", self.device, "device")
-        self._row(form, "Batch size", self.numbers["batch_size"], "batch_size")
-        self._row(form, "Precision", self.precision, "precision")
-        window = QFormLayout()
-        for name in list(NUMBER_FIELDS)[1:]:  # all but the batch size
-            self._row(window, NUMBER_FIELDS[name][0], self.numbers[name], name)
-        price_form = QFormLayout()
-        price_form.addRow("Profile", self.profiles)
-        self._row(price_form, "Price", self.price, "usd_per_hour")
-
-        self.run_button = QPushButton("Run", objectName="run_button")
-        self.run_button.setDefault(True)
-        self.cancel_button = QPushButton("Cancel", objectName="cancel_button")
-        self.cancel_button.setEnabled(False)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(9, 4, 9, 4)
-        buttons.addWidget(self.run_button, 1)
-        buttons.addWidget(self.cancel_button)
-
-        body = QWidget(objectName="panel_body")
-        fields = QVBoxLayout(body)
-        fields.addLayout(form)
-        fields.addWidget(self.data_box)
-        fields.addWidget(_group("Measurement window", window))
-        fields.addWidget(_group("Cost", price_form))
-        self.other_error = ErrorLabel("other")
-        fields.addWidget(self.other_error)
-        fields.addStretch(1)
-        # The fields scroll and Run stays below them: with every option shown (an owned price
-        # has eight more rows) the form is taller than a 860-pixel window.
-        self.fields_area = QScrollArea(objectName="panel_scroll")
-        self.fields_area.setWidget(body)
-        self.fields_area.setWidgetResizable(True)
-        self.fields_area.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.fields_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        bar = self.fields_area.verticalScrollBar().sizeHint().width()
-        self.fields_area.setMinimumWidth(body.sizeHint().width() + bar)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.fields_area, 1)
-        layout.addLayout(buttons)
+        self.gpu_check = GpuCheck(devices, spec_for or (lambda _framework: WorkerSpec()), self)
+        fields.lay_out(self)
 
         self.model.currentIndexChanged.connect(self._model_changed)
         self.picker.files_changed.connect(self._model_changed)
@@ -185,13 +91,8 @@ class ConfigPanel(QWidget):
         self.gpu_check.changed.connect(self._show_gpu_verdicts)
         self.run_button.clicked.connect(self.request_run)
         self.cancel_button.clicked.connect(self.cancel_requested)
-        self.model.setCurrentIndex(max(0, self.model.findData(defaults.model)))
+        self.model.setCurrentIndex(max(0, self.model.findData(RunConfig().model)))
         self._model_changed()
-
-    def _row(self, form: QFormLayout, label: str, field: QWidget, name: str) -> None:
-        error = ErrorLabel(name)
-        form.addRow(label, field_cell(error, field))
-        self._error_labels[name] = error
 
     def _device_changed(self) -> None:
         """Owning is priced from the chosen device's GPU (its launch price and TDP)."""
@@ -386,9 +287,3 @@ class ConfigPanel(QWidget):
         """Window close: a model file check or a GPU check still going stops."""
         self.picker.shutdown()
         self.gpu_check.shutdown()
-
-
-def _group(title: str, layout: QFormLayout) -> QGroupBox:
-    box = QGroupBox(title)
-    box.setLayout(layout)
-    return box

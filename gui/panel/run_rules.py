@@ -1,7 +1,7 @@
 """The configuration panel's rules, without its widgets: which frameworks a model is offered
 with, the panel's number fields, every wrong field's reason at once (RunConfig's rules, the
-CLI's own), and the Data field's choices and folder check. No Qt here; the panel
-(gui/panel/panel.py) lays out the fields and shows what these say.
+CLI's own), and the Data field's choices and folder check. No Qt here: the fields are laid out
+by gui/panel/fields.py, and the panel (gui/panel/panel.py) shows what these say.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from engine.core.errors import ConfigError
 from engine.plan import presets as plan_presets
 from engine.pricing import catalog
 from engine.pricing import user_rows as catalog_user
+from engine.pricing.csv_records import records
 from tests.engine.helpers import TINY_ARGS, cli
 
 # The shipped GPU catalog's rows (assets/gpus.csv), however many the data holds.
@@ -76,7 +77,7 @@ def test_rows_are_split_as_the_csv_module_reads_them(text):
     for cells in reader:
         expected.append((line, cells))
         line = reader.line_num + 1
-    found = catalog.records(text)
+    found = records(text)
     assert [(r.line, r.cells) for r in found] == expected
     assert "".join(r.text for r in found) == text  # nothing left out
 

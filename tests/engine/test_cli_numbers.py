@@ -17,6 +17,7 @@ from engine.cli import build_parser, main, numbers
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan import targets as plan_targets
+from engine.plan.options import PlanOptions
 from engine.pricing import catalog
 from tests.engine.price_results import result
 
@@ -251,7 +252,7 @@ def test_breakeven_past_a_century_says_so(capsys):
 # --- engine errors name options the command has ------------------------------------------------
 
 ENGINE = Path(__file__).parents[2] / "engine"
-SCANNED = ["plan/planner.py", "plan/presets.py", "plan/targets.py"]
+SCANNED = ["plan/planner.py", "plan/presets.py", "plan/targets.py", "plan/options.py"]
 SCANNED += ["pricing/cost.py", "pricing/owning.py", "pricing/compare.py"]
 CHECKS = {"ConfigError", "_check", "_positive", "_fraction", "number_range", "int_range"}
 OWNED = {"purchase_usd", "usd_per_kwh", "power_w", "rest_of_system_w", "lifetime_years"}
@@ -324,14 +325,14 @@ def test_named_passes_an_engine_field_as_the_option(capsys, monkeypatch):
 def test_plan_checks_a_purchase_per_gpu_as_given():
     """-5 a GPU is told as -5, not as the -40 of eight; eight GPUs of $200M are fine."""
     with pytest.raises(ConfigError) as info:
-        plan_targets.PlanOptions(count=8, purchase_usd=-5.0).validated()
+        PlanOptions(count=8, purchase_usd=-5.0).validated()
     assert (info.value.field, info.value.message) == (
         "purchase_usd",
         "-5 is out of range (allowed 0 to 1e+09)",
     )
     spec = catalog.load().gpu("Tesla V100 SXM2 16GB")
     assert spec is not None
-    options = plan_targets.PlanOptions(count=8, usd_per_kwh=0.1, purchase_usd=2e8).validated()
+    options = PlanOptions(count=8, usd_per_kwh=0.1, purchase_usd=2e8).validated()
     hardware, _ = plan_targets.owned(spec, 8, planner.TDP, options)
     assert hardware is not None and hardware.purchase_usd == 1.6e9
     assert hardware.power_w == 8 * 300

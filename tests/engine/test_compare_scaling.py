@@ -11,7 +11,8 @@ from engine.cli import main
 from engine.pricing import catalog
 from engine.pricing.compare import CompareOptions, compare
 from engine.pricing.compare_rows import measured_elsewhere
-from engine.pricing.projection import Basis, project_result
+from engine.pricing.projection import Basis
+from engine.pricing.result_projection import project_result
 from engine.results.store import Store
 from tests.engine.price_results import result
 from tests.engine.test_scaling import H100, _distributed

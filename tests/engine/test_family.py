@@ -12,7 +12,8 @@ import pytest
 from engine.core.errors import ConfigError
 from engine.pricing import catalog
 from engine.pricing.compare import CompareOptions, compare
-from engine.pricing.projection import Basis, family_of, project, project_result
+from engine.pricing.projection import Basis, project
+from engine.pricing.result_projection import family_of, project_result
 from engine.results.schema import validate
 from engine.workloads import family
 from engine.workloads.family import Family

@@ -12,8 +12,9 @@ import pytest
 from engine.core import paths
 from engine.pricing import catalog, projection_errors, published
 from engine.pricing.device import device_parts
-from engine.pricing.projection import Basis, project, project_result
+from engine.pricing.projection import Basis, project
 from engine.pricing.published import Figure, PublishedTable
+from engine.pricing.result_projection import project_result
 from engine.pricing.roofline import has_tf32
 
 CAT = catalog.load()

@@ -11,7 +11,8 @@ import pytest
 
 from engine.core.events import Finished
 from engine.pricing import catalog
-from engine.pricing.projection import Basis, project_result
+from engine.pricing.projection import Basis
+from engine.pricing.result_projection import project_result
 from engine.process.launcher import WorkerProcess
 from engine.process.model_check import check_model_file
 from engine.results.schema import validate

@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.cli.common import option_name
 from engine.core.placeholders import ask, asked, worded, worded_data
 from engine.plan import targets
+from engine.plan.options import PlanOptions
 from engine.pricing import catalog
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
@@ -35,7 +36,7 @@ def test_sweep_notes_name_the_clis_options():
 
 def test_the_planners_explanations_ask_by_field():
     cat = catalog.load()
-    options = targets.PlanOptions(count=1).validated()
+    options = PlanOptions(count=1).validated()
     target = targets.target_for_gpu(cat, cat.gpu("Tesla V100 SXM2 16GB"), options)
     assert asked(target.owned_basis) == ("usd_per_kwh",)
     _, grid_basis, _ = targets.grid(cat, options, None)
@@ -46,7 +47,13 @@ def test_no_option_name_is_written_in_the_planners_or_the_sweeps_notes():
     # An option asked for in a text ("give --mfu", "(--max-batch)", "--memory-limit-mb sets
     # it"); docstrings naming a command (`plan --json`) are not texts shown to a user.
     option = re.compile(r"give --|\(--|--[a-z-]+ (?:sets|prices) it")
-    for name in ("plan/targets.py", "sweep/runner.py", "sweep/summary.py", "sweep/report.py"):
+    for name in (
+        "plan/targets.py",
+        "plan/options.py",
+        "sweep/runner.py",
+        "sweep/summary.py",
+        "sweep/report.py",
+    ):
         lines = (ENGINE / name).read_text().splitlines()
         found = option.findall("\n".join(line for line in lines if '"""' not in line))
         assert not found, f"{name}: {found}"

@@ -12,7 +12,7 @@ from engine.core.errors import ConfigError
 from engine.plan import memory
 from engine.plan import targets as plan_targets
 from engine.plan.memory import Shape
-from engine.plan.targets import PlanOptions
+from engine.plan.options import PlanOptions
 from engine.pricing.catalog import Catalog
 from engine.pricing.rows import GpuSpec, Instance
 

@@ -8,8 +8,8 @@ import pytest
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan import targets as plan_targets
+from engine.plan.options import PlanOptions
 from engine.plan.planner import Power, RunsRow
-from engine.plan.targets import PlanOptions
 from engine.pricing.catalog import Catalog
 from engine.pricing.rows import GpuSpec, GridIntensity, Instance
 

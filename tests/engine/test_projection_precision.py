@@ -8,8 +8,9 @@ import pytest
 
 from engine.pricing import catalog, projection_errors, published
 from engine.pricing.calibration import Calibration
-from engine.pricing.projection import Basis, project, project_result
+from engine.pricing.projection import Basis, project
 from engine.pricing.published import Figure, PublishedTable
+from engine.pricing.result_projection import project_result
 from engine.pricing.roofline import has_tf32, peak_tflops, ran_tf32, spec_ratios
 
 CAT = catalog.load()

@@ -9,8 +9,9 @@ import pytest
 
 from engine.pricing import catalog, coverage, family_mean, projection_errors
 from engine.pricing.calibration import Calibration
-from engine.pricing.projection import Basis, project, project_result
+from engine.pricing.projection import Basis, project
 from engine.pricing.published import Figure, PublishedTable
+from engine.pricing.result_projection import project_result
 from tests.engine.price_results import result
 
 CAT = catalog.load()

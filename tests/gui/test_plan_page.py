@@ -17,6 +17,7 @@ from engine.measure import utilisation
 from engine.plan import planner
 from engine.plan import presets as plan_presets
 from engine.plan import targets as plan_targets
+from engine.plan.options import PlanOptions
 from engine.plan.report import dollars
 from engine.pricing import catalog
 from engine.results.store import Store
@@ -71,7 +72,7 @@ def test_bert_base_preset_on_8_v100_gives_the_cli_and_engine_figures(page, capsy
 
     # The engine called directly, as a script would.
     cat = catalog.load()
-    options = plan_targets.PlanOptions(count=8).validated()
+    options = PlanOptions(count=8).validated()
     target = plan_targets.target_for_gpu(cat, cat.gpu(V100), options)
     compute = plan_presets.preset("bert-base").compute()
     row = planner.plan(compute, target, planner.assumed(0.35), runs=plan_presets.runs_table())

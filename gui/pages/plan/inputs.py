@@ -25,9 +25,9 @@ from engine.pricing.catalog import Catalog
 from gui.common.number_field import NumberSpec
 
 if TYPE_CHECKING:
+    from engine.plan.options import PlanOptions
     from engine.plan.planner import PlanRow, Target
     from engine.plan.report import Inputs
-    from engine.plan.targets import PlanOptions
 
 # Form field -> the label the form shows; the engine's ConfigError fields are these names.
 FIELD_LABELS = {
@@ -259,7 +259,7 @@ def auto_precision(form: FormValues, cat: Catalog) -> str:
 
 
 def options(form: FormValues, u: Utilisation, cat: Catalog) -> PlanOptions:
-    from engine.plan.targets import PlanOptions
+    from engine.plan.options import PlanOptions
 
     count = whole("count", form.count)
     measured = u.precision if u.measured and u.precision else None

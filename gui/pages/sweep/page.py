@@ -3,9 +3,10 @@ across another axis (a study, gui/pages/sweep/study_pane.py, its chart's x axis 
 
 The page adds the batch sizes (or the max-fit search) to the panel's settings and hands the
 engine.sweep.runner.Sweep to its SweepController (gui/pages/sweep/controller.py), which runs it;
-the page lays out and shows: points and verdicts (engine.sweep.summary) appear as trials end,
-each stored with the sweep's group id. Cancel keeps the finished points. A sweep and a single
-run never measure at once: they would share the device and spoil the timings.
+the page shows, in the widgets its body lays out (gui/pages/sweep/body.py): points and verdicts
+(engine.sweep.summary) appear as trials end, each stored with the sweep's group id. Cancel
+keeps the finished points. A sweep and a single run never measure at once: they would share
+the device and spoil the timings.
 Under the table, a stored scaling study's efficiency against processes (sweep/scaling.py).
 """
 
@@ -15,16 +16,8 @@ import datetime as _dt
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
-)
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QVBoxLayout
 
 from engine.core.errors import ConfigError
 from engine.core.events import Phase, Step
@@ -42,12 +35,9 @@ from engine.sweep.summary import SearchOutcome, SweepSummary
 from gui.common import activity, export
 from gui.common.background import JobError
 from gui.pages.base import Page, PageContext
-from gui.pages.sweep.chart import SweepChart
+from gui.pages.sweep.body import SweepBody
 from gui.pages.sweep.controller import SweepController
-from gui.pages.sweep.form import SweepForm
-from gui.pages.sweep.scaling import ScalingView
 from gui.pages.sweep.study_pane import StudyPane
-from gui.pages.sweep.table import PointsTable, SweepPointsModel
 from gui.pages.sweep.text import caption, count, notes_text, verdict_marks, verdict_text
 
 if TYPE_CHECKING:
@@ -67,25 +57,19 @@ class SweepPage(Page):
         self.controller = SweepController(self)
         self._current = ""  # what the sweep does now, as the status line says it
 
-        self.form = SweepForm()
-        self.start_button = QPushButton("Start sweep", objectName="start_sweep")
-        self.cancel_button = QPushButton("Cancel", objectName="cancel_sweep")
-        self.chart_button = QPushButton("Export chart…")
-        self.csv_button = QPushButton("Export CSV…")
-        self.status = QLabel(READY, objectName="sweep_status")
-        self.verdicts = QLabel(objectName="sweep_verdicts", wordWrap=True)
-        self.verdicts.setTextFormat(Qt.TextFormat.RichText)
-        # The line may be long; it gives way rather than widen the window (the verdicts wrap).
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.chart = SweepChart()
-        self.chart.set_colors(ctx.colors)
-        self.scaling = ScalingView(ctx.store, ctx.colors)
         self.study = StudyPane(ctx, self)
+        body = SweepBody(ctx, self.study)  # its widgets and layout (gui/pages/sweep/body.py)
+        self.form, self.status, self.verdicts = body.form, body.status, body.verdicts
+        self.start_button, self.cancel_button = body.start_button, body.cancel_button
+        self.chart_button, self.csv_button = body.chart_button, body.csv_button
+        self.chart, self.scaling = body.chart, body.scaling
+        self.model, self.table = body.model, body.table
+        self.views, self.tables = body.views, body.tables
         self.charts = {"sweep": self.chart, "scaling": self.scaling.chart, **self.study.charts}
-        self.model = SweepPointsModel()
-        self.table = PointsTable(self.model)
-        self.views, self.tables = QStackedWidget(), QStackedWidget()
-        self._layout()
+        self.status.setText(READY)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message_bar)
+        body.lay_out(layout)
 
         self.clock = QTimer(self)
         self.clock.setInterval(1000)
@@ -107,37 +91,6 @@ class SweepPage(Page):
         self.form.set_cpu(self._on_cpu())
         self._set_exports_enabled(False)
         self._update_buttons()  # built while something measures: its Start waits
-
-    def _layout(self) -> None:
-        buttons = QVBoxLayout()
-        for button in (self.start_button, self.cancel_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        inputs = QHBoxLayout()
-        inputs.addWidget(self.form, 1)
-        inputs.addLayout(buttons)
-        exports = QHBoxLayout()
-        exports.addWidget(self.status, 1)
-        exports.addWidget(self.chart_button)
-        exports.addWidget(self.csv_button)
-        for stack, widgets in (
-            (self.views, (self.chart, self.study.view)),
-            (self.tables, (self.table, self.study.table)),
-        ):
-            for widget in widgets:
-                stack.addWidget(widget)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.views)
-        split.addWidget(self.tables)
-        split.addWidget(self.scaling)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.message_bar)
-        layout.addLayout(inputs)
-        layout.addLayout(exports)
-        layout.addWidget(self.verdicts)
-        layout.addWidget(split, 1)
 
     # ---- state -----------------------------------------------------------------------------
 

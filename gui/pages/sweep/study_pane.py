@@ -2,7 +2,8 @@
 engine.study.study.Study from the panel's run settings and the form's values, runs it on its
 StudyController, and shows it: the study chart (x axis = the axis), beside it for a power-limit
 study the time-against-energy chart, and the points table with the axis's value column. The
-page (page.py) lays these out, starts, cancels and says how a study ended in its message bar.
+body (body.py) lays these out; the page (page.py) starts, cancels and says how a study ended in
+its message bar.
 
 A power-limit or precision study on a GPU priced as owned hardware prices each point with the
 power that point drew (engine/study/owned.py): what trading a limit or a precision is about.
