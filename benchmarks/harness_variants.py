@@ -3,7 +3,8 @@
 Each variant is a copy of this tree's engine/ with one named change (VARIANTS: the text replaced
 must be found, else the script stops), made in a temporary folder. A round launches the hand loop
 (benchmarks/hand_loop_tiny.py) and each variant's worker once (`run_worker`, as
-harness_overhead.py does), the order rotated every round and reversed every other one; each
+harness_overhead.py does), the order rotated every round and reversed in every other turn of
+the rotation (each name in each place, both ways round); each
 launch's throughput and page faults are printed, then each variant's median, its ratio to the
 hand loop's median, the median of the rounds' own ratios, and how many launches churned their
 heap (harness_overhead.churned). `in-worker` also times 2,000 plain steps (the hand loop's
@@ -153,7 +154,7 @@ def main() -> None:
         in_worker: list[float] = []
         for i in range(args.rounds):
             order = names[i % len(names) :] + names[: i % len(names)]
-            for name in order[::-1] if i % 2 else order:
+            for name in order[::-1] if (i // len(names)) % 2 else order:
                 rate, count = launch(args.framework, args.steps, roots[name], plain_out)
                 rates[name].append(rate)
                 faults[name].append(count)

@@ -10,7 +10,8 @@ or down from its middle. Free labels stay where their owner put them. After ever
 can move one (new data, a range, a size, an export's layout) the free ones are taken as they
 are, then the horizontal lines' labels from the top line down, the points', the vertical lines'
 and the hints', each at the first of its places that is free, else at the one that costs least
-(gui/common/label_room.py: the plot's edge, other labels, lines, the data under it).
+(gui/common/label_room.py: the plot's edge, other labels, lines, the data under it); a
+horizontal line's label, beside its line where the least data lies under it (_place_level).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ HINT_HEIGHTS = (0.5, 0.3, 0.7, 0.15, 0.85)  # a hint's places, from the top of i
 # A point's label's vertical anchors: above the point, below it, then a row further off at a
 # time, above first (clear of curves that run just above the point), in label heights.
 POINT_ANCHORS = (1.1, -0.1, 2.25, -1.25, 3.4, -2.4, 4.55, -3.55)
+# A level's label stays where it is while the data under it is at most this times the least.
+STEADY = 1.25
 MARGIN_PX = 1.0  # around a label's text (Qt's 4 px made a label 22 px high, a fifth of a plot)
 Place = tuple[float, tuple[float, float]]  # position along the line, the label's anchor
 P = TypeVar("P")
@@ -73,6 +76,18 @@ def _choose(
             best = (score, place)
     assert best is not None
     return best[1]
+
+
+def _steady(clear: list[tuple[float, Place]], now: tuple[float, tuple[float, float]]) -> Place:
+    """The clear place with the least data under it; the label's place now while that has
+    at most STEADY more (a live plot's new points would otherwise move it about)."""
+    least, best = min(clear, key=lambda c: c[0])
+    (p_now, (x_now, y_now)) = now
+    for covered, (p, (x, y)) in clear:
+        here = p == p_now and x == x_now and abs(y - y_now) < 0.05  # the line moved a little
+        if here and covered <= least * STEADY + 1.0:
+            return (p, (x, y))
+    return best
 
 
 def _box(item: pg.TextItem) -> QRectF:
@@ -137,8 +152,7 @@ class Labels:
 
     def add_curve(self, item: pg.GraphicsObject) -> None:
         """A curve the labels keep off where they can (the last thing a place is judged by)
-        that is not one of the chart's plotted items (those are kept off anyway): one in a
-        view of its own, or added later than the labels are placed."""
+        besides the chart's plotted items, which they keep off anyway (found in its views)."""
         self.curves.append(item)
 
     def add_hint(self, item: pg.TextItem) -> None:
@@ -258,9 +272,10 @@ class Labels:
         """A horizontal line's label: its places are worked out from its size (the label is
         moved once), at each height by its line (Room.tops_near), nearest first, every
         position along it. At the nearest heights with a place clear of the edge, the labels
-        and the lines (above and below the line are as near), the clear place with the least
-        data under it (the first of ALONG's, above before below, among equals); with none
-        anywhere, the cheapest place."""
+        and the lines (above and below the line are as near; below, only clear of the room
+        above the lines lower down), the clear place with the least data under it (the first
+        of ALONG's, above before below, among equals; its place now, while not much worse:
+        _steady); with none anywhere, the cheapest place."""
         label = line.label
         size = _box(label).size()
         width, height = size.width(), size.height()
@@ -277,13 +292,14 @@ class Labels:
         # Heights as near as each other (above the line and below it) are weighed together.
         tops = room.tops_near(y, height)
         nearness = [round(abs(top + height / 2 - y), 1) for top in tops]
-        # Below its line, a label keeps out of the room above the lines lower down: their
-        # labels come later (from the top line down) and go above them first.
-        later = [row - 1.1 * height for row in room.rows.values() if row > y + 1.0]
+        # Below its line, a label keeps out of the room above the lines lower down (from
+        # a label's height above each to the line): their labels come later and go there first.
+        later = [(row - 1.1 * height, row) for row in room.rows.values() if row > y + 1.0]
+        now = (label.orthoPos, (float(label.anchors[0][0]), float(label.anchors[0][1])))
         cheapest: tuple[Cost, Place] | None = None
         clear: list[tuple[float, Place]] = []
         for i, top in enumerate(tops):
-            keeps_room = top < y or all(top + height <= room_top for room_top in later)
+            keeps_room = top < y or all(top + height <= lo or top >= hi for lo, hi in later)
             for p, x in ALONG:
                 place = (p, (x, (y - top) / height))
                 score = room.cost(rect_at(place), inside, level=True)
@@ -292,7 +308,7 @@ class Labels:
                 elif cheapest is None or score < cheapest[0]:
                     cheapest = (score, place)
             if clear and (i + 1 == len(tops) or nearness[i + 1] != nearness[i]):
-                self._put(label, min(clear, key=lambda c: c[0])[1])
+                self._put(label, _steady(clear, now))
                 return _box(label)
         if cheapest is not None:
             self._put(label, cheapest[1])

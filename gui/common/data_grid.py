@@ -25,11 +25,17 @@ MAX_SAMPLES = 20_000  # a line's samples in all: its segments' thinned beyond th
 
 
 def _drawn(item: pg.GraphicsObject) -> tuple[np.ndarray, np.ndarray]:
-    """The item's points where its view draws them (log10 on a log axis)."""
-    x, y = item_data(item)
-    log = item.opts.get("logMode") if isinstance(item, pg.PlotDataItem) else None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.log10(x) if log and log[0] else x), (np.log10(y) if log and log[1] else y)
+    """The item's points as its view draws them: a PlotDataItem's display data (mapped to a
+    log axis, reduced by its downsampling, clipped to its view), any other item's own."""
+    if isinstance(item, pg.PlotDataItem):
+        x, y = item.getData()
+    else:
+        x, y = item_data(item)
+    if x is None or y is None:
+        return np.empty(0), np.empty(0)
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = min(len(x), len(y))  # a step plot's x has one edge more than it has values
+    return x[:n], y[:n]
 
 
 def _ink(item: pg.GraphicsObject) -> tuple[bool, float]:
@@ -47,27 +53,48 @@ def _ink(item: pg.GraphicsObject) -> tuple[bool, float]:
     return False, 0.0
 
 
+def _clipped(
+    sx: np.ndarray, sy: np.ndarray, area: QRectF
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each segment between two finite points, cut to the part inside `area` (Liang-Barsky:
+    the share of it, from 0 to 1, that lies between each pair of edges); segments wholly
+    outside are dropped. Returns the parts' starts and their vectors."""
+    x0, y0, dx, dy = sx[:-1], sy[:-1], np.diff(sx), np.diff(sy)
+    ok = np.isfinite(x0) & np.isfinite(y0) & np.isfinite(dx) & np.isfinite(dy)
+    x0, y0, dx, dy = x0[ok], y0[ok], dx[ok], dy[ok]
+    low, high = np.zeros(len(x0)), np.ones(len(x0))
+    for start, delta, lo, hi in (
+        (x0, dx, area.left(), area.right()),
+        (y0, dy, area.top(), area.bottom()),
+    ):
+        flat = delta == 0
+        step = np.where(flat, 1.0, delta)
+        a, b = (lo - start) / step, (hi - start) / step
+        low = np.where(flat, low, np.maximum(low, np.minimum(a, b)))
+        high = np.where(flat, high, np.minimum(high, np.maximum(a, b)))
+        outside = flat & ((start < lo) | (start > hi))
+        high = np.where(outside, -1.0, high)
+    keep = low <= high
+    low, high = low[keep], high[keep]
+    x0, y0, dx, dy = x0[keep], y0[keep], dx[keep], dy[keep]
+    return x0 + dx * low, y0 + dy * low, dx * (high - low), dy * (high - low)
+
+
 def _along(sx: np.ndarray, sy: np.ndarray, area: QRectF) -> tuple[np.ndarray, np.ndarray]:
-    """Points one cell apart along each segment between two finite points (the segments
-    brought inside `area`, widened by a cell, first), and every finite point."""
-    finite = np.isfinite(sx) & np.isfinite(sy)
-    lo_x, hi_x = area.left() - CELL_PX, area.right() + CELL_PX
-    lo_y, hi_y = area.top() - CELL_PX, area.bottom() + CELL_PX
-    cx = np.clip(np.where(finite, sx, lo_x), lo_x, hi_x)
-    cy = np.clip(np.where(finite, sy, lo_y), lo_y, hi_y)
-    dx, dy = np.diff(cx), np.diff(cy)
-    n = np.ceil(np.maximum(np.abs(dx), np.abs(dy)) / CELL_PX).astype(np.int64).clip(1)
-    n[~(finite[:-1] & finite[1:])] = 0
+    """Points one cell apart along each segment's part inside `area`, and every point."""
+    x0, y0, dx, dy = _clipped(sx, sy, area)
+    n = np.ceil(np.maximum(np.abs(dx), np.abs(dy)) / CELL_PX).astype(np.int64) + 1
     total = int(n.sum())
     if total > MAX_SAMPLES:
-        n = np.where(n > 0, np.ceil(n * (MAX_SAMPLES / total)).astype(np.int64).clip(1), 0)
+        n = np.ceil(n * (MAX_SAMPLES / total)).astype(np.int64).clip(1)
         total = int(n.sum())
     segment = np.repeat(np.arange(len(n)), n)
     step = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
-    share = step / np.maximum(n[segment], 1)
-    px = cx[segment] + dx[segment] * share
-    py = cy[segment] + dy[segment] * share
-    return np.concatenate([px, cx[finite]]), np.concatenate([py, cy[finite]])
+    share = step / np.maximum(n[segment] - 1, 1)
+    finite = np.isfinite(sx) & np.isfinite(sy)
+    px = np.concatenate([x0[segment] + dx[segment] * share, sx[finite]])
+    py = np.concatenate([y0[segment] + dy[segment] * share, sy[finite]])
+    return px, py
 
 
 class DataGrid:
@@ -77,20 +104,20 @@ class DataGrid:
         self._sums: np.ndarray | None = None
         vb = item.getViewBox()
         line, self.weight = _ink(item)
-        if vb is None or not self.weight:
+        if not isinstance(vb, pg.ViewBox) or not self.weight:
             return
         x, y = _drawn(item)
-        if not len(x):
-            return
         area = vb.sceneBoundingRect()
+        if not len(x) or area.width() < 1 or area.height() < 1:
+            return
         t = vb.childGroup.sceneTransform()
-        sx = t.m11() * x + t.m21() * y + t.dx()
-        sy = t.m12() * x + t.m22() * y + t.dy()
-        if line:
-            sx, sy = _along(sx, sy, area)
-        else:
-            finite = np.isfinite(sx) & np.isfinite(sy)
-            sx, sy = sx[finite], sy[finite]
+        with np.errstate(invalid="ignore", over="ignore"):  # an inf point is left out
+            sx = t.m11() * x + t.m21() * y + t.dx()
+            sy = t.m12() * x + t.m22() * y + t.dy()
+            if line:
+                sx, sy = _along(sx, sy, area)
+        finite = np.isfinite(sx) & np.isfinite(sy)
+        sx, sy = sx[finite], sy[finite]
         self._left, self._top = area.left(), area.top()
         self._cols = max(1, math.ceil(area.width() / CELL_PX))
         self._rows = max(1, math.ceil(area.height() / CELL_PX))

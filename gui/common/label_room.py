@@ -1,14 +1,14 @@
 """What a chart's label keeps off, and what a place costs it (gui/common/chart_labels.py places
-the labels by this): the labels placed before it, the chart's labelled lines, the curves its
-owner guards, and the edges of its plot. All in scene coordinates (pixels).
+the labels by this): the labels placed before it, the chart's labelled lines, the data its
+chart plots, and the edges of its plot. All in scene coordinates (pixels).
 
 A place costs, in this order: being cut by its plot's edge; the area it shares with labels
 placed before it; the horizontal lines it crosses (a dashed result or total through a text reads
 as a strike-through); and last, the data it covers: the vertical lines and curves it crosses,
 or, for a horizontal line's label (which stays by its line first: it only slides along it or
-steps beside it), how many of the plot's data points lie under it, so that a result's figure
-sits where the per-step points around that result are fewest. A place that costs nothing is
-free.
+steps beside it), how much of the plot's data lies under it (gui/common/data_grid.py: by its
+ink), so that a result's figure sits where the per-step rates around it are fewest. A place that
+costs nothing is free.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Room:
         self, rect: QRectF, inside: QRectF | None, own: object = None, level: bool = False
     ) -> Cost:
         """What `rect` costs a label inside the plot `inside`: the label of line `own`, if any;
-        a horizontal line's (`level`) is judged by the data points it covers, not by the
+        a horizontal line's (`level`) is judged by how much data it covers, not by the
         vertical lines (its places all lie by its line)."""
         outside = inside is not None and not inside.contains(rect)
         shared = overlap(rect, self.taken)

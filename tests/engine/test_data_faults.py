@@ -167,13 +167,14 @@ def test_the_data_watchdog_sleeps_until_a_wait_is_armed_then_reports_it():
     dog.handler = reported.append
     thread = threading.Thread(target=dog.watch, daemon=True)
     thread.start()
-    time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while _state(thread) not in ("S", None) and time.monotonic() < deadline:
+        time.sleep(0.01)  # until it sleeps (a loaded machine may start it late)
     switches = _voluntary_switches(thread)
     time.sleep(0.6)  # more than two of the armed polls' periods
     assert thread.is_alive() and not reported
     if switches is not None:  # Linux: the thread did not run at all meanwhile
         assert _voluntary_switches(thread) == switches
-    assert not dog._used.is_set()
     failure = RunFailed("config", "data: the batch gave no batch")
     dog.arm(0.0, failure)
     thread.join(timeout=5)
@@ -187,3 +188,12 @@ def _voluntary_switches(thread: threading.Thread) -> int | None:
     except OSError:
         return None
     return int(status.split("voluntary_ctxt_switches:")[1].split()[0])
+
+
+def _state(thread: threading.Thread) -> str | None:
+    """A thread's scheduler state (Linux: "R" running, "S" asleep; None elsewhere)."""
+    try:
+        stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]

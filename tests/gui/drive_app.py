@@ -99,6 +99,8 @@ def main() -> int:
 
     def on_running(running: bool) -> None:
         if not running:
+            if args.screenshot and out["screenshot"] is None:
+                out["screenshot"] = "the run ended before the grab (1.5 s into measuring)"
             out["rows"] = window.results.model.rowCount()
             out["status"] = window.status.text.text()
             if out["rows"]:

@@ -185,6 +185,43 @@ def test_a_levels_label_sits_where_its_lines_data_is_fewest(qtbot):
     assert chart.plot.vb.sceneBoundingRect().contains(box)
 
 
+def test_a_levels_label_stays_by_its_line_when_a_lower_line_has_room_kept(qtbot):
+    """Levels at 96 and 90 too close for a label between them, and one far below at 30: the
+    96's label stays within two label heights of its line (below its line it keeps out only
+    of the room above the 30's, not of everything above the 30, which sent it down there)."""
+    import numpy as np
+    from PySide6.QtCore import QPointF
+
+    from gui.common.chart import add_level, set_level
+
+    chart = Chart("t", "Throughput", "samples/s")
+    chart.set_colors(LIGHT_PLOTS)
+    qtbot.addWidget(chart)
+    chart.resize(640, 360)
+    chart.show()
+    qtbot.waitExposed(chart)
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(0, 100, 600))
+    chart.plot.plot(x, 88 + rng.normal(0, 5, 600), pen=None, symbol="o", symbolSize=3)
+    chart.plot.setXRange(0, 100, padding=0)
+    chart.plot.setYRange(0, 100, padding=0)
+    levels = []
+    for value, text in ((96.0, "result 96"), (90.0, "past 90"), (30.0, "past 30")):
+        line = add_level(chart, text)
+        set_level(line, value, text)
+        levels.append(line)
+    boxes = assert_apart(chart)
+    vb = chart.plot.vb
+    top = levels[0]
+    box = top.label.sceneBoundingRect()
+    line_y = vb.mapViewToScene(QPointF(0, top.value())).y()
+    assert abs(box.center().y() - line_y) <= 2 * box.height(), (box, line_y)
+    for line in levels:
+        y = vb.mapViewToScene(QPointF(0, line.value())).y()
+        for text, b in boxes:
+            assert not b.top() < y < b.bottom(), f"{text!r} across the level at {line.value()}"
+
+
 # Every tab at the smallest window size supported, with data, every option shown ----------------
 
 SMALLEST = (1280, 860)

@@ -108,8 +108,9 @@ class _Watchdog:
     Arming and disarming are two assignments: nothing is started per step.
 
     The thread sleeps until the first wait is armed: a run on a synthetic batch (no bounded
-    waits) never wakes it. Its polls woke it four times a second, and each wake took the
-    interpreter's lock from the training loop (benchmarks/RESULTS.md, issue 42)."""
+    waits: the default timed run) never wakes it. Once armed (a run with an input pipeline, a
+    data set's load), it polls four times a second for the rest of the process: arming and
+    disarming stay two assignments in every step (benchmarks/RESULTS.md, issue 42)."""
 
     def __init__(self) -> None:
         self.deadline: float | None = None
