@@ -129,7 +129,6 @@ class Labels:
         self.free: list[pg.TextItem] = []
         self.hints: list[pg.TextItem] = []
         self.points: list[pg.TextItem] = []
-        self.curves: list[pg.GraphicsObject] = []
         self._timer = QTimer(owner)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -149,11 +148,6 @@ class Labels:
         """A point's label (a peak's value): above the point, below it, or raised above it
         (POINT_ANCHORS); its owner keeps its horizontal anchor."""
         self.points.append(item)
-
-    def add_curve(self, item: pg.GraphicsObject) -> None:
-        """A curve the labels keep off where they can (the last thing a place is judged by)
-        besides the chart's plotted items, which they keep off anyway (found in its views)."""
-        self.curves.append(item)
 
     def add_hint(self, item: pg.TextItem) -> None:
         """A line of text in an empty plot (a child of its view, centred by anchor (0.5,
@@ -215,15 +209,13 @@ class Labels:
                 room.take(self._place_hint(hint, room))
 
     def _data(self) -> list[pg.GraphicsObject]:
-        """The curves and point sets the labels keep off: every one the chart's views show,
-        and the guarded ones (add_curve) wherever they are."""
-        found = [c for c in self.curves if _visible(c)]
-        for vb in self._view_boxes():
-            for item in vb.addedItems:
-                drawn = hasattr(item, "implements") and item.implements("plotData")
-                if drawn and _visible(item) and item not in found:
-                    found.append(item)
-        return found
+        """The curves and point sets the labels keep off: every one the chart's views show."""
+        return [
+            item
+            for vb in self._view_boxes()
+            for item in vb.addedItems
+            if hasattr(item, "implements") and item.implements("plotData") and _visible(item)
+        ]
 
     def _shown(self) -> list[pg.TextItem]:
         return [t for t in (*self.free, *self.points, *self.hints) if _visible(t) and _text(t)]

@@ -89,3 +89,16 @@ def show_tab(window, title: str):
     """The main window's tab page titled `title`, made current (pages build when first shown)."""
     assert title in window.pages, list(window.pages)
     return window.show_page(title)
+
+
+def shown_chart(qtbot, title: str, unit: str, colors, size: tuple[int, int] = (640, 360)):
+    """A Chart alone on screen at `size` in the theme's `colors`, once it has been shown."""
+    from gui.common.chart import Chart
+
+    chart = Chart("t", title, unit)
+    chart.set_colors(colors)
+    qtbot.addWidget(chart)
+    chart.resize(*size)
+    chart.show()
+    qtbot.waitExposed(chart)
+    return chart

@@ -13,6 +13,7 @@ from gui.common.theme import DARK_PLOTS, LIGHT_PLOTS
 from gui.pages.plan.chart import PlanChart
 from gui.pages.sweep.chart import SweepChart
 from gui.pages.sweep.study_chart import StudyChart
+from tests.gui.helpers import shown_chart
 
 
 def test_a_see_through_pen_becomes_the_colour_it_shows_over_the_backdrop():
@@ -64,12 +65,7 @@ def test_each_chart_plot_has_an_opaque_grid_under_its_view(qtbot):
 
 
 def test_a_curve_over_the_grid_keeps_its_colour(qtbot):
-    chart = Chart("t", "A chart", "y")
-    qtbot.addWidget(chart)
-    chart.set_colors(DARK_PLOTS)
-    chart.resize(640, 360)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, "A chart", "y", DARK_PLOTS)
     line = add_line(chart)
     line.setPen(pg.mkPen("#ff0000", width=5))
     line.setData(np.linspace(0, 10, 50), np.full(50, 5.0))

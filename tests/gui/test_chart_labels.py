@@ -22,7 +22,7 @@ from gui.common.chart import Chart
 from gui.common.table_rows import rows_height
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import GIB, LivePlots
-from tests.gui.helpers import show_tab, tiny_config
+from tests.gui.helpers import show_tab, shown_chart, tiny_config
 from tests.gui.test_plots import RUN, feed_run, step_times, window_rate
 
 TOTAL = 2**34  # the device's memory in the scripted samples (16 GiB)
@@ -163,12 +163,7 @@ def test_a_levels_label_sits_where_its_lines_data_is_fewest(qtbot):
 
     from gui.common.chart import add_level, set_level
 
-    chart = Chart("t", "Throughput", "samples/s")
-    chart.set_colors(LIGHT_PLOTS)
-    qtbot.addWidget(chart)
-    chart.resize(640, 360)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, "Throughput", "samples/s", LIGHT_PLOTS)
     rng = np.random.default_rng(0)
     x = np.sort(rng.uniform(0, 40, 400))  # the first 40 of 100 seconds
     y = 100 + rng.normal(0, 6, 400)  # all about the level, above and below it
@@ -194,12 +189,7 @@ def test_a_levels_label_stays_by_its_line_when_a_lower_line_has_room_kept(qtbot)
 
     from gui.common.chart import add_level, set_level
 
-    chart = Chart("t", "Throughput", "samples/s")
-    chart.set_colors(LIGHT_PLOTS)
-    qtbot.addWidget(chart)
-    chart.resize(640, 360)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, "Throughput", "samples/s", LIGHT_PLOTS)
     rng = np.random.default_rng(0)
     x = np.sort(rng.uniform(0, 100, 600))
     chart.plot.plot(x, 88 + rng.normal(0, 5, 600), pen=None, symbol="o", symbolSize=3)

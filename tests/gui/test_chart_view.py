@@ -19,7 +19,7 @@ from gui.common.results_model import COLUMNS, run_kind
 from gui.common.theme import LIGHT_PLOTS
 from gui.pages.run.plots import LivePlots
 from tests.engine.price_results import result as priced_result
-from tests.gui.helpers import tiny_config
+from tests.gui.helpers import shown_chart, tiny_config
 from tests.gui.test_plots import RUN, feed_run, step_times
 
 
@@ -210,12 +210,7 @@ def test_past_runs_name_each_run_and_its_kind_five_rows_high(window):
 
 
 def test_a_long_title_shrinks_to_fit_a_narrow_chart(qtbot):
-    chart = Chart("t", "Cost to accuracy per batch size", "USD")
-    chart.set_colors(LIGHT_PLOTS)
-    qtbot.addWidget(chart)
-    chart.resize(900, 300)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, "Cost to accuracy per batch size", "USD", LIGHT_PLOTS, (900, 300))
     assert chart.plot.titleLabel.opts["size"] == "11pt"
     chart.resize(300, 300)  # the accuracy tab's bar chart, beside another, at 1280x860
     qtbot.waitUntil(lambda: chart.plot.titleLabel.opts["size"] != "11pt")

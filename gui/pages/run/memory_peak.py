@@ -16,15 +16,13 @@ from gui.pages.run.series import RunSeries
 
 
 class MemoryPeak:
-    def __init__(self, chart: Chart, curves: tuple[pg.PlotDataItem, ...]) -> None:
+    def __init__(self, chart: Chart) -> None:
         self.chart = chart
         self.dot = pg.ScatterPlotItem(size=11, symbol="o")
         self.label = pg.TextItem(anchor=(0, 1))
         chart.plot.addItem(self.dot)
         chart.plot.addItem(self.label)
-        chart.labels.add_point(self.label)
-        for curve in curves:  # the peak's value never hides them
-            chart.labels.add_curve(curve)
+        chart.labels.add_point(self.label)  # off the chart's curves, as every label
         chart.plot.vb.sigRangeChanged.connect(lambda *_: self.place())
         chart.plot.vb.sigResized.connect(lambda *_: self.place())
 

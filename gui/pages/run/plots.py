@@ -90,7 +90,7 @@ class LivePlots(QWidget):
         self._process = add_line(self.memory, "this run")
         self._device = add_line(self.memory, "in use on the device (all processes)")
         self._total = add_level(self.memory, "device total")
-        self.peak = MemoryPeak(self.memory, (self._process, self._device))
+        self.peak = MemoryPeak(self.memory)
         # The interval as one closed outline (upper edge out, lower edge back): pyqtgraph's
         # FillBetweenItem rebuilds its path through Qt polygons at ~2 ms per thousand points.
         self._band = pg.PlotCurveItem(fillLevel="enclosed", pen=pg.mkPen(None))

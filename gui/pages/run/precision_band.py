@@ -51,7 +51,6 @@ class PrecisionBand:
         for item in (self.band, self.above, self.below, self.label):
             plot.addItem(item)
         chart.labels.add_point(self.label)
-        chart.labels.add_curve(self.above)
         plot.vb.sigRangeChanged.connect(lambda *_: self._place())
         plot.vb.sigResized.connect(lambda *_: self._place())
         self.target: float | None = None
