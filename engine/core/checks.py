@@ -15,11 +15,20 @@ def choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
         raise ConfigError(name, f"{value!r} is not one of {', '.join(allowed)}")
 
 
+def shown(value: float) -> str:
+    """A number as a message shows it: 64, 0.5, 1e+20; a whole number of 13 digits or more as
+    1e+99, not its hundred digits (one word too wide for the panel: its fields went off its
+    edge)."""
+    if isinstance(value, int) and abs(value) < 10**12:
+        return str(value)
+    return f"{value:.12g}"
+
+
 def int_range(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(name, f"{value!r} is not a whole number (allowed {low} to {high})")
     if not low <= value <= high:
-        raise ConfigError(name, f"{value} is out of range (allowed {low} to {high})")
+        raise ConfigError(name, f"{shown(value)} is out of range (allowed {low} to {high})")
 
 
 def number_range(name: str, value: Any, low: float, high: float) -> None:

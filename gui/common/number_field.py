@@ -36,6 +36,7 @@ from decimal import Decimal, InvalidOperation
 
 from PySide6.QtWidgets import QLineEdit, QWidget
 
+from engine.core.checks import shown
 from engine.core.errors import ConfigError
 from gui.common.field_error import ERROR_COLOR
 
@@ -85,7 +86,7 @@ class NumberSpec:
 
     def __post_init__(self) -> None:
         if not self.example and self.default is not None:  # what an empty field means
-            object.__setattr__(self, "example", _show(self.default))
+            object.__setattr__(self, "example", shown(self.default))
 
     @property
     def key(self) -> str:
@@ -110,7 +111,7 @@ class NumberSpec:
             )
         text = _kind(self).capitalize() + (f", {bounds}" if bounds else "")
         if self.default is not None:
-            text += f"; empty: {_show(self.default)}"
+            text += f"; empty: {shown(self.default)}"
         elif self.optional:
             text += "; may be left empty"
         return text + ". 1,000, 1 000, 1e3 and 1k all read."
@@ -182,7 +183,7 @@ def _read(text: str, spec: NumberSpec, grouping: bool) -> int | float:
         raise spec.error(f"{text!r} is too large a number")
     if spec.integer:
         if number != number.to_integral_value():
-            raise spec.error(f"{_show(float(number))} is not a whole number{_such_as(spec)}")
+            raise spec.error(f"{shown(float(number))} is not a whole number{_such_as(spec)}")
         return int(number)
     return float(number) + 0.0  # no -0.0
 
@@ -191,7 +192,7 @@ def _check(value: float, spec: NumberSpec) -> None:
     low, high = spec.minimum, spec.maximum
     too_low = low is not None and (value <= low if spec.exclusive_minimum else value < low)
     if too_low or (high is not None and value > high):
-        raise spec.error(f"{_show(value)} is out of range (allowed {_bounds(spec)})")
+        raise spec.error(f"{shown(value)} is out of range (allowed {_bounds(spec)})")
 
 
 def _not_a_number(text: str, body: str, spec: NumberSpec, grouping: bool) -> str:
@@ -219,18 +220,11 @@ def _bounds(spec: NumberSpec) -> str:
     """ "1 to 90", "0 or more", "above 0 and up to 100", "up to 90", or ""."""
     low, high = spec.minimum, spec.maximum
     if low is None:
-        return "" if high is None else f"up to {_show(high)}"
+        return "" if high is None else f"up to {shown(high)}"
     if spec.exclusive_minimum:
-        above = f"above {_show(low)}"
-        return above if high is None else f"{above} and up to {_show(high)}"
-    return f"{_show(low)} or more" if high is None else f"{_show(low)} to {_show(high)}"
-
-
-def _show(value: float) -> str:
-    """A number as a message shows it: 64, 0.5, 1e+20."""
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.12g}"
+        above = f"above {shown(low)}"
+        return above if high is None else f"{above} and up to {shown(high)}"
+    return f"{shown(low)} or more" if high is None else f"{shown(low)} to {shown(high)}"
 
 
 # The widget ----------------------------------------------------------------------------------

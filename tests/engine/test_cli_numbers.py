@@ -382,3 +382,16 @@ def test_the_ends_of_the_ranges_give_finite_figures(capsys, gpu_file):
     for argv in cases:
         figures = _numbers_in(_finite_json(capsys, argv))
         assert figures and all(math.isfinite(x) for x in figures), argv
+
+
+def test_a_huge_whole_number_is_told_short():
+    """A whole number typed as 1e99 reaches a range check as an int of a hundred digits: the
+    message says 1e+99 (the app's panel showed the digits, one word wider than the panel)."""
+    from engine.core.checks import int_range
+
+    with pytest.raises(ConfigError) as info:
+        int_range("warmup_steps", 10**99, 0, 100_000)
+    assert info.value.message == "1e+99 is out of range (allowed 0 to 100000)"
+    with pytest.raises(ConfigError) as info:
+        int_range("warmup_steps", 100_001, 0, 100_000)
+    assert info.value.message == "100001 is out of range (allowed 0 to 100000)"

@@ -87,6 +87,7 @@ def test_what_reads_as_a_number(text, spec, expected):
         ("95", PERCENT, "95 is out of range (allowed 0 to 90)"),
         ("-1", PERCENT, "-1 is out of range (allowed 0 to 90)"),
         ("0", NumberSpec("Size", integer=True, minimum=1), "0 is out of range (allowed 1 or more)"),
+        ("1e99", NumberSpec("Steps", integer=True, maximum=100_000), "1e+99 is out of range"),
         ("91", NumberSpec("Share", maximum=90), "91 is out of range (allowed up to 90)"),
         (
             "0",
