@@ -66,6 +66,7 @@ PROCESS_MODULES = {
     "test_cloud_collect",
     "test_cloud_collect_checks",
     "test_cloud_measure",
+    "test_cloud_env",
     "test_data_pipeline",
     "test_data_tensorflow",
     "test_data_sweep",

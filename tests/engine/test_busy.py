@@ -63,7 +63,9 @@ def test_a_run_beside_two_cpu_bound_processes_says_busy():
     hogs = _hogs(2)
     try:
         time.sleep(0.3)
-        config = TINY.with_changes(min_steps=20, max_steps=60, repeats=3)
+        # Windows long enough to tell (busy.CpuShare: under 50 ms of windows in all is too
+        # short; 60 tiny-mlp steps can be that on a fast core the hogs leave alone).
+        config = TINY.with_changes(min_steps=150, max_steps=300, repeats=3)
         events = run_events(config)
     finally:
         _end(hogs)
@@ -110,14 +112,14 @@ def test_a_window_ended_by_the_time_limit_before_min_steps_says_so():
 
 def test_the_default_run_has_repeats_and_intervals(capsys):
     """`epochcost run --model tiny-mlp --device cpu --price-per-hour 0.9 --json`, every other
-    option at its default but the budget: 20 s of the default 60 (a busy machine measures to
+    option at its default but the budget: 10 s of the default 60 (a busy machine measures to
     the budget; the windows and the interval are the same rule's)."""
     import json
 
     from engine.cli import main
 
     argv = ["run", "--model", "tiny-mlp", "--device", "cpu", "--price-per-hour", "0.9"]
-    argv += ["--max-seconds", "20"]
+    argv += ["--max-seconds", "10"]
     assert main([*argv, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["config"]["repeats"] >= 3  # the least windows before it may stop

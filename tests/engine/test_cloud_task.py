@@ -87,31 +87,38 @@ def test_a_gpu_only_row_is_no_machine():
 # SkyPilot's own verdicts, in the real cloud environment (offline, no credentials).
 
 
+ONE_OF_EACH_CLOUD = [
+    "aws:g5.xlarge",
+    "aws:p3.2xlarge",
+    "gcp:n1-standard-8 + 1xV100",
+    "gcp:a2-highgpu-1g",
+    "azure:Standard_NC6s_v3",
+    "lambda:gpu_1x_a10",
+    "runpod:1x_A100-80GB_SECURE",
+    "paperspace:A4000",
+]
+
+
 @pytest.mark.worker
-@pytest.mark.parametrize(
-    "instance",
-    [
-        "aws:g5.xlarge",
-        "aws:p3.2xlarge",
-        "gcp:n1-standard-8 + 1xV100",
-        "gcp:a2-highgpu-1g",
-        "azure:Standard_NC6s_v3",
-        "lambda:gpu_1x_a10",
-        "runpod:1x_A100-80GB_SECURE",
-        "paperspace:A4000",
-    ],
-)
-def test_skypilot_accepts_one_instance_of_each_cloud(instance, capsys):
+def test_skypilot_accepts_one_instance_of_each_cloud_and_the_sweep_totals_them(capsys):
+    """One dry run of a cloud sweep over them (one start of the cloud program): each plan is
+    the one `cloud run --dryrun` prints for its instance."""
     need_cloud_env()
-    args = ["cloud", "run", "--instance", instance, "--model", "resnet18-cifar"]
-    assert main([*args, "--dryrun", "--json"]) == 0
+    args = ["cloud", "sweep", "--instances", ",".join(ONE_OF_EACH_CLOUD)]
+    assert main([*args, "--model", "resnet18-cifar", "--dryrun", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert plan["skypilot"]["accepted"] is True
-    run = prepared(instance)
-    # SkyPilot's optimizer prices the machine as the catalog does (GCP: VM + GPUs).
-    assert plan["skypilot"]["usd_per_hour"] == pytest.approx(run.usd_per_hour, abs=0.01)
+    assert len(plan["instances"]) == len(ONE_OF_EACH_CLOUD)
+    for instance, one in zip(ONE_OF_EACH_CLOUD, plan["instances"], strict=True):
+        assert one["skypilot"]["accepted"] is True, instance
+        run = prepared(instance)
+        # SkyPilot's optimizer prices the machine as the catalog does (GCP: VM + GPUs).
+        assert one["skypilot"]["usd_per_hour"] == pytest.approx(run.usd_per_hour, abs=0.01)
+        assert one["usd_per_hour"] == pytest.approx(run.usd_per_hour, abs=1e-9), instance
+        assert one["estimated_usd"] == pytest.approx(
+            one["usd_per_hour"] * one["estimated_minutes"] / 60, 1e-3
+        )
     assert plan["estimated_usd"] == pytest.approx(
-        plan["usd_per_hour"] * plan["estimated_minutes"] / 60, 1e-3
+        sum(p["estimated_usd"] for p in plan["instances"]), abs=1e-3
     )
 
 
@@ -189,32 +196,6 @@ def test_a_gpu_picks_the_cheapest_machine_with_its_host(capsys):
     plan = json.loads(capsys.readouterr().out)
     assert plan["task"]["resources"]["instance_type"] == "n1-standard-8"
     assert plan["usd_per_hour"] == pytest.approx(2.86)  # VM 0.38 + V100 2.48
-
-
-@pytest.mark.worker
-def test_cloud_sweep_dryrun_totals_the_instances(capsys):
-    need_cloud_env()
-    names = "aws:g5.xlarge,aws:p3.2xlarge,gcp:a2-highgpu-1g"
-    assert (
-        main(
-            [
-                "cloud",
-                "sweep",
-                "--instances",
-                names,
-                "--model",
-                "resnet18-cifar",
-                "--dryrun",
-                "--json",
-            ]
-        )
-        == 0
-    )
-    plan = json.loads(capsys.readouterr().out)
-    assert len(plan["instances"]) == 3
-    assert plan["estimated_usd"] == pytest.approx(
-        sum(p["estimated_usd"] for p in plan["instances"]), abs=1e-3
-    )
 
 
 def test_without_the_cloud_environment_it_says_how_to_make_it(monkeypatch, tmp_path, capsys):
