@@ -17,7 +17,7 @@ DEV_HOME    := $(CURDIR)/.epochcost-dev
 CLOUD_STAMP := $(VENV)/.epochcost-cloud-env
 TEST_CLOUD_PYTHON := $(DEV_HOME)/envs/cloud/bin/python
 
-.PHONY: run test test-fast lint deb-deps venv cloud-env bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
+.PHONY: run test test-fast lint compiled deb-deps venv cloud-env bundle bundle-smoke bundle-slim bundle-slim-smoke gpu-env gpu-check clean
 
 venv: $(STAMP)
 
@@ -75,13 +75,21 @@ lint: $(STAMP)
 # no process started: pytest -m "not worker and not tensorflow".
 PYTEST := EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
 
-# The lint (15 s, mostly mypy) runs beside the cloud environment's making (50 s on a fresh
-# clone): 48.8 s for both against 62.8 s one after the other (one run each, quiet).
+# The project's own modules compiled once: where Python writes no .pyc (PYTHONDONTWRITEBYTECODE,
+# as on the CI machine) each of the suite's few hundred processes compiled what it imported
+# from source (pytest 419 s against 433 s, summed test time 812 s against 833 s; one run each,
+# benchmarks/RESULTS.md, issue 42). A changed file's .pyc is stale and Python compiles it again.
+compiled: $(STAMP)
+	$(PY) -m compileall -q -j 0 engine gui tests
+
+# The lint (15 s, mostly mypy) runs beside the cloud environment's making (25 s on a fresh
+# clone) and the compiling: 48.8 s for the first two against 62.8 s one after the other (one
+# run each, quiet).
 test: $(STAMP) deb-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint $(CLOUD_STAMP)
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint $(CLOUD_STAMP) compiled
 	$(PYTEST)
 
-test-fast: $(STAMP) $(CLOUD_STAMP) deb-deps
+test-fast: $(STAMP) $(CLOUD_STAMP) deb-deps compiled
 	$(PYTEST) -m "not slow"
 
 # The desktop bundle (docs/bundle.md): PyInstaller (pyproject's `bundle` extra) into

@@ -137,8 +137,19 @@ def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path
     assert f"env create {said}; nothing was left behind" in err
     assert "Traceback" not in err
     assert not folder.exists()
-    for pid in installer:  # the installer and its child ended, not left running in their session
-        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    # The installer and its child end, not left running in their session (a killed process
+    # may still be on its way out for a moment after the command has returned).
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in installer) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in installer if _running(pid)]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_list_names_a_folder_env_create_did_not_make_as_not_ours(capsys):
