@@ -32,11 +32,10 @@ from engine.envs.installer import (
 
 SKYPILOT = "skypilot==0.14.1"
 # Azure's SDK (msgraph, azure): 30,600 of the environment's 40,500 Python files, imported only
-# by an Azure launch. The rest is compiled when the environment is made (as pip would: a
-# Python that writes no .pyc would compile SkyPilot at every call); these are compiled by the
-# first import that needs them (the cloud program runs with -I, which ignores
-# PYTHONDONTWRITEBYTECODE). Making the environment: 12.7 s against 34.1 s of compiling
-# (benchmarks/RESULTS.md, issue 42).
+# by an Azure launch. The rest is compiled when the environment is made, as pip would (SkyPilot's
+# API server runs without -I: where Python writes no .pyc it would compile SkyPilot at each
+# start); Azure's SDK is compiled by the first import that needs it. Compiling when it is made:
+# 12.7 s against 34.1 s (benchmarks/RESULTS.md, issue 42).
 LEFT_TO_FIRST_IMPORT = r"site-packages[/\\](msgraph|azure)[/\\]"
 CLOUD_EXTRAS = ("aws", "gcp", "azure", "lambda", "runpod", "paperspace")
 REASON = "SkyPilot for cloud runs (epochcost cloud), in its own environment"
