@@ -38,6 +38,19 @@ def number_range(name: str, value: Any, low: float, high: float) -> None:
         raise ConfigError(name, f"{value:g} is out of range (allowed {low:g} to {high:g})")
 
 
+def cell_number(name: str, text: str, label: str = "") -> float | None:
+    """A number written in a data file's cell: None when the cell is empty, else the value
+    (nan and inf among them: the caller's bounds decide); ConfigError(name) saying
+    "<label>'<text>' is not a number" when it is none."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(name, f"{label}{text!r} is not a number") from None
+
+
 def fraction(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ConfigError(name, f"{value!r} is not a number; give a fraction (0.9 for 90%)")

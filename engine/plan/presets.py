@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core import paths, reading
+from engine.core.checks import cell_number
 from engine.core.errors import ConfigError
 from engine.plan import planner
 from engine.plan.planner import Compute, RunsRow
@@ -60,13 +61,10 @@ class Preset:
 
 
 def _number(where: str, column: str, text: str, integer: bool = False) -> float | None:
-    text = text.strip()
-    if not text:
+    value = cell_number(where, text, f"{column} ")
+    if value is None:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(where, f"{column} {text!r} is not a number") from None
+    text = text.strip()
     if not math.isfinite(value) or value <= 0:
         raise ConfigError(where, f"{column} {text} must be more than 0")
     if integer and value != int(value):

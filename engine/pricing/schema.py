@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from engine.core.checks import cell_number
 from engine.core.errors import ConfigError
 from engine.pricing.rows import PRICE_COMPONENTS, GpuSpec, GridIntensity, Instance, Machine
 
@@ -28,13 +29,10 @@ def _text(column: str, raw: str) -> str:
 
 def _number(low: float = 0.0, high: float = math.inf, open_low: bool = False) -> Callable:
     def parse(column: str, raw: str) -> float | None:
-        text = raw.strip()
-        if not text:
+        value = cell_number(column, raw)
+        if value is None:
             return None
-        try:
-            value = float(text)
-        except ValueError:
-            raise ConfigError(column, f"{text!r} is not a number") from None
+        text = raw.strip()
         if not math.isfinite(value) or value < low or value > high or (open_low and value == low):
             bound = f"more than {low:g}" if open_low else f"at least {low:g}"
             top = f" and at most {high:g}" if math.isfinite(high) else ""

@@ -82,3 +82,20 @@ def test_a_bad_presets_file_says_where(tmp_path):
     with pytest.raises(ConfigError) as info:
         plan_presets.load_presets(path)
     assert info.value.field == "presets.csv, line 2"
+
+
+def test_a_bad_number_in_a_presets_cell_names_the_line_and_the_column():
+    """A published table's cells are read as the catalog's are (engine/core/checks.cell_number)."""
+    where = "models.csv, line 4"
+    assert plan_presets._number(where, "params", "  ") is None
+    assert plan_presets._number(where, "params", " 340e6 ") == 340e6
+    for text, says in (
+        ("lots", "params 'lots' is not a number"),
+        ("nan", "params nan must be more than 0"),
+        ("-1", "params -1 must be more than 0"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            plan_presets._number(where, "params", text)
+        assert (info.value.field, info.value.message) == (where, says)
+    with pytest.raises(ConfigError, match="layers 2.5 must be a whole number"):
+        plan_presets._number(where, "layers", "2.5", integer=True)
