@@ -12,7 +12,7 @@ heap (harness_overhead.churned). `in-worker` also times 2,000 plain steps (the h
 own cost, with the process the same.
 
     .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
-        [--variants base,no-flops,no-monitor,events-1s,no-trim,in-worker] [--framework torch]
+        [--variants base,no-flops,no-monitor,events-1s,glibc-defaults,in-worker] [--framework torch]
 """
 
 from __future__ import annotations
@@ -53,13 +53,11 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     "events-1s": [
         ("core/events.py", "STEP_EVENT_EVERY_S = 0.05", "STEP_EVENT_EVERY_S = 1.0"),
     ],
-    "no-trim": [  # glibc keeps the heap's top: M_TRIM_THRESHOLD 256 MiB, M_MMAP_THRESHOLD 32 MiB
+    "glibc-defaults": [  # the worker leaves glibc's thresholds moving (before heap.steady)
         (
-            "worker/main.py",
-            "    args = parser.parse_args(argv)\n",
-            "    args = parser.parse_args(argv)\n    import ctypes\n"
-            "    libc = ctypes.CDLL('libc.so.6')\n"
-            "    libc.mallopt(-1, 256 << 20)\n    libc.mallopt(-3, 32 << 20)\n",
+            "worker/measure/pipeline.py",
+            "else heap.steady()",
+            "else None",
         )
     ],
     "in-worker": [
@@ -130,7 +128,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
-    p.add_argument("--variants", default="base,no-flops,no-monitor,events-1s,no-trim,in-worker")
+    p.add_argument(
+        "--variants", default="base,no-flops,no-monitor,events-1s,glibc-defaults,in-worker"
+    )
     p.add_argument("--launch", choices=("torch", "tensorflow"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.launch:

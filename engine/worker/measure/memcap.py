@@ -13,6 +13,8 @@ is too loose a measure: a heap full of holes from the framework import absorbs a
 without growing. RLIMIT_AS is only the backstop that makes a single allocation far past the cap
 fail at once, instead of filling the host's memory.
 
+The heap's own settings under a cap: engine/worker/measure/heap.for_counting.
+
 Not counted: the framework import, and what the harness does after building (libraries loaded
 to read versions, the FLOP count's forward and backward pass, which also makes the framework's
 one-time allocations, the monitor thread), so the boundary depends on the workload and the batch.
@@ -23,44 +25,23 @@ bounds what the process keeps on the host.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import re
 import resource
-import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 from engine.core.errors import RunFailed
 from engine.core.events import Eval, Event, Step
+from engine.worker.measure import heap
 
-# glibc mallopt parameters. One arena: a thread started later (the monitor) cannot reserve a
-# fresh 64 MiB arena at a moment that depends on thread timing. A fixed mmap threshold: every
-# block over 128 KiB (a tensor) is mapped and unmapped on its own, so resident memory follows
-# the live tensors; glibc's default raises the threshold as blocks are freed, and then where a
-# block lands (and the count) depends on what was freed before. Measured on tiny-mlp at batch
-# 2900: six workers spread over 0.4 MiB with these settings; without, one in four was 1.5 MiB
-# above the rest.
-_M_ARENA_MAX = -8
-_M_MMAP_THRESHOLD = -3
-_MMAP_THRESHOLD_BYTES = 128 * 1024
 # The address-space backstop sits this far above the cap: the harness maps libraries after
 # building (cuDNN's, a few hundred MiB of address space, almost none of it resident).
 BACKSTOP_SLACK_BYTES = 2 << 30
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 _MIB = 2**20
-
-
-def _libc() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
 
 
 def status_bytes(key: str) -> int | None:
@@ -91,7 +72,6 @@ class MemoryCap:
     def __init__(self, cap_bytes: int) -> None:
         self.cap_bytes = cap_bytes
         self.batch_size: int | None = None
-        self._libc = _libc()
         self._building_rss: int | None = None
         self._built_bytes = 0
         self._base_rss = 0
@@ -101,18 +81,17 @@ class MemoryCap:
 
     def _settle(self) -> int:
         """Give free heap pages back to the system, then read resident memory."""
-        if self._libc is not None:
-            self._libc.malloc_trim(0)
+        heap.give_back()
         return resident_bytes()
 
-    def begin(self, batch_size: int | None = None) -> None:
-        """Start the count: call once the framework is imported and nothing is built yet."""
+    def begin(self, batch_size: int | None = None) -> str | None:
+        """Start the count: call once the framework is imported and nothing is built yet.
+        Returns the heap's settings for the environment (engine/worker/measure/heap.py)."""
         self.batch_size = batch_size
-        if self._libc is not None:
-            self._libc.mallopt(_M_ARENA_MAX, 1)
-            self._libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES)
+        settings = heap.for_counting()
         self._building_rss = self._settle()
         self._set_backstop()
+        return settings
 
     def built(self) -> None:
         """The model, batch and optimizer exist: what they hold counts against the cap."""

@@ -25,7 +25,7 @@ from engine.core.ids import new_run_id
 from engine.measure import environment
 from engine.measure.config import TrainingConfig
 from engine.measure.probes import open_probe
-from engine.worker.measure import session
+from engine.worker.measure import heap, session
 from engine.worker.measure.memcap import MemoryCap, status_bytes
 from engine.worker.measure.monitor import Monitor, MonitorSummary
 
@@ -89,8 +89,11 @@ def run_pipeline(
         env["framework_import_seconds"] = time.perf_counter() - t0
         yield from pipeline.before_build(run_id, env)
         cap = MemoryCap(config.memory_limit_bytes) if config.memory_limit_bytes else None
-        if cap is not None:  # after the framework's import, before the model exists
-            cap.begin(config.batch_size)
+        # After the framework's import, before the model exists: the heap behaves the same in
+        # every launch (engine/worker/measure/heap.py), a cap's its own way.
+        settings = cap.begin(config.batch_size) if cap is not None else heap.steady()
+        if settings:
+            env["heap"] = settings
         handle = yield from pipeline.build(backend, run_id)
         if cap is not None:
             cap.built()

@@ -1,0 +1,96 @@
+"""How the worker's C heap (glibc's malloc) behaves during a run: the same in every launch.
+
+glibc's defaults move with what a process has freed before: it gives the heap's top back to the
+system once more than its trim threshold lies free there, and it raises its mmap threshold (the
+size from which a block is mapped on its own), and the trim threshold with it, each time a
+mapped block is freed, up to 32 MiB (64 MiB for trimming). Where those thresholds stand when a
+run starts is chance: it depends on the framework's import and on thread timing. A run whose
+thresholds sit low can churn: each step frees the heap's top, glibc returns it, the next step
+takes it again, and the kernel hands every page back zeroed. On tiny-mlp that is about 31 page
+faults a step and 5-10% of its throughput; it struck a third of the worker's launches and one in
+seven of a hand-written loop's (benchmarks/RESULTS.md, issue 42). Two identical runs would then
+differ by more than either's interval says.
+
+So a run fixes both thresholds once its framework is imported, at the values glibc's own
+adjustment ends at (mmap 32 MiB, trim 64 MiB): a block under 32 MiB lives in the heap and its
+pages stay with the process; a larger one (a big activation) is mapped and unmapped, as under
+the defaults. The result's environment says so (`heap`). Peak memory is unchanged in meaning:
+the high-water mark of resident memory (engine/worker/measure/pipeline.peak_rss_bytes).
+
+A run under a memory cap sets its own (`for_counting`, engine/worker/measure/memcap.py): there
+every block over 128 KiB is mapped on its own, so resident memory follows the live tensors.
+Elsewhere than glibc (macOS, musl) nothing is set and the environment has no `heap`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+from typing import Any
+
+# mallopt's parameters (glibc's malloc.h).
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
+_MIB = 2**20
+# glibc's ceiling for its own adjustment on 64-bit: DEFAULT_MMAP_THRESHOLD_MAX, and twice it
+# for trimming (malloc.c: trim_threshold = 2 * mmap_threshold).
+STEADY_MMAP_BYTES = 32 * _MIB
+STEADY_TRIM_BYTES = 2 * STEADY_MMAP_BYTES
+COUNTING_MMAP_BYTES = 128 * 1024
+# What the result's environment says (`heap`).
+STEADY = (
+    f"glibc thresholds fixed: blocks from {STEADY_MMAP_BYTES // _MIB} MiB mapped, "
+    f"the heap's top kept up to {STEADY_TRIM_BYTES // _MIB} MiB"
+)
+COUNTING = (
+    f"glibc thresholds fixed for the memory limit: blocks from {COUNTING_MMAP_BYTES // 1024} KiB "
+    "mapped, one arena"
+)
+
+
+def libc() -> Any:
+    """glibc, or None where there is none to set (not Linux, or a libc without mallopt)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return lib if hasattr(lib, "mallopt") and hasattr(lib, "malloc_trim") else None
+
+
+def _set(lib: Any, settings: dict[int, int]) -> bool:
+    """mallopt each setting; True when glibc took every one (it returns 1 on success)."""
+    return all(lib.mallopt(param, value) == 1 for param, value in settings.items())
+
+
+def steady() -> str | None:
+    """Fix the thresholds for a run (the module's doc); the environment's description, or None
+    where nothing was set."""
+    lib = libc()
+    if lib is None or not _set(
+        lib, {_M_MMAP_THRESHOLD: STEADY_MMAP_BYTES, _M_TRIM_THRESHOLD: STEADY_TRIM_BYTES}
+    ):
+        return None
+    return STEADY
+
+
+def for_counting() -> str | None:
+    """A memory cap's settings: one arena (a thread started later, the monitor, cannot reserve
+    a fresh 64 MiB arena at a moment that depends on thread timing), and every block over
+    128 KiB (a tensor) mapped and unmapped on its own, so that resident memory follows the live
+    tensors. Measured on tiny-mlp at batch 2900: six workers spread over 0.4 MiB with these
+    settings; without, one in four was 1.5 MiB above the rest."""
+    lib = libc()
+    if lib is None or not _set(lib, {_M_ARENA_MAX: 1, _M_MMAP_THRESHOLD: COUNTING_MMAP_BYTES}):
+        return None
+    return COUNTING
+
+
+def give_back() -> None:
+    """Return the heap's free pages to the system now (a memory cap's baseline)."""
+    lib = libc()
+    if lib is not None:
+        lib.malloc_trim(0)
