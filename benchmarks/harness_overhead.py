@@ -5,7 +5,9 @@ count, for PyTorch and for TensorFlow, on resnet18-cifar (steps of a fraction of
 tiny-mlp (steps of about a millisecond, where the harness's own cost per step shows most: its
 step events are coalesced, engine/worker/measure/loop.py). Prints each throughput, the ratio of the
 medians over the rounds (target: at least 0.99 for every workload in both frameworks) and the load
-average before and after: run it on a quiet machine.
+average before and after: run it on a quiet machine. The hand loop runs with glibc's heap set as
+the worker sets it (docs/measuring.md, "The same heap in every launch"); each launch's page
+faults are counted, and launches whose heap churned anyway are named.
 
     .venv/bin/python benchmarks/harness_overhead.py [--rounds 5] [--framework torch|tensorflow|both]
         [--model resnet18-cifar|tiny-mlp|both] [--device cpu|cuda:0 (PyTorch only)]
@@ -28,6 +30,7 @@ from typing import Any, TypeVar
 from engine.cli.common import run_worker
 from engine.measure.config import RunConfig
 from engine.process.launcher import _engine_root
+from engine.worker.measure.heap import STEADY_ENVIRONMENT
 
 HERE = Path(__file__).resolve().parent
 TARGETS = {"torch": 0.99, "tensorflow": 0.99}
@@ -103,7 +106,9 @@ def harness(framework: str, case: Case, device: str) -> float:
 
 def hand_loop(framework: str, case: Case, device: str) -> dict[str, float]:
     # The TensorFlow loops borrow epochcost's Keras model builder: engine must be importable.
-    env = {**os.environ, "PYTHONPATH": _engine_root()}
+    # glibc's heap as the worker sets it (engine/worker/measure/heap.py), so that the ratio is
+    # the harness's cost and not the allocator's chance (harness_variants.py's `hand-fixed`).
+    env = {**os.environ, **STEADY_ENVIRONMENT, "PYTHONPATH": _engine_root()}
     out = subprocess.run(
         [sys.executable, *case.hand_loop(framework, device)],
         capture_output=True,

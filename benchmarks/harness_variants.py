@@ -9,15 +9,20 @@ launch's throughput and page faults are printed, then each variant's median, its
 hand loop's median, the median of the rounds' own ratios, and how many launches churned their
 heap (harness_overhead.churned). `in-worker` also times 2,000 plain steps (the hand loop's
 `for`) in the worker, right before its window, and prints the window's ratio to them: the loop's
-own cost, with the process the same.
+own cost, with the process the same. `hand-fixed` is the hand loop again, with glibc's
+thresholds set as the worker sets them (engine/worker/measure/heap.py), from the environment
+variables docs/measuring.md gives a user's own script. `--model resnet18-cifar` runs
+harness_overhead.py's resnet18-cifar case instead of tiny-mlp (PyTorch; --steps 20 there).
 
     .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
-        [--variants base,no-flops,no-monitor,events-1s,glibc-defaults,in-worker] [--framework torch]
+        [--variants base,no-flops,no-monitor,events-1s,glibc-defaults,hand-fixed,in-worker]
+        [--framework torch] [--model tiny-mlp|resnet18-cifar]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -53,13 +58,12 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     "events-1s": [
         ("core/events.py", "STEP_EVENT_EVERY_S = 0.05", "STEP_EVENT_EVERY_S = 1.0"),
     ],
-    "glibc-defaults": [  # the worker leaves glibc's thresholds moving (before heap.steady)
-        (
-            "worker/measure/pipeline.py",
-            "else heap.steady()",
-            "else None",
-        )
+    "glibc-defaults": [  # the worker leaves glibc's thresholds as they come (before heap.steady)
+        ("worker/measure/pipeline.py", "else heap.steady()", "else None"),
     ],
+    # The hand loop (not a worker) with the same thresholds, from glibc's environment variables:
+    # what a user's own script gains from them.
+    "hand-fixed": [],
     "in-worker": [
         (
             "worker/measure/loop.py",
@@ -89,17 +93,26 @@ def make(variant: str, into: Path) -> Path:
     return root
 
 
-def launch(framework: str, steps: int, root: Path | None, plain_out: Path) -> tuple[float, int]:
-    """One launch: (samples/s, page faults of its processes)."""
+def launch(
+    framework: str, model: str, steps: int, root: Path | None, plain_out: Path, fixed: bool
+) -> tuple[float, int]:
+    """One launch: (samples/s, page faults of its processes). `root` None: the hand loop (with
+    glibc's thresholds fixed by its environment when `fixed`)."""
+    sys.path.insert(0, str(HERE))
+    from harness_overhead import CASES
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
     if root is None:
-        command = [str(HERE / "hand_loop_tiny.py"), "--framework", framework]
-        command += ["--batch-size", "16", "--threads", "1", "--warmup", "50"]
-        command += ["--steps", str(steps)]
+        case = dataclasses.replace(CASES[model], steps=steps)
+        command = case.hand_loop(framework, "cpu")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        if fixed:
+            from engine.worker.measure.heap import STEADY_ENVIRONMENT
+
+            env.update(STEADY_ENVIRONMENT)
         cwd = ROOT
     else:
-        command = [__file__, "--launch", framework, "--steps", str(steps)]
+        command = [__file__, "--launch", framework, "--model", model, "--steps", str(steps)]
         env = {**os.environ, "PYTHONPATH": str(root), PLAIN_OUT: str(plain_out)}
         cwd = root
     out = subprocess.run(
@@ -109,14 +122,23 @@ def launch(framework: str, steps: int, root: Path | None, plain_out: Path) -> tu
     return rate, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
 
 
-def one_worker(framework: str, steps: int) -> None:
+def one_worker(framework: str, model: str, steps: int) -> None:
     """--launch: the worker of the engine on PYTHONPATH, one fixed window (a child process)."""
     sys.path.insert(0, str(HERE))
-    from harness_overhead import fixed_window
+    from harness_overhead import CASES, fixed_window
 
     from engine.cli.common import run_worker
 
-    config = fixed_window("tiny-mlp", 16, 50, steps, framework=framework, device="cpu", threads=1)
+    case = CASES[model]
+    config = fixed_window(
+        model,
+        case.batch,
+        case.warmup,
+        steps,
+        framework=framework,
+        device="cpu",
+        threads=case.threads,
+    )
     result, failure, _ = run_worker(config.validated())
     if result is None:
         raise SystemExit(f"epochcost run failed: {failure}")
@@ -128,13 +150,14 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
+    p.add_argument("--model", choices=("tiny-mlp", "resnet18-cifar"), default="tiny-mlp")
     p.add_argument(
         "--variants", default="base,no-flops,no-monitor,events-1s,glibc-defaults,in-worker"
     )
     p.add_argument("--launch", choices=("torch", "tensorflow"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.launch:
-        one_worker(args.launch, args.steps)
+        one_worker(args.launch, args.model, args.steps)
         return
     variants = args.variants.split(",")
     unknown = [v for v in variants if v not in VARIANTS]
@@ -146,7 +169,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="epochcost-variants-") as tmp:
         roots: dict[str, Path | None] = {"hand loop": None}
-        roots.update({v: make(v, Path(tmp)) for v in variants})
+        roots.update({v: None if v == "hand-fixed" else make(v, Path(tmp)) for v in variants})
         plain_out = Path(tmp) / "plain.txt"
         names = list(roots)
         rates: dict[str, list[float]] = {n: [] for n in names}
@@ -155,7 +178,14 @@ def main() -> None:
         for i in range(args.rounds):
             order = names[i % len(names) :] + names[: i % len(names)]
             for name in order[::-1] if (i // len(names)) % 2 else order:
-                rate, count = launch(args.framework, args.steps, roots[name], plain_out)
+                rate, count = launch(
+                    args.framework,
+                    args.model,
+                    args.steps,
+                    roots[name],
+                    plain_out,
+                    fixed=name == "hand-fixed",
+                )
                 rates[name].append(rate)
                 faults[name].append(count)
                 line = f"round {i + 1} {name:11s} {rate:10.1f} samples/s ({count} page faults)"

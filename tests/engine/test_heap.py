@@ -4,9 +4,11 @@ in a fresh Python, since mallopt changes the process it runs in for good."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -43,9 +45,15 @@ print(json.dumps(dict(settings=settings, grown=grown, kept=kept, big_moved=big_m
 MIB = 1 << 20
 
 
-def _probe(settings: str) -> dict[str, object]:
+def _probe(settings: str, env: dict[str, str] | None = None) -> dict[str, object]:
     code = textwrap.dedent(PROBE.format(settings=settings))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    )
     return dict(json.loads(out.stdout))
 
 
@@ -64,6 +72,17 @@ def test_glibcs_defaults_give_the_freed_top_back():
     (what makes a millisecond step churn), so the test above sees the settings' effect."""
     probed = _probe("None")
     assert probed["kept"] < 8 * MIB, probed
+
+
+def test_the_environment_variables_docs_give_a_script_set_the_same():
+    """docs/measuring.md tells a user how their own script runs as the worker does: glibc's
+    environment variables, read at start. They keep the heap's top as mallopt does."""
+    probed = _probe("None", heap.STEADY_ENVIRONMENT)
+    assert probed["grown"] >= 36 * MIB and probed["kept"] == probed["grown"], probed
+    assert probed["big_moved"] == 0, probed
+    docs = (Path(__file__).parents[2] / "docs" / "measuring.md").read_text()
+    given = " ".join(f"{k}={v}" for k, v in heap.STEADY_ENVIRONMENT.items())
+    assert f"{given} python train.py" in docs
 
 
 def test_a_memory_caps_settings_map_every_tensor_sized_block():

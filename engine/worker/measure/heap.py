@@ -3,19 +3,23 @@
 glibc's defaults move with what a process has freed before: it gives the heap's top back to the
 system once more than its trim threshold lies free there, and it raises its mmap threshold (the
 size from which a block is mapped on its own), and the trim threshold with it, each time a
-mapped block is freed, up to 32 MiB (64 MiB for trimming). Where those thresholds stand when a
-run starts is chance: it depends on the framework's import and on thread timing. A run whose
-thresholds sit low can churn: each step frees the heap's top, glibc returns it, the next step
-takes it again, and the kernel hands every page back zeroed. On tiny-mlp that is about 31 page
-faults a step and 5-10% of its throughput; it struck a third of the worker's launches and one in
-seven of a hand-written loop's (benchmarks/RESULTS.md, issue 42). Two identical runs would then
-differ by more than either's interval says.
+mapped block is freed. Where those stand when the steps begin is chance (what the framework's
+import freed, thread timing, the layout), and so is whether a run churns: each step frees the
+heap's top, glibc returns it, the next step takes it again, and the kernel hands every page back
+zeroed. Measured on the two-core development machine (benchmarks/RESULTS.md, issue 42): on
+tiny-mlp it struck a third of the worker's launches and one in seven of a hand-written loop's,
+each 5-10% slower; on resnet18-cifar at batch 64 most launches of either churned, by 0.3 to 2.9
+million page faults in 30 steps, and one loop's launches ran 96-110 samples/s. Two identical
+runs differed by more than either's interval said, and which loop was faster changed by the day.
 
-So a run fixes both thresholds once its framework is imported, at the values glibc's own
-adjustment ends at (mmap 32 MiB, trim 64 MiB): a block under 32 MiB lives in the heap and its
-pages stay with the process; a larger one (a big activation) is mapped and unmapped, as under
-the defaults. The result's environment says so (`heap`). Peak memory is unchanged in meaning:
-the high-water mark of resident memory (engine/worker/measure/pipeline.peak_rss_bytes).
+So a run fixes them once its framework is imported: blocks under 32 MiB (glibc's largest mmap
+threshold) come from the heap, and the heap's top is never given back during the run, so a
+step reuses the pages the step before freed. A block of 32 MiB or more (a large activation) is
+still mapped and unmapped each time, as under the defaults. The figure is the step's own speed
+with the memory reused, the same in every launch; a script of the user's own reaches it with
+the same two settings (docs/measuring.md gives them as environment variables). The result's
+environment says so (`heap`). Peak memory keeps its meaning: the high-water mark of resident
+memory (engine/worker/measure/pipeline.peak_rss_bytes).
 
 A run under a memory cap sets its own (`for_counting`, engine/worker/measure/memcap.py): there
 every block over 128 KiB is mapped on its own, so resident memory follows the live tensors.
@@ -34,15 +38,20 @@ _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 _MIB = 2**20
-# glibc's ceiling for its own adjustment on 64-bit: DEFAULT_MMAP_THRESHOLD_MAX, and twice it
-# for trimming (malloc.c: trim_threshold = 2 * mmap_threshold).
+# glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX; mallopt refuses more).
 STEADY_MMAP_BYTES = 32 * _MIB
-STEADY_TRIM_BYTES = 2 * STEADY_MMAP_BYTES
+NEVER_TRIM = -1  # mallopt(3): M_TRIM_THRESHOLD -1 disables trimming completely
 COUNTING_MMAP_BYTES = 128 * 1024
+# The same two settings as glibc's environment variables, read when a process starts: how a
+# user's own script runs as the worker does (docs/measuring.md), and the benchmarks' hand loops.
+STEADY_ENVIRONMENT = {
+    "MALLOC_MMAP_THRESHOLD_": str(STEADY_MMAP_BYTES),
+    "MALLOC_TRIM_THRESHOLD_": str(NEVER_TRIM),
+}
 # What the result's environment says (`heap`).
 STEADY = (
     f"glibc thresholds fixed: blocks from {STEADY_MMAP_BYTES // _MIB} MiB mapped, "
-    f"the heap's top kept up to {STEADY_TRIM_BYTES // _MIB} MiB"
+    "the heap's top kept (never trimmed)"
 )
 COUNTING = (
     f"glibc thresholds fixed for the memory limit: blocks from {COUNTING_MMAP_BYTES // 1024} KiB "
@@ -71,7 +80,7 @@ def steady() -> str | None:
     where nothing was set."""
     lib = libc()
     if lib is None or not _set(
-        lib, {_M_MMAP_THRESHOLD: STEADY_MMAP_BYTES, _M_TRIM_THRESHOLD: STEADY_TRIM_BYTES}
+        lib, {_M_MMAP_THRESHOLD: STEADY_MMAP_BYTES, _M_TRIM_THRESHOLD: NEVER_TRIM}
     ):
         return None
     return STEADY
