@@ -78,13 +78,14 @@ def call(
     )
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(_tail(proc.stderr)), daemon=True)
-    reader.start()
     timer = threading.Timer(timeout_s, spawn.stop_session, (proc,)) if timeout_s else None
-    if cancel is not None:
-        threading.Thread(target=_stop_on, args=(cancel, proc), daemon=True).start()
     answer: Any = None
     failure: SkyError | None = None
     try:
+        # Starting a thread waits for it: a Ctrl-C landing there ends the program too.
+        reader.start()
+        if cancel is not None:
+            threading.Thread(target=_stop_on, args=(cancel, proc), daemon=True).start()
         if timer:
             timer.start()
         assert proc.stdin is not None and proc.stdout is not None
@@ -116,7 +117,8 @@ def call(
     finally:
         if timer:
             timer.cancel()
-        reader.join(timeout=5)
+        if reader.ident is not None:  # started
+            reader.join(timeout=5)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()

@@ -118,17 +118,14 @@ def run_step(
         },
     )
     try:
+        # From here on, Ctrl-C, a signal the command raised as one, an error in `started` or in
+        # `progress`: the installer runs in a session of its own and would go on writing into a
+        # folder being removed. Starting the stopper's thread waits for it, and a signal can
+        # land in that wait too (it did under load: the installer's children were left).
         started(proc.pid)
-    except BaseException:
-        spawn.stop_session(proc)
-        raise
-    stopper = threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True)
-    stopper.start()
-    try:
+        threading.Thread(target=_stop_on_cancel, args=(proc, cancel), daemon=True).start()
         tail = _follow(proc, done, progress)
     except BaseException:
-        # Ctrl-C, a signal the command raised as one, an error in `progress`: the installer
-        # runs in a session of its own and would go on writing into a folder being removed.
         spawn.stop_session(proc)
         raise
     code = proc.wait()

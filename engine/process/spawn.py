@@ -141,15 +141,17 @@ def end_group(pgid: int, grace_s: float = GROUP_GRACE_S) -> None:
 def stop_session(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     """End a child started in a session of its own (start_new_session) and everything it
     started there: SIGTERM to its group, SIGKILL after grace_s if the child has not ended;
-    reaps it. Returns at once for a child that has ended already."""
-    if proc.poll() is not None:
-        return
-    signal_group(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        signal_group(proc.pid, signal.SIGKILL)
-        proc.wait()
+    reaps it. A child that has ended already may have left what it started running (killed
+    alone: an installer by its parent-death signal), so its group is ended all the same
+    (end_group: at once when it is empty, the usual case)."""
+    if proc.poll() is None:
+        signal_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+    end_group(proc.pid, min(grace_s, GROUP_GRACE_S))
 
 
 def signal_group(pgid: int, sig: int) -> bool:
