@@ -8,7 +8,7 @@ import freed, thread timing, the layout), and so is whether a run churns: each s
 heap's top, glibc returns it, the next step takes it again, and the kernel hands every page back
 zeroed. Measured on the two-core development machine (benchmarks/RESULTS.md, issue 42): on
 tiny-mlp it struck a third of the worker's launches and one in seven of a hand-written loop's,
-each 5-10% slower; on resnet18-cifar at batch 64 most launches of either churned, by 0.3 to 2.9
+each 5-10% slower; on resnet18-cifar at batch 64 most launches of either churned, by 0.5 to 2.8
 million page faults in 30 steps, and one loop's launches ran 96-110 samples/s. Two identical
 runs differed by more than either's interval said, and which loop was faster changed by the day.
 
@@ -71,8 +71,10 @@ def libc() -> Any:
 
 
 def _set(lib: Any, settings: dict[int, int]) -> bool:
-    """mallopt each setting; True when glibc took every one (it returns 1 on success)."""
-    return all(lib.mallopt(param, value) == 1 for param, value in settings.items())
+    """mallopt each setting (every one, whatever the others return); True when glibc took
+    every one (it returns 1 on success)."""
+    taken = [lib.mallopt(param, value) for param, value in settings.items()]
+    return all(result == 1 for result in taken)
 
 
 def steady() -> str | None:
