@@ -25,6 +25,7 @@ from engine.measure.devices import Device, list_devices
 from engine.process.launcher import WorkerSpec
 from gui.common import activity, settings, theme
 from gui.common.activity import Activity
+from gui.common.gui_thread_gc import GuiThreadCollector
 from gui.common.lazy_store import open_store
 from gui.common.results_panel import ResultsPanel
 from gui.pages.base import Page, PageContext
@@ -56,6 +57,8 @@ class MainWindow(QMainWindow):
         devices: list[Device] | None = None,
     ) -> None:
         super().__init__()
+        # Python's collector runs here, never on a job's thread (gui/common/gui_thread_gc.py).
+        self._collector = GuiThreadCollector(self)
         self.setWindowTitle("epochcost")
         self.setAcceptDrops(True)
         self.prefs = prefs or settings.Settings()
@@ -353,6 +356,7 @@ class MainWindow(QMainWindow):
         self.prefs.set(settings.SPLITTER, self.split.saveState())
         self.prefs.set(settings.SPLITTER + "_v", self.right.saveState())
         self.prefs.sync()
+        self._collector.stop()  # the jobs have ended: the automatic collector may run again
         event.accept()
 
 
