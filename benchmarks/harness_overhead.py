@@ -7,7 +7,7 @@ step events are coalesced, engine/worker/measure/loop.py). Prints each throughpu
 medians over the rounds (target: at least 0.99 for every workload in both frameworks) and the load
 average before and after: run it on a quiet machine. The hand loop runs with glibc's heap set as
 the worker sets it (docs/measuring.md, "The same heap in every launch"); each launch's page
-faults are counted, and launches whose heap churned anyway are named.
+faults are counted, and how many launches of each loop churned anyway is printed.
 
     .venv/bin/python benchmarks/harness_overhead.py [--rounds 5] [--framework torch|tensorflow|both]
         [--model resnet18-cifar|tiny-mlp|both] [--device cpu|cuda:0 (PyTorch only)]
