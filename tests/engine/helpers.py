@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 
 import psutil
 
@@ -119,3 +120,21 @@ MACHINE_NOISE = ("busy", "may not repeat")
 def besides_noise(warnings: list[str]) -> list[str]:
     """`warnings` without those a loaded machine gives (a test asking for none keeps these)."""
     return [w for w in warnings if not any(noise in w for noise in MACHINE_NOISE)]
+
+
+def alive(pid: int) -> bool:
+    """The process runs (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def gone_soon(pid: int, within_s: float = 3.0) -> bool:
+    """The process ends within `within_s` (a killed one may take a moment on its way out)."""
+    deadline = time.monotonic() + within_s
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -12,12 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from engine.cli import main
 from engine.envs import create as create_module
 from engine.envs.create import MARKER, envs_home, write_about
+from tests.engine.helpers import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,16 +140,9 @@ def test_a_signal_to_env_create_ends_the_installer_and_leaves_no_folder(tmp_path
     # The installer and its child end, not left running in their session (a killed process
     # may still be on its way out for a moment after the command has returned).
     deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in installer) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in installer) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [pid for pid in installer if _running(pid)]
-
-
-def _running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+    assert not [pid for pid in installer if alive(pid)]
 
 
 def test_list_names_a_folder_env_create_did_not_make_as_not_ours(capsys):

@@ -12,13 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from engine.core.events import Failed, Finished, Phase
 from engine.measure.config import RunConfig
 from engine.process.launcher import WorkerProcess
-from tests.engine.helpers import TINY_ARGS, cli
+from tests.engine.helpers import TINY_ARGS, alive, cli, gone_soon
 from tests.engine.model_files import VALID, write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="fork and process groups are POSIX")
@@ -85,22 +84,6 @@ def _recorded(pids: Path) -> list[int]:
     return [int(line) for line in pids.read_text().split()] if pids.exists() else []
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
-def _gone_soon(pid: int, within_s: float = 3.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def _kill(pids: list[int]) -> None:
     """Clean up after a failing test: its children are not the test's own."""
     for pid in pids:
@@ -129,7 +112,7 @@ def test_a_child_of_the_model_file_neither_hangs_the_run_nor_outlives_it(tmp_pat
         (pid,) = _recorded(pids)
         assert result["config"]["model_file"] == str(path)
         assert took < RUN_TIMEOUT_S
-        assert _gone_soon(pid), f"the model file's child {pid} outlived the run"
+        assert gone_soon(pid), f"the model file's child {pid} outlived the run"
     finally:
         _kill(_recorded(pids))
 
@@ -140,7 +123,7 @@ def test_a_child_that_leaves_the_group_holding_the_events_does_not_hang_the_run(
     try:
         result, took = _cli_run(path)
         (pid,) = _recorded(pids)
-        assert took < RUN_TIMEOUT_S and _alive(pid)  # out of reach, and not waited for
+        assert took < RUN_TIMEOUT_S and alive(pid)  # out of reach, and not waited for
     finally:
         _kill(_recorded(pids))
 
@@ -174,7 +157,7 @@ def test_a_cancelled_run_ends_the_children_too(tmp_path):
         assert seen[-1].kind == "cancelled", seen[-1]
         assert took < RUN_TIMEOUT_S
         (pid,) = _recorded(pids)
-        assert _gone_soon(pid), f"the model file's child {pid} outlived the cancelled run"
+        assert gone_soon(pid), f"the model file's child {pid} outlived the cancelled run"
     finally:
         worker.close()
         _kill(_recorded(pids))
@@ -192,7 +175,7 @@ def test_a_worker_whose_parent_is_gone_ends_the_children_itself(tmp_path):
         worker.proc.wait(timeout=RUN_TIMEOUT_S)
         (pid,) = _recorded(pids)
         # no launcher to end the group (its events loop never saw the worker end)
-        assert _gone_soon(pid), f"the model file's child {pid} outlived its orphaned worker"
+        assert gone_soon(pid), f"the model file's child {pid} outlived its orphaned worker"
     finally:
         worker.close()
         _kill(_recorded(pids))
