@@ -26,8 +26,9 @@ ENV_NAMES = {
     "cpu_count_logical": "CPU threads",
     "cpu_count_physical": "CPU cores",
     "ram_bytes": "RAM",
-    "cuda": "CUDA",
-    "cudnn": "cuDNN",
+    # The versions the framework was built with: a CPU run records them too, so say so.
+    "cuda": "CUDA (framework's build)",
+    "cudnn": "cuDNN (framework's build)",
 }
 _UNITS = ("_bytes", "_seconds", "_s")
 

@@ -134,7 +134,9 @@ def test_the_environment_reads_in_units_and_a_cpu_at_a_gpus_price_says_so(epochc
     from engine.results.repricing import repriced
 
     cpu = result(run_id="20250103T000000-cpu00001", device="cpu", device_name=None)
-    cpu["environment"].update(ram_bytes=25276514304, framework_import_seconds=2.16604641899994)
+    cpu["environment"].update(
+        ram_bytes=25276514304, framework_import_seconds=2.16604641899994, cuda="13.0", cudnn=91300
+    )
     cat = catalog.load()
     box = Profile("home1080", OWNED, gpu="GTX 1080 Ti", purchase_usd=699.0, usd_per_kwh=0.3)
     priced = repriced(cpu, box.price(cat))
@@ -144,6 +146,8 @@ def test_the_environment_reads_in_units_and_a_cpu_at_a_gpus_price_says_so(epochc
     text = " ".join(parsed.text)
     assert "RAM 23.54 GiB" in text and "25276514304" not in text
     assert "framework import 2.17 s" in text and "2.166" not in text
+    # a CPU run records the framework's build versions: the table says that is what they are
+    assert "CUDA (framework's build) 13.0" in text and "cuDNN (framework's build) 91300" in text
     said = "the CPU's speed at the GeForce GTX 1080 Ti's price, not the GeForce GTX 1080 Ti's speed"
     assert text.count(said) == 2  # beside its price and beside its comparison
     assert runs[1].caveat is None  # a GPU result at its own price: nothing to say

@@ -199,7 +199,8 @@ def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
         "each window's figure",
     ]
     assert [label.text for _, label in plots.flops.legend.items] == [
-        "this window: FLOPs / wall time"
+        "this window: FLOPs / wall time",
+        "each window's figure",
     ]
 
 
@@ -369,6 +370,10 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
     window = plots.series.window_rate.values
     assert np.allclose(plots.flops.line.yData, window * 2e12 / 16 / 1e12)
     assert plots.flops.line.yData[-1] == pytest.approx(2e12 / 0.052 / 1e12)
+    # each window's figure a dot, as on the throughput chart (a short window is one point)
+    x, y = plots.flops.ends.getData()
+    assert len(x) == len(plots.series.ends_t.values) > 0
+    assert np.allclose(y, plots.series.ends_rate.values * 2e12 / 16 / 1e12)
     assert plots.flops.plot.titleLabel.text == f"{TITLE}: MFU 30.8% of 125 TFLOP/s"
     plots.end_run(
         {

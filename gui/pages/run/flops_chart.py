@@ -5,6 +5,8 @@ Achieved TFLOP/s = FLOPs per sample (counted once in the worker, engine/worker/f
 throughput chart's main line: each window's samples over its wall time, the result's own
 statistic, so the chart's line ends where the result's level says (per-step rates, which leave
 out the time between steps, are the throughput chart's lighter scatter and not drawn twice).
+Each window's figure is a dot, as on the throughput chart: a window shorter than the step
+events' 50 ms has one point of the line, which no line can draw.
 The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense
 peak for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and
 no MFU, never a guessed one.
@@ -41,6 +43,8 @@ class FlopsChart(Chart):
     def __init__(self) -> None:
         super().__init__("flops", TITLE, "TFLOP/s")
         self.line = add_line(self, "this window: FLOPs / wall time")
+        self.ends = pg.ScatterPlotItem(size=9, symbol="o", name="each window's figure")
+        self.plot.addItem(self.ends)
         self.final = add_level(self, "result")
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
         self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
@@ -54,6 +58,8 @@ class FlopsChart(Chart):
     def set_colors(self, colors: PlotColors) -> None:
         super().set_colors(colors)
         self.line.setPen(pg.mkPen(colors.median, width=2.5))
+        self.ends.setBrush(pg.mkBrush(colors.median))
+        self.ends.setPen(pg.mkPen(colors.foreground))
         self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
         self.final.label.setColor(colors.limit)
         backdrop = pg.mkColor(colors.background)
@@ -65,6 +71,7 @@ class FlopsChart(Chart):
 
     def begin(self, caption: str) -> None:
         self.line.setData([], [])
+        self.ends.setData([], [])
         self.final.hide()
         self.hint.setText(WAITING)
         self.hint.show()
@@ -87,6 +94,7 @@ class FlopsChart(Chart):
             return
         rates = series.window_rate.values * per_sample
         self.line.setData(series.window_t.values, rates)
+        self.ends.setData(series.ends_t.values, series.ends_rate.values * per_sample)
         self._set_title(title_for(series))
 
     def end(self, result: dict[str, Any]) -> None:
