@@ -10,28 +10,11 @@ from types import SimpleNamespace
 from engine.core.errors import RunFailed
 from engine.core.events import STEP_EVENT_EVERY_S, Finished, Phase, Step
 from engine.measure.config import RunConfig
+from engine.worker.frameworks.timers import WallTimer
 from engine.worker.measure.loop import Measurement, measure
 from tests.engine.helpers import TINY, run_events
 
 STEP_S = 0.0005
-
-
-class Timer:
-    def __init__(self) -> None:
-        self.t0 = 0.0
-        self.done: list[float] = []
-
-    def start(self) -> None:
-        self.t0 = time.perf_counter()
-
-    def stop(self) -> None:
-        self.done.append(time.perf_counter() - self.t0)
-
-    def completed(self) -> list[float]:
-        done, self.done = self.done, []
-        return done
-
-    flush = completed
 
 
 class Session:
@@ -40,7 +23,7 @@ class Session:
     parameters, device, compiles = 1, "cpu", False
 
     def __init__(self, on_step=None) -> None:
-        self.timer = Timer()
+        self.timer = WallTimer()
         self.steps = 0
         self.on_step = on_step
 

@@ -1,4 +1,5 @@
-"""The step timers: the device-event timer's chain of one event a step, with events reused.
+"""The step timers: the device-event timer's chain of one event a step, with events reused, and
+the wall timer's chain of one clock read a step.
 
 CUDA events cannot be had on a machine with no GPU: a fake event with a settable device clock
 stands in for them (record, query, synchronize, elapsed_time in milliseconds, as torch's)."""
@@ -91,10 +92,27 @@ def test_events_are_recorded_on_the_stream_given():
     assert [e.stream for e in made] == ["the run's stream"] * 2
 
 
-def test_the_wall_timer_times_each_step_where_it_returns():
+def test_the_wall_timer_chains_steps_end_to_end_as_the_device_timer_does(monkeypatch):
+    from types import SimpleNamespace
+
+    from engine.worker.frameworks import timers
+
+    clock = [100.0]
+    monkeypatch.setattr(timers, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
     timer = WallTimer()
     timer.start()
+    for step_s, gap_s in ((0.010, 0.001), (0.020, 0.002), (0.030, 0.0)):
+        clock[0] += step_s
+        timer.stop()
+        clock[0] += gap_s  # the loop's own time before the next step: in the next step's time
+        timer.start()  # within a chain: nothing
+    assert timer.completed() == pytest.approx([0.010, 0.021, 0.032])
+    assert timer.completed() == []  # each time returned once
+    clock[0] += 0.004
     timer.stop()
-    (seconds,) = timer.completed()
-    assert 0 <= seconds < 1
-    assert timer.flush() == []
+    assert timer.flush() == pytest.approx([0.004])
+    clock[0] += 5.0  # host time between windows (a sync, the next window's phase)
+    timer.start()
+    clock[0] += 0.002
+    timer.stop()
+    assert timer.flush() == pytest.approx([0.002])  # the gap is in no step

@@ -8,24 +8,31 @@ from typing import Any
 
 
 class WallTimer:
-    """perf_counter around each step: right where a step returns only when its work is done
-    (PyTorch and TensorFlow on the CPU)."""
+    """The clock on the host (PyTorch and TensorFlow on the CPU, where a step returns only when
+    its work is done), in a chain as DeviceEventTimer's: a step's time runs from the end of the
+    step before it (the first after start(): from start()) to its own end, so the loop's own
+    time between two steps counts, as it does in the run's time. One clock read a step."""
 
     def __init__(self) -> None:
-        self._t0 = 0.0
+        self._last: float | None = None  # the previous step's end; None: no chain
         self._done: list[float] = []
 
     def start(self) -> None:
-        self._t0 = time.perf_counter()
+        if self._last is None:
+            self._last = time.perf_counter()
 
     def stop(self) -> None:
-        self._done.append(time.perf_counter() - self._t0)
+        now = time.perf_counter()
+        self._done.append(now - self._last)  # type: ignore[operator]
+        self._last = now
 
     def completed(self) -> list[float]:
         done, self._done = self._done, []
         return done
 
     def flush(self) -> list[float]:
+        """Every step's time; the next step starts a new chain."""
+        self._last = None
         return self.completed()
 
 

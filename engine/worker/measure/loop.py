@@ -13,6 +13,7 @@ and of each window, with the window's samples and wall time so far (docs/archite
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Generator
@@ -168,7 +169,12 @@ def measure(
     try:
         yield from _measure(session, config, run_id, cancel, monitor, out, pending)
     except Exception:
-        if pending.times:  # a failure or a cancel loses no step that was measured
+        # A failure or a cancel loses no step that was measured (a window collects its steps'
+        # times only when it sends an event: the rest are still the timer's). A device that
+        # failed may not answer: then the steps already collected go out.
+        with contextlib.suppress(Exception):
+            pending.times += session.timer.completed()
+        if pending.times:
             yield pending.take()
         raise
 
@@ -190,10 +196,10 @@ def _measure(
     t0 = time.perf_counter()
     pending.begin(measured=False)
     group = out.group
+    session.timer.start()
     for i in range(warmup):
         if group is None:  # ranks stop together, at an agreed step
             _check_cancel(cancel)
-        session.timer.start()
         session.step()
         session.timer.stop()
         done = session.timer.completed()
@@ -284,34 +290,39 @@ def _window(
     rule = StopRule(config, times)
     steps = 0
     # Per step only what must be (between two of tiny-mlp's steps 5-7 us went by, 3 now, a
-    # hand loop's 1): bound methods looked up once, the rule asked only at a step count or a
-    # time at which it can end the window (StopRule.next_check), events due checked inline.
+    # hand loop's 1): bound methods looked up once, the timer's chain started once (one call
+    # a step), its times collected only when an event is due or the rule is asked, the rule
+    # asked only at a step count or a time at which it can end the window
+    # (StopRule.next_check), events due checked inline.
     timer, step, clock, cancelled = session.timer, session.step, time.perf_counter, cancel.is_set
-    start, stop, completed = timer.start, timer.stop, timer.completed
+    stop, completed = timer.stop, timer.completed
     max_seconds, check_at = config.max_seconds, rule.next_check()
     session.sync()  # window start: nothing queued from before
     if group is not None and group.agree([int(cancel.is_set())])[0]:  # ranks start together
         raise RunFailed("cancelled", "cancelled by the user")
     t0 = clock()
     pending.begin(measured=True, repeat=repeat, window_t0=t0)
+    timer.start()
     while True:
         if group is None and cancelled():
             raise RunFailed("cancelled", "cancelled by the user")
-        start()
         step()
         stop()
         steps += 1
-        done = completed()
-        times += done
-        pending.times += done
         now = clock()
         if now - pending.sent >= STEP_EVENT_EVERY_S:
+            done = completed()
+            times += done
+            pending.times += done
             yield pending.take()
             # The monitor's samples (about two a second) go out with the steps, every 50 ms:
             # asking its queue at every step cost a millisecond step 0.3%.
             yield from monitor.drain()
         reason = ""
         if steps >= check_at or now - t0 >= max_seconds:
+            done = completed()
+            times += done
+            pending.times += done
             reason = rule.reason(steps, now - t0)
             check_at = rule.next_check()
         if group is not None:

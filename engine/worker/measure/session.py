@@ -29,18 +29,24 @@ _FRAMEWORKS = {"torch": "torch._dynamo", "tensorflow": "tensorflow"}
 
 
 class StepTimer(Protocol):
-    """Per-step times without a device synchronisation in every step."""
+    """Per-step times without a device synchronisation in every step, as a chain: a step's
+    time runs from the end of the step before it to its own end (the loop's time between two
+    steps counts, as in the run's time)."""
 
-    def start(self) -> None: ...
+    def start(self) -> None:
+        """Start a chain (before its first step); nothing when one is running."""
+        ...
 
-    def stop(self) -> None: ...
+    def stop(self) -> None:
+        """After each step."""
+        ...
 
     def completed(self) -> list[float]:
         """Durations (s) of steps the device has finished, oldest first; never blocks."""
         ...
 
     def flush(self) -> list[float]:
-        """After a sync: the durations of every step not yet returned."""
+        """After a sync: the durations of every step not yet returned; ends the chain."""
         ...
 
 
