@@ -7,9 +7,10 @@ harness_overhead.py does), the order rotated every round and reversed in every o
 the rotation (each name in each place, both ways round); each
 launch's throughput and page faults are printed, then each variant's median, its ratio to the
 hand loop's median, the median of the rounds' own ratios, and how many launches churned their
-heap (harness_overhead.churned). `in-worker` also times 2,000 plain steps (the hand loop's
-`for`) in the worker, right before its window, and prints the window's ratio to them: the loop's
-own cost, with the process the same. `hand-fixed` is the hand loop again, with glibc's
+heap (harness_overhead.churned). `in-worker` (PyTorch) also runs, in the worker before its
+window, 1,000-step blocks of the hand loop's step on the session's own model and of the
+harness's real window, in turn, and prints the ratio of their medians: the loop's own cost, with
+the process and its memory the same. `hand-fixed` is the hand loop again, with glibc's
 thresholds set as the worker sets them (engine/worker/measure/heap.py), from the environment
 variables docs/measuring.md gives a user's own script. `--model resnet18-cifar` runs
 harness_overhead.py's resnet18-cifar case instead of tiny-mlp (PyTorch; --steps 20 there).
@@ -35,7 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-PLAIN_STEPS = 2000
+IN_WORKER_BLOCKS = 24
 PLAIN_OUT = "EPOCHCOST_BENCH_PLAIN_OUT"
 
 # variant: [(file under engine/, text, replacement)]
@@ -64,18 +65,40 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     # The hand loop (not a worker) with the same thresholds, from glibc's environment variables:
     # what a user's own script gains from them.
     "hand-fixed": [],
+    # In one worker, before its window: 1,000-step blocks of the hand loop's step (on the
+    # session's own model, optimizer and batch) and of the harness's real window (its events
+    # sent as usual), in turn, IN_WORKER_BLOCKS in all; the rates go to PLAIN_OUT. The same
+    # process and memory for both: what the loop costs a step, without the launches' spread.
     "in-worker": [
         (
             "worker/measure/loop.py",
-            "    session.sync()  # window start: nothing queued from before\n",
-            "    session.sync()  # window start: nothing queued from before\n"
-            "    import os as _os\n"
-            "    _t = clock()\n"
-            f"    for _ in range({PLAIN_STEPS}):\n"
-            "        step()\n"
-            "    session.sync()\n"
+            "    plan = _plan(session, config, monitor, group)\n",
+            "    import dataclasses as _dc, json as _json, os as _os\n"
+            "    import torch as _torch\n"
+            "    _m, _o = session._model, session._optimizer\n"
+            "    _x, _y = session._inputs, session._targets\n"
+            "    _cfg = _dc.replace(\n"
+            "        config, min_steps=1000, max_steps=1000, stability_threshold=0\n"
+            "    )\n"
+            "    _rates = {'hand': [], 'window': []}\n"
+            f"    for _b in range({IN_WORKER_BLOCKS}):\n"
+            "        if _b % 2:\n"
+            "            _w = yield from _window(\n"
+            "                session, _cfg, run_id, cancel, monitor, 0, pending, group, every, ''\n"
+            "            )\n"
+            "            _rates['window'].append(_w.throughput_samples_per_s)\n"
+            "            continue\n"
+            "        session.sync()\n"
+            "        _t = time.perf_counter()\n"
+            "        for _ in range(1000):\n"
+            "            _o.zero_grad(set_to_none=True)\n"
+            "            _torch.nn.functional.cross_entropy(_m(_x), _y).backward()\n"
+            "            _o.step()\n"
+            "        session.sync()\n"
+            "        _rates['hand'].append(1000 * config.batch_size / (time.perf_counter() - _t))\n"
             f"    with open(_os.environ['{PLAIN_OUT}'], 'w') as _f:\n"
-            f"        _f.write(str({PLAIN_STEPS} * batch / (clock() - _t)))\n",
+            "        _f.write(_json.dumps(_rates))\n"
+            "    plan = _plan(session, config, monitor, group)\n",
         )
     ],
 }
@@ -163,6 +186,8 @@ def main() -> None:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         p.error(f"unknown variants {unknown}: choose from {', '.join(VARIANTS)}")
+    if "in-worker" in variants and args.framework != "torch":
+        p.error("in-worker's hand step is PyTorch's: leave it out with --framework tensorflow")
     sys.path.insert(0, str(HERE))
     from harness_overhead import churned
 
@@ -190,8 +215,10 @@ def main() -> None:
                 faults[name].append(count)
                 line = f"round {i + 1} {name:11s} {rate:10.1f} samples/s ({count} page faults)"
                 if name == "in-worker":
-                    in_worker.append(rate / float(plain_out.read_text()))
-                    line += f", window / plain loop in the same worker {in_worker[-1]:.3f}"
+                    blocks = json.loads(plain_out.read_text())
+                    window, hand = (statistics.median(blocks[k]) for k in ("window", "hand"))
+                    in_worker.append(window / hand)
+                    line += f", windows / hand steps in the same worker {in_worker[-1]:.3f}"
                 print(line, flush=True)
     hand = statistics.median(rates["hand loop"])
     for name in names:
@@ -205,7 +232,8 @@ def main() -> None:
     churned(faults, rates)
     if in_worker:
         print(
-            f"in-worker: the window against {PLAIN_STEPS} plain steps in the same worker: median "
+            f"in-worker: the harness's 1,000-step windows against as many hand steps in turn, "
+            f"{IN_WORKER_BLOCKS // 2} of each a worker, in the same worker: median "
             f"{statistics.median(in_worker):.3f} ({min(in_worker):.3f} to {max(in_worker):.3f})"
         )
     print(f"load average after {os.getloadavg()[0]:.2f}", flush=True)
