@@ -311,18 +311,14 @@ def _window(
         steps += 1
         now = clock()
         if now - pending.sent >= STEP_EVENT_EVERY_S:
-            done = completed()
-            times += done
-            pending.times += done
+            _collect(completed(), times, pending)
             yield pending.take()
             # The monitor's samples (about two a second) go out with the steps, every 50 ms:
             # asking its queue at every step cost a millisecond step 0.3%.
             yield from monitor.drain()
         reason = ""
         if steps >= check_at or now - t0 >= max_seconds:
-            done = completed()
-            times += done
-            pending.times += done
+            _collect(completed(), times, pending)
             reason = rule.reason(steps, now - t0)
             check_at = rule.next_check()
         if group is not None:
@@ -341,6 +337,12 @@ def _window(
     waited = sum(pending.waits) if pending.waits is not None else None
     yield pending.take(window=(steps * batch, seconds))  # the window's own figures
     return Window(steps, steps * batch, seconds, reason, times, rank_seconds, waited)
+
+
+def _collect(done: list[float], times: list[float], pending: _Pending) -> None:
+    """Steps' times the timer has finished: into the window's and into the next event's."""
+    times += done
+    pending.times += done
 
 
 def _agree_every(warmup_times: list[float]) -> int:

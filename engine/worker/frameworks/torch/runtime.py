@@ -167,9 +167,10 @@ class TorchRuntime:
         else:
             loss.backward()
             opt.step()
-        # The tensor itself: reading it would synchronise, and a detach() a step cost a
-        # millisecond step about 1 us (its backward has already freed what its graph saved).
-        self._last_loss = loss
+        # Detached: the loss itself would hold the step's graph until the next step, and with
+        # it whatever a model file's autograd Function keeps on its ctx (the next step's peak
+        # memory). Not read: reading it would synchronise.
+        self._last_loss = loss.detach()
 
     def sync(self) -> None:
         if self._device.type == "cuda":
