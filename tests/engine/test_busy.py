@@ -126,8 +126,10 @@ def test_the_default_run_has_repeats_and_intervals(capsys):
     goal = result["target_precision"]
     # Three windows or more; fewer only when the budget ran out first (a busy machine's
     # windows are long), which the result then says, with the time the target would need.
+    # (Under a loaded test run one window of tiny-mlp's 100 steps has taken 5.6 s of the 10:
+    # a second would not fit, and the run stops there, saying why.)
     assert result["repeats"] >= 3 or (not goal["reached"] and goal["why_not"])
-    assert result["repeats"] >= 2 and goal["windows"] == result["repeats"]
+    assert goal["windows"] == result["repeats"] >= 1
     low, high = result["throughput_ci95"]
     assert low <= result["throughput_samples_per_s"] <= high
     usd_low, usd_high = result["usd_per_epoch_ci95"]  # high is None when low throughput is 0
