@@ -7,7 +7,7 @@ IQR/median of step times is under the threshold after min_steps, or at max_steps
 (engine/worker/measure/stop_rule.py: stability is checked at min_steps and then every 1/256 of
 the steps so far). How many windows: engine/worker/measure/windows.py (the repeats, or until
 a target precision is met).
-Steps go out coalesced (_Pending): a `step` event at least every 50 ms and at the end of warm-up
+Steps go out coalesced (Pending): a `step` event at least every 50 ms and at the end of warm-up
 and of each window, with the window's samples and wall time so far (docs/architecture.md).
 """
 
@@ -20,10 +20,11 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from engine.core.errors import RunFailed
-from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase, Step
+from engine.core.events import STEP_EVENT_EVERY_S, Event, Phase
 from engine.measure.config import RunConfig
 from engine.worker.measure.monitor import Monitor
 from engine.worker.measure.session import ProcessGroup, Session
+from engine.worker.measure.step_events import Clock, Pending
 from engine.worker.measure.stop_rule import StopRule
 from engine.worker.measure.windows import Windows
 
@@ -77,80 +78,9 @@ class Measurement:
     group: ProcessGroup | None = None  # a data-parallel run's processes
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.t0 = time.perf_counter()
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.t0
-
-
 def _check_cancel(cancel: threading.Event) -> None:
     if cancel.is_set():
         raise RunFailed("cancelled", "cancelled by the user")
-
-
-class _Pending:
-    """Step times not yet sent, coalesced into one `step` event (engine/core/events.py) at least
-    every STEP_EVENT_EVERY_S and at the end of warm-up and of each window; writing an event per
-    step would cost a tiny model a good part of its throughput."""
-
-    def __init__(self, run_id: str, batch: int, clock: _Clock) -> None:
-        self.run_id, self.batch, self.clock = run_id, batch, clock
-        self.times: list[float] = []
-        self.index = 0  # the first pending step's index in its warm-up or window
-        self.measured, self.repeat = False, 0
-        self.window_t0 = 0.0
-        self.sent = time.perf_counter()
-        # The session's input waits (engine/worker/measure/session.py), None: synthetic.
-        self.waits: list[float] | None = None
-        self.waits_sent = 0
-
-    def begin(self, measured: bool, repeat: int = 0, window_t0: float = 0.0) -> None:
-        self.times, self.index = [], 0
-        self.measured, self.repeat, self.window_t0 = measured, repeat, window_t0
-        if self.waits is not None:  # each warm-up and window counts its own waits
-            self.waits.clear()
-            self.waits_sent = 0
-
-    def _new_waits(self) -> list[float] | None:
-        if self.waits is None:
-            return None
-        new = self.waits[self.waits_sent :]
-        self.waits_sent = len(self.waits)
-        return new
-
-    def due(self, now: float) -> bool:
-        return now - self.sent >= STEP_EVENT_EVERY_S
-
-    def take(self, window: tuple[int, float] | None = None) -> Step:
-        """The pending steps as one event; measured, with the window so far (samples, wall
-        seconds), or with `window`: the window's own figures at its end."""
-        now = time.perf_counter()
-        times, self.times = self.times, []
-        samples, seconds = (
-            (0, 0.0)
-            if not self.measured
-            else ((self.index + len(times)) * self.batch, now - self.window_t0)
-        )
-        if window is not None:
-            samples, seconds = window
-        event = Step(
-            run_id=self.run_id,
-            index=self.index,
-            step_times_s=times,
-            samples=self.batch,
-            measured=self.measured,
-            repeat=self.repeat,
-            elapsed_s=now - self.clock.t0,
-            window_samples=samples,
-            window_seconds=seconds,
-            window_done=window is not None,
-            input_wait_s=self._new_waits(),
-        )
-        self.index += len(times)
-        self.sent = now
-        return event
 
 
 def measure(
@@ -164,7 +94,7 @@ def measure(
     """Run warm-up and the measured windows, yielding events; fill `out`."""
     out.group = getattr(session, "group", None)
     world = out.group.world_size if out.group else 1
-    pending = _Pending(run_id, config.batch_size * world, _Clock())  # samples: the global batch
+    pending = Pending(run_id, config.batch_size * world, Clock())  # samples: the global batch
     pending.waits = getattr(session, "input_waits", None)
     try:
         yield from _measure(session, config, run_id, cancel, monitor, out, pending)
@@ -186,7 +116,7 @@ def _measure(
     cancel: threading.Event,
     monitor: Monitor,
     out: Measurement,
-    pending: _Pending,
+    pending: Pending,
 ) -> Generator[Event, None, None]:
     # A compiling session always gets at least one step before the window, so that compile
     # time never lands inside it.
@@ -274,7 +204,7 @@ def _window(
     cancel: threading.Event,
     monitor: Monitor,
     repeat: int,
-    pending: _Pending,
+    pending: Pending,
     group: ProcessGroup | None = None,
     every: int = 1,
     detail: str = "",
@@ -311,14 +241,14 @@ def _window(
         steps += 1
         now = clock()
         if now - pending.sent >= STEP_EVENT_EVERY_S:
-            _collect(completed(), times, pending)
+            pending.collect(completed(), times)
             yield pending.take()
             # The monitor's samples (about two a second) go out with the steps, every 50 ms:
             # asking its queue at every step cost a millisecond step 0.3%.
             yield from monitor.drain()
         reason = ""
         if steps >= check_at or now - t0 >= max_seconds:
-            _collect(completed(), times, pending)
+            pending.collect(completed(), times)
             reason = rule.reason(steps, now - t0)
             check_at = rule.next_check()
         if group is not None:
@@ -331,18 +261,10 @@ def _window(
     if group is not None:  # the window is the slowest rank's (and ends on a barrier)
         rank_seconds = group.gather(seconds)
         seconds = max(rank_seconds)
-    rest = session.timer.flush()
-    times += rest
-    pending.times += rest
+    pending.collect(session.timer.flush(), times)
     waited = sum(pending.waits) if pending.waits is not None else None
     yield pending.take(window=(steps * batch, seconds))  # the window's own figures
     return Window(steps, steps * batch, seconds, reason, times, rank_seconds, waited)
-
-
-def _collect(done: list[float], times: list[float], pending: _Pending) -> None:
-    """Steps' times the timer has finished: into the window's and into the next event's."""
-    times += done
-    pending.times += done
 
 
 def _agree_every(warmup_times: list[float]) -> int:
