@@ -1,5 +1,6 @@
 """Chart: one exportable pyqtgraph chart (title, plot with labelled axes, legend, caption row),
-the base of every chart in the app, and the two items the live plots add to one.
+the base of every chart in the app, and the items the live plots add to one: a line, a
+labelled level, a result's level named in the legend (gui/common/chart_legend.py).
 
 Every chart's legend is a row of its own under the plots (never on the data), the caption the
 row under it. The mouse wheel scrolls the page a chart sits in; Ctrl+wheel zooms the chart.
@@ -21,12 +22,11 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QGraphicsItem,
-    QGraphicsSceneMouseEvent,
-    QSizePolicy,
 )
 
 from gui.common import chart_labels
 from gui.common.chart_axis import ChartAxis
+from gui.common.chart_legend import KeyedLevel, LegendRow
 from gui.common.theme import PlotColors
 
 TIME_LABEL = "time since warm-up began (s)"
@@ -275,31 +275,22 @@ def add_level(chart: Chart, label: str) -> pg.InfiniteLine:
 
 
 def set_level(line: pg.InfiniteLine, value: float, text: str) -> None:
-    """Show a level line at `value`, labelled `text`. Shown first: a hidden line's label
-    ignores new values and formats (pyqtgraph's InfLineLabel skips them while hidden), so a
-    line set while hidden would show only its first label."""
+    """Show a level line at `value`, labelled `text` (a KeyedLevel: its legend entry). Shown
+    first: a hidden line's label ignores new values and formats (pyqtgraph's InfLineLabel skips
+    them while hidden), so a line set while hidden would show only its first label."""
     line.show()
     line.setValue(value)
-    line.label.setFormat(text)
+    if isinstance(line, KeyedLevel):
+        line.name(text)
+    else:
+        line.label.setFormat(text)
 
 
-class LegendRow(pg.LegendItem):
-    """A legend in a row of its own under the plot, entries side by side, so that it never
-    covers the data (pyqtgraph's sits in a corner of the view)."""
-
-    def __init__(self, columns: int) -> None:
-        super().__init__(colCount=columns, labelTextSize="8pt")
-        # Scaled with the chart when exported, as Chart does with its legend.
-        self.setFlag(self.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-
-    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        """The entries' size is this item's size hint: the chart's layout places it."""
-        self.layout.invalidate()
-        self.updateGeometry()
-
-    def mouseDragEvent(self, ev: QGraphicsSceneMouseEvent) -> None:  # noqa: N802
-        ev.ignore()  # laid out, not dragged about
+def add_keyed_level(chart: Chart) -> KeyedLevel:
+    """A result's level on the chart's plot, named in its legend (KeyedLevel)."""
+    line = KeyedLevel(chart.legend)
+    chart.plot.addItem(line, ignoreBounds=True)
+    return line
 
 
 def legend_below(chart: Chart, columns: int = 2, row: int = 1) -> LegendRow:

@@ -57,7 +57,7 @@ def test_an_image_folder_run_shows_its_input_wait_and_keeps_its_data(qtbot, wind
     assert len(chart.per_step.xData) >= 5 and len(chart.line.xData) >= 1
     assert max(chart.per_step.yData) <= 100.0
     assert chart.final.isVisible() and chart.final.value() == pytest.approx(fraction * 100)
-    assert "input-bound" in chart.final.label.format or "%" in chart.final.label.format
+    assert chart.final.text.startswith(f"input wait: result {fraction:.1%}")
     assert "image folder" in window.plots.caption
     assert "input wait" in window.status.text.text()
 
@@ -132,7 +132,7 @@ def test_the_input_wait_is_each_steps_share_and_the_windows(qtbot, tmp_path, fol
     plots.end_run({"status": "ok", "throughput_samples_per_s": 1000.0, "input_wait_fraction": 0.3})
     plots.refresh()  # the end's turns drawn now
     assert plots.input_wait.final.value() == pytest.approx(30.0)
-    assert "input-bound" in plots.input_wait.final.label.format
+    assert "input-bound" in plots.input_wait.final.text
 
 
 def test_a_synthetic_run_shows_no_input_wait(qtbot):
@@ -171,4 +171,4 @@ def test_the_throughput_export_carries_the_input_wait_on_its_right_axis(qtbot, t
     texts = " ".join("".join(t.itertext()) for t in ET.parse(out).getroot().iter())
     for words in ("samples per second", "input wait (% of step)", "input wait per step"):
         assert words in texts
-    assert "result 20.0% (input-bound)" in texts
+    assert "input wait: result 20.0% (input-bound, right axis)" in texts  # the legend's

@@ -110,5 +110,5 @@ def test_the_live_band_and_the_result_level_say_which_interval_they_are(qtbot):
     assert "95% band: window's steps" in legend
     busy = busy_result()
     plots.end_run(busy)  # no run drawn: its end at once
-    assert f"95% interval {SIDES}" in plots.result_levels.rate.label.format
-    assert "95% interval -88% / +747%" in plots.result_levels.cost.label.format  # turned over
+    assert f"95% interval {SIDES}" in plots.result_levels.rate.text
+    assert "95% interval -88% / +747%" in plots.result_levels.cost.text  # turned over

@@ -9,6 +9,7 @@ import math
 import statistics
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 from engine.core.events import Flops, Phase, Sample, Started, Step
@@ -153,8 +154,49 @@ def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots
     plots.end_run(result)
     plots.refresh()  # the end's turns drawn now
     assert plots.result_levels.rate.value() == statistics.median(ends)
-    label = plots.result_levels.rate.label.textItem.toPlainText()
+    label = drawn_name(plots.result_levels.rate)
     assert label == f"result {statistics.median(ends):,.1f} samples/s (median of 3 windows)"
+
+
+def drawn_name(level) -> str:
+    """What the legend draws for a result's level (KeyedLevel): its entry's plain text."""
+    label = level.legend.getLabel(level.key)
+    return "" if label is None else label.item.toPlainText()
+
+
+def test_a_finished_run_whose_windows_fill_the_plot_keeps_its_figures_off_the_data(plots):
+    # 200 short windows (tiny-mlp at a tight target): their dots fill the plot around the
+    # result's level, where no place beside the line is free of data. The figure and its
+    # interval are the legend's; the plot's own labels stay off every dot.
+    plots.begin_run(tiny_config(usd_per_hour=1.0), "")
+    t = feed_run(plots, step_times(5, seed=0))
+    for r in range(1, 200):
+        t = feed_window(plots, step_times(5, seed=r), t, repeat=r)
+    plots.refresh()
+    ends = plots._ends.getData()
+    median = float(np.median(ends[1]))
+    result = {
+        "status": "ok",
+        "throughput_samples_per_s": median,
+        "throughput_ci95": [median * 0.9, median * 1.1],
+        "repeats": 200,
+        "usd_per_epoch": 0.05,
+    }
+    plots.end_run(result)
+    plots.refresh()  # the end's turns drawn now
+    name = drawn_name(plots.result_levels.rate)
+    assert name.startswith(f"result {median:,.1f} samples/s (median of 200 windows)")
+    assert "95% interval ±10%" in name
+    assert drawn_name(plots.result_levels.cost).startswith("result $0.0500 per epoch")
+    chart = plots.throughput
+    chart.labels.separate()
+    vb = chart.plot.vb
+    dots = [vb.mapViewToScene(pg.QtCore.QPointF(x, y)) for x, y in zip(*ends, strict=True)]
+    texts = [text for text, _ in chart.labels.boxes()]
+    assert not any(text.startswith("result") for text in texts), texts
+    legend = chart.legend.sceneBoundingRect()
+    assert legend.top() >= vb.sceneBoundingRect().bottom()
+    assert not any(legend.contains(dot) for dot in dots)
 
 
 def test_projection_band_narrows_as_the_window_settles(plots, qtbot):
@@ -197,7 +239,9 @@ def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
         "per step: samples / step time",
         "this window: samples / wall time",
         "each window's figure",
+        "result 300.0 samples/s",  # no repeats in the result: no window count
     ]
+    assert [label.text for _, label in plots.cost.legend.items][-1] == "result $0.0500 per epoch"
     assert [label.text for _, label in plots.flops.legend.items] == [
         "this window: FLOPs / wall time",
         "each window's figure",
@@ -384,10 +428,14 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
     )
     plots.refresh()  # the end's turns drawn now
     assert plots.flops.final.isVisible()
-    # What is drawn, not only the format (a label set while its line was hidden kept its old
-    # text before gui/common/chart.py's set_level).
-    assert plots.flops.final.label.textItem.toPlainText() == "result 40 TFLOP/s, MFU 32.0%"
-    assert plots.result_levels.rate.label.textItem.toPlainText() == "result 320.0 samples/s"
+    # What the legend draws, not only the text given.
+    assert drawn_name(plots.flops.final) == "result 40 TFLOP/s, MFU 32.0%"
+    assert drawn_name(plots.result_levels.rate) == "result 320.0 samples/s"
+    # Named in the legend, not on the plot, and taken out again by the next run.
+    assert plots.flops.final.label is None
+    plots.begin_run(tiny_config(), "")
+    assert plots.flops.plot.legend.getLabel(plots.flops.final.key) is None
+    assert not plots.flops.final.isVisible()
 
 
 def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(plots, qtbot):

@@ -159,8 +159,12 @@ def test_the_throughput_chart_shows_the_interval_narrowing_and_the_target(qtbot)
     }
     plots.end_run(result)
     plots.refresh()  # the end's turns drawn now
-    assert goal.label.textItem.toPlainText() == "target ±3% not reached (±4.1%)"
-    assert "target ±3% not reached (±4.1%)" in assert_clear(plots.throughput)
+    # The verdict is the result's legend entry's, beside its interval; the plot, which the
+    # finished run's windows can fill, carries no label of it.
+    named = plots.result_levels.rate.text
+    assert named.endswith("\n95% interval ±4.1%; target ±3% not reached"), named
+    assert not goal.label.isVisible()
+    assert not any("target" in text for text in assert_clear(plots.throughput))
     status = finished_text(result)
     assert "target ±3% not reached: ±4.1% after 3 windows in 1.9 s" in status
     assert "about 9.5 s of measuring would reach it" in status
@@ -181,5 +185,5 @@ def test_a_real_run_with_a_loose_target_stops_and_says_so(qtbot, window):
     assert goal["target"] == 0.5 and goal["budget_s"] == 3.0
     assert len(window.plots.series.ci_t) == goal["windows"] == result["repeats"]
     assert target_text(goal) in window.status.text.toolTip()
-    label = window.plots.goal.label.textItem.toPlainText()
-    assert label.startswith("target ±50% " + ("reached" if goal["reached"] else "not reached"))
+    named = window.plots.result_levels.rate.text
+    assert named.endswith("; target ±50% " + ("reached" if goal["reached"] else "not reached"))

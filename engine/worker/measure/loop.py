@@ -132,9 +132,7 @@ def _measure(
             _check_cancel(cancel)
         session.step()
         session.timer.stop()
-        done = session.timer.completed()
-        out.warmup_step_times_s += done
-        pending.times += done
+        pending.collect(session.timer.completed(), out.warmup_step_times_s)
         if pending.due(time.perf_counter()):
             yield pending.take()
             yield from monitor.drain()  # with the steps, as in a window (below)
@@ -142,9 +140,7 @@ def _measure(
             session.sync()  # the first call traces/compiles: time it on its own
             out.compile_seconds = time.perf_counter() - t0
     session.sync()  # warm-up ends with an idle device
-    rest = session.timer.flush()
-    out.warmup_step_times_s += rest
-    pending.times += rest
+    pending.collect(session.timer.flush(), out.warmup_step_times_s)
     out.warmup_seconds = time.perf_counter() - t0
     every = 1
     if group is not None:  # the ranks' first agreement: a cancel, and how often to agree

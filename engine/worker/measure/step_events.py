@@ -80,7 +80,7 @@ class Pending:
         return event
 
     def collect(self, done: list[float], window: list[float]) -> None:
-        """Steps' times the timer has finished: into the window's (`window`) and the next
-        event's."""
+        """Steps' times the timer has finished: into the warm-up's or the window's list
+        (`window`) and the next event's."""
         window += done
         self.times += done

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyqtgraph as pg
 
-from gui.common.chart import Chart, add_level, add_line, set_level
+from gui.common.chart import Chart, add_keyed_level, add_line, set_level
 from gui.common.theme import PlotColors
 from gui.pages.run.series import RunSeries
 
@@ -45,7 +45,7 @@ class FlopsChart(Chart):
         self.line = add_line(self, "this window: FLOPs / wall time")
         self.ends = pg.ScatterPlotItem(size=9, symbol="o", name="each window's figure")
         self.plot.addItem(self.ends)
-        self.final = add_level(self, "result")
+        self.final = add_keyed_level(self)
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
         self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
         self.labels.add_hint(self.hint)
@@ -61,10 +61,6 @@ class FlopsChart(Chart):
         self.ends.setBrush(pg.mkBrush(colors.median))
         self.ends.setPen(pg.mkPen(colors.foreground))
         self.final.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
-        self.final.label.setColor(colors.limit)
-        backdrop = pg.mkColor(colors.background)
-        backdrop.setAlpha(200)
-        self.final.label.fill = pg.mkBrush(backdrop)  # readable over the line
         self.hint.setColor(colors.foreground)
         self._foreground = colors.foreground
         self.plot.setTitle(self._title, color=colors.foreground)
@@ -72,7 +68,7 @@ class FlopsChart(Chart):
     def begin(self, caption: str) -> None:
         self.line.setData([], [])
         self.ends.setData([], [])
-        self.final.hide()
+        self.final.clear()
         self.hint.setText(WAITING)
         self.hint.show()
         self._set_title(TITLE)

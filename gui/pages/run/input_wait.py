@@ -22,8 +22,9 @@ import pyqtgraph as pg
 
 from gui.common.chart import Chart, set_level
 from gui.common.chart_axis import ChartAxis
+from gui.common.chart_legend import KeyedLevel
 from gui.common.theme import PlotColors
-from gui.pages.run.plot_style import backdrop, faded
+from gui.pages.run.plot_style import faded
 from gui.pages.run.series import RunSeries
 
 AXIS_LABEL = "input wait (% of step)"
@@ -63,7 +64,7 @@ class InputWaitOverlay:
         self.view.setZValue(plot.vb.zValue() - 1)
         self.view.setXLink(plot.vb)
         plot.vb.sigResized.connect(self._fit_geometry)
-        chart.labels.watch(self.view)  # the result's label kept apart from the throughput's
+        chart.labels.watch(self.view)  # the labels kept clear of its curves as they move
         self.axis = PercentAxis("right")
         plot.setAxisItems({"right": self.axis})
         self.axis.linkToView(self.view)
@@ -72,9 +73,7 @@ class InputWaitOverlay:
         self.axis.showLabel(False)  # on screen (export_style says why)
         self.per_step = pg.PlotDataItem(connect="finite")
         self.line = pg.PlotDataItem(connect="finite")
-        options = {"position": 0.97, "anchors": [(1, 0), (1, 1)]}  # right: the axis it reads on
-        self.final = pg.InfiniteLine(angle=0, movable=False, label="result", labelOpts=options)
-        self.final.hide()
+        self.final = KeyedLevel(chart.legend)  # named in the legend, reads on the right axis
         for item in (self.per_step, self.line, self.final):
             self.view.addItem(item)
         self.top: float | None = None  # the shares' axis top after a refresh (percent)
@@ -112,8 +111,6 @@ class InputWaitOverlay:
         self.full_strength(False)
         self.line.setPen(pg.mkPen(colors.process_memory, width=2.5))
         self.final.setPen(pg.mkPen(colors.process_memory, width=1.5, style=pg.QtCore.Qt.DashLine))
-        self.final.label.setColor(colors.process_memory)
-        self.final.label.fill = pg.mkBrush(backdrop(colors))  # readable over the curves
 
     def export_style(self, on: bool) -> None:
         """In an exported file the axis's label and the per-step shares at full strength. On
@@ -134,7 +131,7 @@ class InputWaitOverlay:
         self.top = None
         self.per_step.setData([], [])
         self.line.setData([], [])
-        self.final.hide()
+        self.final.clear()
         self._show(shown)
         self.fit_y()
 
@@ -157,11 +154,12 @@ class InputWaitOverlay:
         fraction = result.get("input_wait_fraction")
         if fraction is None:
             return
-        set_level(self.final, fraction * 100, f"result {fraction:.1%} ({verdict(fraction)})")
+        text = f"input wait: result {fraction:.1%} ({verdict(fraction)}, right axis)"
+        set_level(self.final, fraction * 100, text)
         self.fit_y()
 
     def fit_y(self) -> None:
         """The right axis from 0 to the shares' top (25% at least) and the result's level, with
-        room for its label."""
+        room above it."""
         level = float(self.final.value()) * HEADROOM if self.final.isVisible() else 0.0
         self.view.setYRange(0.0, max(self.top or TOP_AT_LEAST, level), padding=0)

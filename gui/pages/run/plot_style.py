@@ -59,7 +59,7 @@ def mark_text(event: Phase) -> str:
 
 
 def named(sides: str) -> str:
-    """'95% interval -88% / +758%' on a second line of a result level's label (one line ran past
+    """'95% interval -88% / +758%' on a second line of a result level's name (one line ran past
     a narrow plot's edge); nothing without an interval."""
     return "" if sides == "no interval" else f"\n95% interval {sides}"
 

@@ -4,9 +4,10 @@ wait on the throughput chart's right axis (gui/pages/run/input_wait.py).
 
 The throughput plot's main line is the statistic the result stores: the running window's
 samples over its wall time so far (its last point is the window's own figure, a dot), and the
-result's figure, the median of the windows', is a labelled level at the end. The per-step rates
-(samples / step time, lighter) leave out the time between steps and so run above it. Each
-chart's legend is a row of its own under the plot, never over the data.
+result's figure, the median of the windows', is a dashed level at the end, named in the legend
+(gui/pages/run/result_levels.py). The per-step rates (samples / step time, lighter) leave out
+the time between steps and so run above it. Each chart's legend is a row of its own under the
+plot, never over the data.
 
 Each curve is created once. Events only append numbers to a RunSeries; a timer pushes the
 buffers into the curves with setData, 25 times a second for each chart, one chart a tick
@@ -99,7 +100,7 @@ class LivePlots(QWidget):
         # A wide translucent line stands for the band in the legend.
         self._band_key = pg.PlotDataItem()
         # Not the result's interval (that also holds the windows' spread and the busy share,
-        # and labels the result's level at the end): the legend says which it is.
+        # and names the result's level at the end): the legend says which it is.
         self.cost.legend.addItem(self._band_key, "95% band: window's steps")
         self.result_levels = ResultLevels(self.throughput, self.cost)
         # Shown in the empty cost plot until the first measured steps give a projection.
@@ -161,11 +162,10 @@ class LivePlots(QWidget):
         self._band.setBrush(pg.mkBrush(band))
         self._band_key.setPen(pg.mkPen(band, width=10))
         self._mid.setPen(pg.mkPen(colors.median, width=2.5))
-        behind = backdrop(colors)
         for line in (self.result_levels.rate, self._total, self.result_levels.cost):
             line.setPen(pg.mkPen(colors.limit, width=1.5, style=pg.QtCore.Qt.DashLine))
-            line.label.setColor(colors.limit)
-            line.label.fill = pg.mkBrush(behind)  # readable over the per-step rates
+        self._total.label.setColor(colors.limit)
+        self._total.label.fill = pg.mkBrush(backdrop(colors))  # readable over the curves
         self.marks.set_colors(colors)
         self._draw_overlays()
 

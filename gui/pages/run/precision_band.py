@@ -2,7 +2,9 @@
 each window (the worker's `precision` events: the interval the result would store, windows'
 spread and busy share included) as a band that narrows as windows are added, the target as two
 dotted lines around the figure, and a label that says where it stands, "±4.1% → target ±3%"
-(docs/measuring.md, "Stop when precise enough").
+(docs/measuring.md, "Stop when precise enough"). At the end the label goes: the verdict,
+"target ±3% not reached", is the result's legend entry's (gui/pages/run/result_levels.py), since
+the finished run's windows can fill the plot where the label would sit.
 
 The band is drawn where it is bounded (plot_style.bounded_band: a busy machine's interval can
 reach many times the figure, which the y axis would have to hold); the label is a point's label
@@ -26,14 +28,21 @@ from gui.pages.run.series import RunSeries
 BAND_NAME = "95% interval so far (the run's)"
 
 
-def caption(achieved: float | None, target: float, reached: bool, final: bool = False) -> str:
-    """'±4.1% → target ±3%' while it runs; 'target ±3% reached (±2.4%)' once reached; 'target
-    ±3% not reached (±4.1%)' at the end."""
+def caption(achieved: float | None, target: float, reached: bool) -> str:
+    """'±4.1% → target ±3%' while it runs; 'target ±3% reached (±2.4%)' once reached."""
     shown = "no interval yet" if achieved is None else achieved_text(achieved)
     goal = f"target ±{percent(target)}"
-    if reached:
-        return f"{goal} reached ({shown})"
-    return f"{goal} not reached ({shown})" if final else f"{shown} → {goal}"
+    return f"{goal} reached ({shown})" if reached else f"{shown} → {goal}"
+
+
+def verdict(result: dict[str, Any] | None) -> str:
+    """'target ±3% reached' or 'target ±3% not reached' for a result with a target, else ''
+    (how near it got is the result's interval, said beside it)."""
+    goal = (result or {}).get("target_precision") or {}
+    target = goal.get("target")
+    if not isinstance(target, int | float):
+        return ""
+    return f"target ±{percent(target)} {'reached' if goal.get('reached') else 'not reached'}"
 
 
 class PrecisionBand:
@@ -104,12 +113,12 @@ class PrecisionBand:
         self._place()
 
     def end(self, result: dict[str, Any] | None) -> None:
-        """The result's own verdict, once the run is over."""
+        """The run is over: the label goes (the result's legend entry says the verdict)."""
         goal = (result or {}).get("target_precision")
         if self.target is None or not goal:
             return
-        self.label.setText(caption(goal.get("achieved"), self.target, goal["reached"], True))
-        self._place()
+        self.label.hide()
+        self.chart.labels.request()
 
     def _place(self) -> None:
         """Keep the label whole inside the plot: it ends at its point and slides right when the

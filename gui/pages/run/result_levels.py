@@ -1,6 +1,8 @@
 """The result's levels on the live plots, drawn at a run's end: its throughput (the median of
-its windows, with the 95% interval) on the throughput chart, and its cost per epoch (or, with
-no price, its epoch time) on the cost chart, each a dashed line with its figure as its label."""
+its windows, with the 95% interval and a target's verdict) on the throughput chart, and its
+cost per epoch (or, with no price, its epoch time) on the cost chart, each a dashed line named
+with its figure in its chart's legend (KeyedLevel: the windows' figures can fill the plot
+around the line)."""
 
 from __future__ import annotations
 
@@ -8,24 +10,27 @@ from typing import Any
 
 from engine.core.interval import interval_text
 from engine.results import report
-from gui.common.chart import Chart, add_level, set_level
+from gui.common.chart import Chart, add_keyed_level, set_level
 from gui.pages.run.plot_style import median_of, named, turned
+from gui.pages.run.precision_band import verdict
 
 
 class ResultLevels:
     """The result's two level lines: `rate` on the throughput chart, `cost` on the cost chart."""
 
     def __init__(self, throughput: Chart, cost: Chart) -> None:
-        self.rate = add_level(throughput, "result")
-        self.cost = add_level(cost, "result")
+        self.rate = add_keyed_level(throughput)
+        self.cost = add_keyed_level(cost)
 
     def clear(self) -> None:
-        self.rate.hide()
-        self.cost.hide()
+        self.rate.clear()
+        self.cost.clear()
 
     def show_rate(self, result: dict[str, Any]) -> None:
         rate = result["throughput_samples_per_s"]
         sides = named(interval_text(result.get("throughput_ci95"), rate))
+        goal = verdict(result)  # a run with a target: on the interval's line
+        sides += (("; " if sides else "\n") + goal) if goal else ""
         set_level(self.rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
 
     def show_cost(self, result: dict[str, Any], in_usd: bool) -> None:
