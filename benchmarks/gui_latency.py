@@ -3,7 +3,7 @@
 Lateness: a 5 ms precise timer on the GUI thread records how late each tick fires while a real
 worker streams events and the plots redraw at 25 Hz (target: p99 under 20 ms). Two runs: the
 default model (resnet18-cifar, batch 64) and tiny-mlp at batch 16, whose thousands of steps a
-second are the worst case (the worker coalesces them, an event about every 50 ms: the figures
+second are the worst case (the worker coalesces them, an event about every 100 ms: the figures
 give both counts); the second is cancelled after a while, timing the cancel. The max is given
 twice: over the whole run, and before the task that draws its ending (a Finished or Failed
 event: the last fit, a message bar laying the page out again) began.

@@ -10,13 +10,15 @@ hand loop's median, the median of the rounds' own ratios, and how many launches 
 heap (harness_overhead.churned). `in-worker` (PyTorch) also runs, in the worker before its
 window, 1,000-step blocks of the hand loop's step on the session's own model and of the
 harness's real window, in turn, and prints the ratio of their medians: the loop's own cost, with
-the process and its memory the same. `hand-fixed` is the hand loop again, with glibc's
-thresholds set as the worker sets them (engine/worker/measure/heap.py), from the environment
-variables docs/measuring.md gives a user's own script. `--model resnet18-cifar` runs
+the process and its memory the same (`in-worker-50ms`: with the step events every 50 ms, as
+before). `hand-fixed` is the hand loop again, with glibc's thresholds set as the worker sets
+them (engine/worker/measure/heap.py), from the environment variables docs/measuring.md gives a
+user's own script. `--model resnet18-cifar` runs
 harness_overhead.py's resnet18-cifar case instead of tiny-mlp (PyTorch; --steps 20 there).
 
     .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
-        [--variants base,no-flops,no-monitor,events-1s,glibc-defaults,hand-fixed,in-worker]
+        [--variants base,no-flops,no-monitor,events-1s,events-50ms,glibc-defaults,hand-fixed,
+         in-worker,in-worker-50ms]
         [--framework torch] [--model tiny-mlp|resnet18-cifar]
 """
 
@@ -57,7 +59,10 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
         )
     ],
     "events-1s": [
-        ("core/events.py", "STEP_EVENT_EVERY_S = 0.05", "STEP_EVENT_EVERY_S = 1.0"),
+        ("core/events.py", "STEP_EVENT_EVERY_S = 0.1", "STEP_EVENT_EVERY_S = 1.0"),
+    ],
+    "events-50ms": [  # as before issue 42's last change
+        ("core/events.py", "STEP_EVENT_EVERY_S = 0.1", "STEP_EVENT_EVERY_S = 0.05"),
     ],
     "glibc-defaults": [  # the worker leaves glibc's thresholds as they come (before heap.steady)
         ("worker/measure/pipeline.py", "else heap.steady()", "else None"),
@@ -102,6 +107,9 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
         )
     ],
 }
+# The same, with the step events every 50 ms (as before issue 42's last change): the events'
+# own cost, in one process.
+VARIANTS["in-worker-50ms"] = VARIANTS["in-worker"] + VARIANTS["events-50ms"]
 
 
 def make(variant: str, into: Path) -> Path:
@@ -186,7 +194,7 @@ def main() -> None:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         p.error(f"unknown variants {unknown}: choose from {', '.join(VARIANTS)}")
-    if "in-worker" in variants and args.framework != "torch":
+    if any(v.startswith("in-worker") for v in variants) and args.framework != "torch":
         p.error("in-worker's hand step is PyTorch's: leave it out with --framework tensorflow")
     sys.path.insert(0, str(HERE))
     from harness_overhead import churned
@@ -199,7 +207,7 @@ def main() -> None:
         names = list(roots)
         rates: dict[str, list[float]] = {n: [] for n in names}
         faults: dict[str, list[int]] = {n: [] for n in names}
-        in_worker: list[float] = []
+        in_worker: dict[str, list[float]] = {n: [] for n in names if n.startswith("in-worker")}
         for i in range(args.rounds):
             order = names[i % len(names) :] + names[: i % len(names)]
             for name in order[::-1] if (i // len(names)) % 2 else order:
@@ -214,11 +222,11 @@ def main() -> None:
                 rates[name].append(rate)
                 faults[name].append(count)
                 line = f"round {i + 1} {name:11s} {rate:10.1f} samples/s ({count} page faults)"
-                if name == "in-worker":
+                if name in in_worker:
                     blocks = json.loads(plain_out.read_text())
                     window, hand = (statistics.median(blocks[k]) for k in ("window", "hand"))
-                    in_worker.append(window / hand)
-                    line += f", windows / hand steps in the same worker {in_worker[-1]:.3f}"
+                    in_worker[name].append(window / hand)
+                    line += f", windows / hand steps in the same worker {window / hand:.3f}"
                 print(line, flush=True)
     hand = statistics.median(rates["hand loop"])
     for name in names:
@@ -230,11 +238,11 @@ def main() -> None:
             flush=True,
         )
     churned(faults, rates)
-    if in_worker:
+    for name, ratios in in_worker.items():
         print(
-            f"in-worker: the harness's 1,000-step windows against as many hand steps in turn, "
+            f"{name}: the harness's 1,000-step windows against as many hand steps in turn, "
             f"{IN_WORKER_BLOCKS // 2} of each a worker, in the same worker: median "
-            f"{statistics.median(in_worker):.3f} ({min(in_worker):.3f} to {max(in_worker):.3f})"
+            f"{statistics.median(ratios):.3f} ({min(ratios):.3f} to {max(ratios):.3f})"
         )
     print(f"load average after {os.getloadavg()[0]:.2f}", flush=True)
 

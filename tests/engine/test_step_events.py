@@ -1,4 +1,4 @@
-"""Step events are coalesced: about one every 50 ms, one at each window's end with the window's
+"""Step events are coalesced: about one every 100 ms, one at each window's end with the window's
 own figures, and no step lost (not on a cancel, nor on a failure)."""
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_steps_come_coalesced_and_every_one_arrives():
         for e in mine[:-1]:
             assert e.window_samples == (e.index + e.steps) * 8
             assert 0 < e.window_seconds < window.seconds
-    # An event mid-window only once 50 ms have passed since the one before.
+    # An event mid-window only once STEP_EVENT_EVERY_S has passed since the one before.
     measured = [e for e in step_events if e.measured]
     for before, after in zip(measured, measured[1:], strict=False):
         if not after.window_done and after.repeat == before.repeat:

@@ -7,7 +7,7 @@ IQR/median of step times is under the threshold after min_steps, or at max_steps
 (engine/worker/measure/stop_rule.py: stability is checked at min_steps and then every 1/256 of
 the steps so far). How many windows: engine/worker/measure/windows.py (the repeats, or until
 a target precision is met).
-Steps go out coalesced (Pending): a `step` event at least every 50 ms and at the end of warm-up
+Steps go out coalesced (Pending): a `step` event at least every 100 ms and at the end of warm-up
 and of each window, with the window's samples and wall time so far (docs/architecture.md).
 """
 
@@ -239,7 +239,7 @@ def _window(
         if now - pending.sent >= STEP_EVENT_EVERY_S:
             pending.collect(completed(), times)
             yield pending.take()
-            # The monitor's samples (about two a second) go out with the steps, every 50 ms:
+            # The monitor's samples (about two a second) go out with the steps, every 100 ms:
             # asking its queue at every step cost a millisecond step 0.3%.
             yield from monitor.drain()
         reason = ""

@@ -6,7 +6,7 @@ throughput chart's main line: each window's samples over its wall time, the resu
 statistic, so the chart's line ends where the result's level says (per-step rates, which leave
 out the time between steps, are the throughput chart's lighter scatter and not drawn twice).
 Each window's figure is a dot, as on the throughput chart: a window shorter than the step
-events' 50 ms has one point of the line, which no line can draw.
+events' 100 ms has one point of the line, which no line can draw.
 The peak comes with the worker's Flops event (engine/measure/utilisation.py: the catalog's dense
 peak for the run's precision); a CPU or a GPU missing from the catalog shows "peak unknown" and
 no MFU, never a guessed one.

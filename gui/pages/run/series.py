@@ -4,7 +4,7 @@ The headline figure is the result's own statistic: each measured window's sample
 wall time so far (engine/core/events.py, Step; the result stores the median of the windows'
 final figures). Per-step rates (samples / step time) are kept as well, lighter: they leave out
 the time between steps, so they run above the window's figure. Step events arrive coalesced,
-about one per 50 ms: each appends in O(its steps). Times in seconds since warm-up began,
+about one per 100 ms: each appends in O(its steps). Times in seconds since warm-up began,
 memory in bytes, money in USD.
 
 With an input pipeline, each step's share spent waiting for its batch (engine Step events'
@@ -27,7 +27,7 @@ from engine.core.interval import throughput_interval
 from engine.pricing import cost
 
 # The engine's interval reads every step time (pure Python, about 1 ms a thousand steps) and a
-# step event comes every 50 ms: past EXACT_STEPS steps it is found again only once the window
+# step event comes every 100 ms: past EXACT_STEPS steps it is found again only once the window
 # has REFRESH_GROWTH times the steps it was last found for (and at the window's end). Its width
 # goes as 1/sqrt(steps), so between two finds it is at most about 5% stale.
 EXACT_STEPS = 1000
