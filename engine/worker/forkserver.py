@@ -12,8 +12,9 @@ environment, folder and standard streams.
 Protocol, on the Unix socket at SOCKET_PATH (one connection per worker): the parent sends one
 JSON line {"argv": [...], "env": {...}, "cwd": "..."} with three file descriptors (the
 worker's stdin, stdout and stderr) attached; the server answers {"pid": N} once the worker is
-forked and {"exit": CODE} when it has ended (CODE as subprocess's returncode: -N for signal N),
-then closes the connection. "ready" on the server's stdout says it listens; the end of its
+forked and leads a session of its own (a kill of its group reaches it), and {"exit": CODE}
+when it has ended (CODE as subprocess's returncode: -N for signal N), then closes the
+connection. "ready" on the server's stdout says it listens; the end of its
 stdin (the parent gone or done with it) ends it. Its workers live on: each is a session of its
 own, ended by its parent as any worker is (engine/process/spawn.py).
 
@@ -132,16 +133,24 @@ class Server:
             _answer(conn, {"error": f"a request this server cannot read: {exc}"})
             _close(conn, fds)
             return
+        session_r, session_w = os.pipe()
         try:
             pid = os.fork()
         except OSError as exc:  # no process to be had (EAGAIN, ENOMEM): the parent starts one
             _answer(conn, {"error": f"fork failed: {exc}"})
-            _close(conn, fds)
+            _close(conn, [*fds, session_r, session_w])
             return
         if pid == 0:
-            self._child(request, fds, conn)
+            os.close(session_r)
+            self._child(request, fds, conn, session_w)
+        os.close(session_w)
         for fd in fds:  # the worker's now: its stdin's end comes when its parent closes it
             os.close(fd)
+        # The pid goes out once the child leads a session (and group) of its own: a kill of
+        # the group at once (a check cancelled as it starts) found none before, and the
+        # worker ran on. A byte, or the end of the pipe if the child died first.
+        os.read(session_r, 1)
+        os.close(session_r)
         self.children[pid] = conn
         _answer(conn, {"pid": pid})
 
@@ -158,7 +167,9 @@ class Server:
                 _answer(conn, {"exit": os.waitstatus_to_exitcode(status)})
                 conn.close()
 
-    def _child(self, request: dict[str, Any], fds: list[int], conn: socket.socket) -> NoReturn:
+    def _child(
+        self, request: dict[str, Any], fds: list[int], conn: socket.socket, session_w: int
+    ) -> NoReturn:
         """In the forked worker: this server's files closed, the request's streams, session,
         signals, environment and folder taken, then the worker's own entry (which exits)."""
         code = 1
@@ -172,6 +183,8 @@ class Server:
             os.close(self.wake_r)
             os.close(self.wake_w)
             os.setsid()  # a session of its own, as spawn() starts a worker
+            os.write(session_w, b"s")  # the server may say the pid now (_accept)
+            os.close(session_w)
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
                 os.close(fd)

@@ -5,6 +5,7 @@ cancel, the kill, the parent's end and the server's, and where a worker is not f
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import sys
@@ -111,6 +112,24 @@ def test_a_forked_worker_is_cancelled_and_killed_as_a_fresh_one_is():
     assert not psutil.pid_exists(worker.proc.pid) or (
         psutil.Process(worker.proc.pid).status() == psutil.STATUS_ZOMBIE
     )
+
+
+def test_a_forked_worker_killed_the_moment_it_starts_ends():
+    """Its pid comes back once it leads its own session and group, so a kill of the group at
+    once (a model-file check cancelled as it starts) reaches it: it found no group before the
+    child's setsid, and the worker ran on (a CI run's check hung its 120 s)."""
+    assert forked.wait_ready(timeout_s=60)
+    args = ["run", "--config-json", json.dumps(LONG.validated().to_dict()), "--control-stdin"]
+    for _ in range(10):
+        proc = forked.spawn_forked(WorkerSpec(), "torch", args)
+        assert proc is not None
+        try:
+            assert os.getsid(proc.pid) == proc.pid and os.getpgid(proc.pid) == proc.pid
+            proc.kill()
+            assert proc.wait(timeout=15) == -signal.SIGKILL
+        finally:
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                stream.close()
 
 
 def test_a_forked_worker_ends_when_its_parent_closes_its_stdin():
