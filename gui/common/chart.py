@@ -286,9 +286,9 @@ def set_level(line: pg.InfiniteLine, value: float, text: str) -> None:
         line.label.setFormat(text)
 
 
-def add_keyed_level(chart: Chart) -> KeyedLevel:
+def add_keyed_level(chart: Chart, waiting: str, lines: int = 1) -> KeyedLevel:
     """A result's level on the chart's plot, named in its legend (KeyedLevel)."""
-    line = KeyedLevel(chart.legend)
+    line = KeyedLevel(chart.legend, waiting, lines)
     chart.plot.addItem(line, ignoreBounds=True)
     return line
 

@@ -59,34 +59,63 @@ class KeyedLevel(pg.InfiniteLine):
     """A level line named by an entry in its chart's legend row instead of a label on the plot:
     a result's figure, whose run's data can fill the whole plot around it, where no place
     beside the line is free and a label would print over the data. set_level() names it;
-    clear() hides it and takes its entry out. `legend` is the chart's (the owner adds the line
-    to the view it reads on)."""
+    clear() hides it. `legend` is the chart's (the owner adds the line to the view it reads
+    on).
 
-    def __init__(self, legend: pg.LegendItem) -> None:
+    The entry keeps its row while it waits for a result (`waiting`, no line drawn beside it),
+    `lines` lines high whatever the text: a row that came and went with each result laid the
+    chart out again, its plot resized and repainted, at a run's start and end (10 ms more of
+    the GUI thread each, benchmarks/RESULTS.md, issue 42). listed(False) takes it out (the
+    input wait's, on a run without an input pipeline)."""
+
+    def __init__(self, legend: pg.LegendItem, waiting: str, lines: int = 1) -> None:
         self.key = pg.PlotDataItem()  # stands for the line in the legend: the line's pen
         self.key.wide = True  # a row of its own (LegendRow)
         super().__init__(angle=0, movable=False)
         self.label = None  # as a level line without one (gui/common/chart_labels.py)
         self.legend = legend
+        self.waiting, self.lines = waiting, lines
         self.text = ""
         self.hide()
+        self.listed(True)
 
     def setPen(self, *args: object, **kwargs: object) -> None:  # noqa: N802 (pyqtgraph's name)
         super().setPen(*args, **kwargs)
         self.key.setPen(self.pen)
 
+    def listed(self, on: bool) -> None:
+        """The entry in the legend (waiting, or with the figure it names), or not."""
+        entry = self._entry()
+        if on and entry is None:
+            self.legend.addItem(self.key, self._html(self.text or self.waiting))
+            self._entry()[0].setVisible(bool(self.text))  # type: ignore[index]
+        elif not on and entry is not None:
+            self.legend.removeItem(self.key)
+
     def name(self, text: str) -> None:
         """The legend entry's text; a second line after a newline (a figure's interval)."""
         self.text = text
-        shown = html.escape(text).replace("\n", "<br>")
-        label = self.legend.getLabel(self.key)
-        if label is None:
-            self.legend.addItem(self.key, shown)
-        elif label.text != shown:
-            label.setText(shown)
+        self._say(text, sample=True)
 
     def clear(self) -> None:
         self.hide()
         self.text = ""
-        if self.legend.getLabel(self.key) is not None:
-            self.legend.removeItem(self.key)
+        self._say(self.waiting, sample=False)
+
+    def _say(self, text: str, sample: bool) -> None:
+        entry = self._entry()
+        if entry is None:
+            return
+        shown = self._html(text)
+        if entry[1].text != shown:
+            entry[1].setText(shown)
+        entry[0].setVisible(sample)
+
+    def _entry(self) -> tuple[pg.GraphicsWidget, pg.LabelItem] | None:
+        return next(((s, label) for s, label in self.legend.items if s.item is self.key), None)
+
+    def _html(self, text: str) -> str:
+        """`text` as the legend's label shows it, padded to `lines` lines."""
+        rows = text.split("\n")
+        rows += ["\u00a0"] * (self.lines - len(rows))
+        return "<br>".join(html.escape(row, quote=False) for row in rows)

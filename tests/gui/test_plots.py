@@ -161,7 +161,7 @@ def test_the_result_level_is_the_median_of_the_windows_where_the_line_ends(plots
 def drawn_name(level) -> str:
     """What the legend draws for a result's level (KeyedLevel): its entry's plain text."""
     label = level.legend.getLabel(level.key)
-    return "" if label is None else label.item.toPlainText()
+    return "" if label is None else label.item.toPlainText().strip()  # its lines padded
 
 
 def test_a_finished_run_whose_windows_fill_the_plot_keeps_its_figures_off_the_data(plots):
@@ -239,12 +239,15 @@ def test_legends_sit_under_the_plots_never_on_the_data(plots, qtbot):
         "per step: samples / step time",
         "this window: samples / wall time",
         "each window's figure",
-        "result 300.0 samples/s",  # no repeats in the result: no window count
+        "result 300.0 samples/s<br>\u00a0",  # no repeats, no interval: a blank second line
     ]
-    assert [label.text for _, label in plots.cost.legend.items][-1] == "result $0.0500 per epoch"
+    assert [label.text for _, label in plots.cost.legend.items][-1].startswith(
+        "result $0.0500 per epoch"
+    )
     assert [label.text for _, label in plots.flops.legend.items] == [
         "this window: FLOPs / wall time",
         "each window's figure",
+        "result (once a run finishes)",  # no FLOPs in this result: its entry still waits
     ]
 
 
@@ -431,11 +434,15 @@ def test_the_flop_chart_shows_the_achieved_rate_and_mfu_against_a_known_peak(plo
     # What the legend draws, not only the text given.
     assert drawn_name(plots.flops.final) == "result 40 TFLOP/s, MFU 32.0%"
     assert drawn_name(plots.result_levels.rate) == "result 320.0 samples/s"
-    # Named in the legend, not on the plot, and taken out again by the next run.
+    # Named in the legend, not on the plot; the next run's entry waits for its result in the
+    # same row (no line beside it), so that the chart is not laid out again.
     assert plots.flops.final.label is None
+    rows = plots.flops.legend.layout.rowCount()
     plots.begin_run(tiny_config(), "")
-    assert plots.flops.plot.legend.getLabel(plots.flops.final.key) is None
-    assert not plots.flops.final.isVisible()
+    assert drawn_name(plots.flops.final) == "result (once a run finishes)"
+    assert not plots.flops.final.isVisible() and plots.flops.legend.layout.rowCount() == rows
+    sample = next(s for s, _ in plots.flops.legend.items if s.item is plots.flops.final.key)
+    assert not sample.isVisible()
 
 
 def test_the_flop_chart_refuses_to_guess_an_mfu_and_says_when_flops_are_unknown(plots, qtbot):

@@ -25,6 +25,7 @@ from gui.pages.run.series import RunSeries
 TITLE = "Achieved FLOP rate"
 NOT_COUNTED = "FLOPs not counted for this model"
 WAITING = "shown once the FLOPs per step are counted"
+WAITING_RESULT = "result (once a run finishes)"  # the result's legend entry until then
 
 
 def title_for(series: RunSeries | None) -> str:
@@ -45,7 +46,7 @@ class FlopsChart(Chart):
         self.line = add_line(self, "this window: FLOPs / wall time")
         self.ends = pg.ScatterPlotItem(size=9, symbol="o", name="each window's figure")
         self.plot.addItem(self.ends)
-        self.final = add_keyed_level(self)
+        self.final = add_keyed_level(self, WAITING_RESULT)
         self.hint = pg.TextItem(WAITING, anchor=(0.5, 0.5))
         self.hint.setParentItem(self.plot.vb)  # view pixels, not data: stays put
         self.labels.add_hint(self.hint)

@@ -73,7 +73,8 @@ class InputWaitOverlay:
         self.axis.showLabel(False)  # on screen (export_style says why)
         self.per_step = pg.PlotDataItem(connect="finite")
         self.line = pg.PlotDataItem(connect="finite")
-        self.final = KeyedLevel(chart.legend)  # named in the legend, reads on the right axis
+        # Named in the legend, read on the right axis; listed only while the chart draws the wait.
+        self.final = KeyedLevel(chart.legend, "input wait: result once a run finishes (right axis)")
         for item in (self.per_step, self.line, self.final):
             self.view.addItem(item)
         self.top: float | None = None  # the shares' axis top after a refresh (percent)
@@ -100,6 +101,7 @@ class InputWaitOverlay:
         elif not on and listed:
             legend.removeItem(self.per_step)
             legend.removeItem(self.line)
+        self.final.listed(on)
         if on:
             self._fit_geometry()
 

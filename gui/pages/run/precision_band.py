@@ -70,11 +70,14 @@ class PrecisionBand:
         for item in (self.band, self.above, self.below, self.label):
             item.setVisible(on)
         legend = self.chart.legend
-        listed = legend.getLabel(self.above) is not None
-        if on and not listed:
+        named = legend.getLabel(self.above)
+        name = f"target ±{percent(self.target or 0.0)}"
+        if on and named is None:
             legend.addItem(self.band_key, BAND_NAME)
-            legend.addItem(self.above, f"target ±{percent(self.target or 0.0)}")
-        elif not on and listed:
+            legend.addItem(self.above, name)
+        elif on and named.text != name:  # renamed in place: the chart is not laid out again
+            named.setText(name)
+        elif not on and named is not None:
             legend.removeItem(self.band_key)
             legend.removeItem(self.above)
 
@@ -90,7 +93,6 @@ class PrecisionBand:
 
     def begin(self, target_pct: float | None) -> None:
         """A new run: empty; shown only when it has a target."""
-        self._show(False)  # the legend's target entry is renamed for the new run
         self.target = None if target_pct is None else target_pct / 100
         for item in (self.above, self.below):
             item.setData([], [])

@@ -14,13 +14,17 @@ from gui.common.chart import Chart, add_keyed_level, set_level
 from gui.pages.run.plot_style import median_of, named, turned
 from gui.pages.run.precision_band import verdict
 
+# What each level's legend entry says until the run ends (two lines: the figure, the interval).
+WAITING_RATE = "result (once a run finishes): the median of its windows\nwith its 95% interval"
+WAITING_COST = "result (once a run finishes)\nwith its 95% interval"
+
 
 class ResultLevels:
     """The result's two level lines: `rate` on the throughput chart, `cost` on the cost chart."""
 
     def __init__(self, throughput: Chart, cost: Chart) -> None:
-        self.rate = add_keyed_level(throughput)
-        self.cost = add_keyed_level(cost)
+        self.rate = add_keyed_level(throughput, WAITING_RATE, lines=2)
+        self.cost = add_keyed_level(cost, WAITING_COST, lines=2)
 
     def clear(self) -> None:
         self.rate.clear()
