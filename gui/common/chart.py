@@ -275,15 +275,12 @@ def add_level(chart: Chart, label: str) -> pg.InfiniteLine:
 
 
 def set_level(line: pg.InfiniteLine, value: float, text: str) -> None:
-    """Show a level line at `value`, labelled `text` (a KeyedLevel: its legend entry). Shown
-    first: a hidden line's label ignores new values and formats (pyqtgraph's InfLineLabel skips
-    them while hidden), so a line set while hidden would show only its first label."""
+    """Show a level line at `value`, labelled `text`. Shown first: a hidden line's label
+    ignores new values and formats (pyqtgraph's InfLineLabel skips them while hidden), so a
+    line set while hidden would show only its first label."""
     line.show()
     line.setValue(value)
-    if isinstance(line, KeyedLevel):
-        line.name(text)
-    else:
-        line.label.setFormat(text)
+    line.label.setFormat(text)
 
 
 def add_keyed_level(chart: Chart, waiting: str, lines: int = 1) -> KeyedLevel:

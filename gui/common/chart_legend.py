@@ -58,17 +58,19 @@ class LegendRow(pg.LegendItem):
 class KeyedLevel(pg.InfiniteLine):
     """A level line named by an entry in its chart's legend row instead of a label on the plot:
     a result's figure, whose run's data can fill the whole plot around it, where no place
-    beside the line is free and a label would print over the data. set_level() names it;
-    clear() hides it. `legend` is the chart's (the owner adds the line to the view it reads
+    beside the line is free and a label would print over the data. show_at() draws and names
+    it; clear() hides it. `legend` is the chart's (the owner adds the line to the view it reads
     on).
 
     The entry keeps its row while it waits for a result (`waiting`, no line drawn beside it),
     `lines` lines high whatever the text: a row that came and went with each result laid the
     chart out again, its plot resized and repainted, at a run's start and end (10 ms more of
     the GUI thread each, benchmarks/RESULTS.md, issue 42). listed(False) takes it out (the
-    input wait's, on a run without an input pipeline)."""
+    input wait's, on a run without an input pipeline); `listed` False starts it out."""
 
-    def __init__(self, legend: pg.LegendItem, waiting: str, lines: int = 1) -> None:
+    def __init__(
+        self, legend: pg.LegendItem, waiting: str, lines: int = 1, listed: bool = True
+    ) -> None:
         self.key = pg.PlotDataItem()  # stands for the line in the legend: the line's pen
         self.key.wide = True  # a row of its own (LegendRow)
         super().__init__(angle=0, movable=False)
@@ -77,7 +79,7 @@ class KeyedLevel(pg.InfiniteLine):
         self.waiting, self.lines = waiting, lines
         self.text = ""
         self.hide()
-        self.listed(True)
+        self.listed(listed)
 
     def setPen(self, *args: object, **kwargs: object) -> None:  # noqa: N802 (pyqtgraph's name)
         super().setPen(*args, **kwargs)
@@ -92,8 +94,11 @@ class KeyedLevel(pg.InfiniteLine):
         elif not on and entry is not None:
             self.legend.removeItem(self.key)
 
-    def name(self, text: str) -> None:
-        """The legend entry's text; a second line after a newline (a figure's interval)."""
+    def show_at(self, value: float, text: str) -> None:
+        """The line at `value`, named `text` in the legend; a second line after a newline (a
+        figure's interval)."""
+        self.show()
+        self.setValue(value)
         self.text = text
         self._say(text, sample=True)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyqtgraph as pg
 
-from gui.common.chart import Chart, add_keyed_level, add_line, set_level
+from gui.common.chart import Chart, add_keyed_level, add_line
 from gui.common.theme import PlotColors
 from gui.pages.run.series import RunSeries
 
@@ -102,7 +102,7 @@ class FlopsChart(Chart):
             return
         mfu = flops.get("mfu")
         text = f"result {achieved:.3g} TFLOP/s" + (f", MFU {mfu:.1%}" if mfu is not None else "")
-        set_level(self.final, achieved, text)
+        self.final.show_at(achieved, text)
 
     def _set_title(self, text: str) -> None:
         if text != self._title:

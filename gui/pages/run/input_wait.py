@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
-from gui.common.chart import Chart, set_level
+from gui.common.chart import Chart
 from gui.common.chart_axis import ChartAxis
 from gui.common.chart_legend import KeyedLevel
 from gui.common.theme import PlotColors
@@ -74,7 +74,8 @@ class InputWaitOverlay:
         self.per_step = pg.PlotDataItem(connect="finite")
         self.line = pg.PlotDataItem(connect="finite")
         # Named in the legend, read on the right axis; listed only while the chart draws the wait.
-        self.final = KeyedLevel(chart.legend, "input wait: result once a run finishes (right axis)")
+        waiting = "input wait: result once a run finishes (right axis)"
+        self.final = KeyedLevel(chart.legend, waiting, listed=False)
         for item in (self.per_step, self.line, self.final):
             self.view.addItem(item)
         self.top: float | None = None  # the shares' axis top after a refresh (percent)
@@ -157,7 +158,7 @@ class InputWaitOverlay:
         if fraction is None:
             return
         text = f"input wait: result {fraction:.1%} ({verdict(fraction)}, right axis)"
-        set_level(self.final, fraction * 100, text)
+        self.final.show_at(fraction * 100, text)
         self.fit_y()
 
     def fit_y(self) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.core.interval import interval_text
 from engine.results import report
-from gui.common.chart import Chart, add_keyed_level, set_level
+from gui.common.chart import Chart, add_keyed_level
 from gui.pages.run.plot_style import median_of, named, turned
 from gui.pages.run.precision_band import verdict
 
@@ -35,7 +35,7 @@ class ResultLevels:
         sides = named(interval_text(result.get("throughput_ci95"), rate))
         goal = verdict(result)  # a run with a target: on the interval's line
         sides += (("; " if sides else "\n") + goal) if goal else ""
-        set_level(self.rate, rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
+        self.rate.show_at(rate, f"result {rate:,.1f} samples/s{median_of(result)}{sides}")
 
     def show_cost(self, result: dict[str, Any], in_usd: bool) -> None:
         """The cost per epoch in USD (`in_usd`), else the epoch time; none when the result
@@ -44,4 +44,4 @@ class ResultLevels:
         if final is not None:
             text = report.money(final) if in_usd else report.duration(final)
             sides = named(interval_text(turned(result, final), final))
-            set_level(self.cost, final, f"result {text} per epoch{sides}")
+            self.cost.show_at(final, f"result {text} per epoch{sides}")
