@@ -38,7 +38,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-IN_WORKER_BLOCKS = 24
+IN_WORKER_BLOCKS = 24  # 6 of each kind
 PLAIN_OUT = "EPOCHCOST_BENCH_PLAIN_OUT"
 
 # variant: [(file under engine/, text, replacement)]
@@ -74,6 +74,12 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     # session's own model, optimizer and batch) and of the harness's real window (its events
     # sent as usual), in turn, IN_WORKER_BLOCKS in all; the rates go to PLAIN_OUT. The same
     # process and memory for both: what the loop costs a step, without the launches' spread.
+    # In one worker, before its window: 1,000-step blocks of the hand loop's step (on the
+    # session's own model, optimizer and batch), of the same step timed by the session's own
+    # step timer (its stop() each step, its completed() every 100 steps, as the window's events
+    # ask it), and of the harness's real window (its events sent as usual), in turn,
+    # IN_WORKER_BLOCKS in all; the rates go to PLAIN_OUT. The same process and memory for all
+    # three: what the timer and the loop cost a step, without the launches' spread.
     "in-worker": [
         (
             "worker/measure/loop.py",
@@ -85,26 +91,44 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
             "    _cfg = _dc.replace(\n"
             "        config, min_steps=1000, max_steps=1000, stability_threshold=0\n"
             "    )\n"
-            "    _rates = {'hand': [], 'window': []}\n"
+            "    _rates = {'hand': [], 'session': [], 'timed': [], 'window': []}\n"
             f"    for _b in range({IN_WORKER_BLOCKS}):\n"
-            "        if _b % 2:\n"
+            "        _kind = ('hand', 'session', 'timed', 'window')[_b % 4]\n"
+            "        if _kind == 'window':\n"
             "            _w = yield from _window(\n"
             "                session, _cfg, run_id, cancel, monitor, 0, pending, group, every, ''\n"
             "            )\n"
             "            _rates['window'].append(_w.throughput_samples_per_s)\n"
             "            continue\n"
+            "        _tm = session.timer if _kind == 'timed' else None\n"
             "        session.sync()\n"
             "        _t = time.perf_counter()\n"
-            "        for _ in range(1000):\n"
+            "        if _tm is not None:\n"
+            "            _tm.start()\n"
+            "        for _i in range(1000):\n"
+            "            if _kind == 'session':\n"
+            "                session.step()\n"
+            "                continue\n"
             "            _o.zero_grad(set_to_none=True)\n"
             "            _torch.nn.functional.cross_entropy(_m(_x), _y).backward()\n"
             "            _o.step()\n"
+            "            if _tm is not None:\n"
+            "                _tm.stop()\n"
+            "                if _i % 100 == 99:\n"
+            "                    _tm.completed()\n"
             "        session.sync()\n"
-            "        _rates['hand'].append(1000 * config.batch_size / (time.perf_counter() - _t))\n"
+            "        _rates[_kind].append(1000 * config.batch_size / (time.perf_counter() - _t))\n"
+            "        if _tm is not None:\n"
+            "            _tm.flush()\n"
             f"    with open(_os.environ['{PLAIN_OUT}'], 'w') as _f:\n"
             "        _f.write(_json.dumps(_rates))\n"
             "    plan = _plan(session, config, monitor, group)\n",
         )
+    ],
+    # On a GPU: the session times its steps on the host's clock (WallTimer, as on the CPU)
+    # instead of by a CUDA event recorded after each step.
+    "wall-timer": [
+        ("worker/frameworks/torch/session.py", 'if device.type == "cuda":', "if False:"),
     ],
 }
 # The same, with the step events every 50 ms (as before issue 42's last change): the events'
@@ -124,19 +148,32 @@ def make(variant: str, into: Path) -> Path:
     return root
 
 
+def _path(root: Path) -> str:
+    """PYTHONPATH with `root` first, then whatever this process was given (a machine whose
+    Python lacks one of the engine's packages carries it there)."""
+    return os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+
+
 def launch(
-    framework: str, model: str, steps: int, root: Path | None, plain_out: Path, fixed: bool
+    framework: str,
+    model: str,
+    steps: int,
+    root: Path | None,
+    plain_out: Path,
+    fixed: bool,
+    device: str = "cpu",
 ) -> tuple[float, int]:
     """One launch: (samples/s, page faults of its processes). `root` None: the hand loop (with
     glibc's thresholds fixed by its environment when `fixed`)."""
     sys.path.insert(0, str(HERE))
-    from harness_overhead import CASES
+    from harness_overhead import CASES, GPU_CASES
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
     if root is None:
-        case = dataclasses.replace(CASES[model], steps=steps)
-        command = case.hand_loop(framework, "cpu")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cases = CASES if device == "cpu" else GPU_CASES
+        case = dataclasses.replace(cases[model], steps=steps)
+        command = case.hand_loop(framework, device)
+        env = {**os.environ, "PYTHONPATH": _path(ROOT)}
         if fixed:
             from engine.worker.measure.heap import STEADY_ENVIRONMENT
 
@@ -144,7 +181,8 @@ def launch(
         cwd = ROOT
     else:
         command = [__file__, "--launch", framework, "--model", model, "--steps", str(steps)]
-        env = {**os.environ, "PYTHONPATH": str(root), PLAIN_OUT: str(plain_out)}
+        command += ["--device", device]
+        env = {**os.environ, "PYTHONPATH": _path(root), PLAIN_OUT: str(plain_out)}
         cwd = root
     out = subprocess.run(
         [sys.executable, *command], capture_output=True, text=True, check=True, env=env, cwd=cwd
@@ -153,21 +191,21 @@ def launch(
     return rate, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
 
 
-def one_worker(framework: str, model: str, steps: int) -> None:
+def one_worker(framework: str, model: str, steps: int, device: str) -> None:
     """--launch: the worker of the engine on PYTHONPATH, one fixed window (a child process)."""
     sys.path.insert(0, str(HERE))
-    from harness_overhead import CASES, fixed_window
+    from harness_overhead import CASES, GPU_CASES, fixed_window
 
     from engine.cli.common import run_worker
 
-    case = CASES[model]
+    case = (CASES if device == "cpu" else GPU_CASES)[model]
     config = fixed_window(
         model,
         case.batch,
         case.warmup,
         steps,
         framework=framework,
-        device="cpu",
+        device=device,
         threads=case.threads,
     )
     result, failure, _ = run_worker(config.validated())
@@ -185,10 +223,11 @@ def main() -> None:
     p.add_argument(
         "--variants", default="base,no-flops,no-monitor,events-1s,glibc-defaults,in-worker"
     )
+    p.add_argument("--device", default="cpu", help="cpu, or cuda:0 (PyTorch only)")
     p.add_argument("--launch", choices=("torch", "tensorflow"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.launch:
-        one_worker(args.launch, args.model, args.steps)
+        one_worker(args.launch, args.model, args.steps, args.device)
         return
     variants = args.variants.split(",")
     unknown = [v for v in variants if v not in VARIANTS]
@@ -208,6 +247,7 @@ def main() -> None:
         rates: dict[str, list[float]] = {n: [] for n in names}
         faults: dict[str, list[int]] = {n: [] for n in names}
         in_worker: dict[str, list[float]] = {n: [] for n in names if n.startswith("in-worker")}
+        part_ratios: dict[str, dict[str, list[float]]] = {n: {} for n in in_worker}
         for i in range(args.rounds):
             order = names[i % len(names) :] + names[: i % len(names)]
             for name in order[::-1] if (i // len(names)) % 2 else order:
@@ -218,15 +258,22 @@ def main() -> None:
                     roots[name],
                     plain_out,
                     fixed=name == "hand-fixed",
+                    device=args.device,
                 )
                 rates[name].append(rate)
                 faults[name].append(count)
                 line = f"round {i + 1} {name:11s} {rate:10.1f} samples/s ({count} page faults)"
                 if name in in_worker:
                     blocks = json.loads(plain_out.read_text())
-                    window, hand = (statistics.median(blocks[k]) for k in ("window", "hand"))
-                    in_worker[name].append(window / hand)
-                    line += f", windows / hand steps in the same worker {window / hand:.3f}"
+                    medians = {k: statistics.median(v) for k, v in blocks.items()}
+                    hand_rate = medians.pop("hand")
+                    parts = {k: v / hand_rate for k, v in medians.items()}
+                    in_worker[name].append(parts["window"])
+                    for k, v in parts.items():
+                        part_ratios[name].setdefault(k, []).append(v)
+                    line += ", in the same worker against hand steps: " + ", ".join(
+                        f"{k} {v:.3f}" for k, v in parts.items()
+                    )
                 print(line, flush=True)
     hand = statistics.median(rates["hand loop"])
     for name in names:
@@ -241,8 +288,10 @@ def main() -> None:
     for name, ratios in in_worker.items():
         print(
             f"{name}: the harness's 1,000-step windows against as many hand steps in turn, "
-            f"{IN_WORKER_BLOCKS // 2} of each a worker, in the same worker: median "
-            f"{statistics.median(ratios):.3f} ({min(ratios):.3f} to {max(ratios):.3f})"
+            f"{IN_WORKER_BLOCKS // 4} of each a worker, in the same worker: median "
+            f"{statistics.median(ratios):.3f} ({min(ratios):.3f} to {max(ratios):.3f}); "
+            "each part's median: "
+            + ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in part_ratios[name].items())
         )
     print(f"load average after {os.getloadavg()[0]:.2f}", flush=True)
 
