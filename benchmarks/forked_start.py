@@ -1,4 +1,4 @@
-"""A forked PyTorch worker against a fresh one: start time, and whether it measures the same.
+"""A forked worker against a fresh one: start time, and whether it measures the same.
 
 Alternates (fresh, forked, fresh, ...; the order swapped every round) the same fixed window of
 a workload in one process: a fresh worker (`python -m engine.worker`, the fork server off) and
@@ -8,7 +8,7 @@ launcher's start to the worker's `started` event and to its last event, the figu
 measured in the same rounds. Run it on a quiet machine.
 
     .venv/bin/python benchmarks/forked_start.py [--rounds 10] [--model tiny-mlp]
-        [--steps 3000] [--batch-size 16] [--threads 1]
+        [--steps 3000] [--batch-size 16] [--threads 1] [--framework torch|tensorflow]
 """
 
 from __future__ import annotations
@@ -67,13 +67,16 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--framework", choices=forked.FRAMEWORKS, default="torch")
     args = p.parse_args()
     # A fixed step count, as harness_overhead.py's windows: both workers time the same work.
-    config = fixed_window(args.model, args.batch_size, 50, args.steps, threads=args.threads)
+    config = fixed_window(
+        args.model, args.batch_size, 50, args.steps, threads=args.threads, framework=args.framework
+    )
     config = config.validated()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
-    if not forked.wait_ready(timeout_s=120):
-        raise SystemExit("the fork server did not get ready: is torch installed here?")
+    if not forked.wait_ready(framework=args.framework, timeout_s=120):
+        raise SystemExit(f"the fork server did not get ready: is {args.framework} installed here?")
     rows: dict[str, list[dict[str, Any]]] = {"fresh": [], "forked": []}
     for i in range(args.rounds):
         order = ("fresh", "forked") if i % 2 == 0 else ("forked", "fresh")
@@ -88,6 +91,7 @@ def main() -> None:
             flush=True,
         )
     summary: dict[str, Any] = {"rounds": args.rounds, "model": args.model}
+    summary["framework"] = args.framework
     for key in ("to_started_s", "wall_s", "samples_per_s", "peak_memory_bytes"):
         fresh = statistics.median(r[key] for r in rows["fresh"])
         warm = statistics.median(r[key] for r in rows["forked"])

@@ -122,21 +122,26 @@ def pytest_terminal_summary(terminalreporter) -> None:
             terminalreporter.write_line(f"{took:6.1f} s  {nodeid}")
 
 
+def _prewarm() -> None:
+    for framework in forked.FRAMEWORKS:
+        forked.prewarm(framework=framework)
+
+
 @pytest.fixture(autouse=True, scope="session")
-def warm_pytorch_workers():
-    """The tests' PyTorch workers forked from one warm process per test process, as a study's
-    and the app's are (engine/process/forked.py); the command line's runs start fresh, and
-    tests/engine/test_forked.py compares the two."""
-    forked.prewarm()
+def warm_workers():
+    """The tests' PyTorch and TensorFlow workers forked from one warm process of each
+    framework per test process, as a study's and the app's are (engine/process/forked.py); the
+    command line's runs start fresh, and tests/engine/test_forked.py compares the two."""
+    _prewarm()
     yield
     forked.shutdown()
 
 
 @pytest.fixture(autouse=True)
 def warm_server_back():
-    """The server started again where a test stopped it or left one of another environment
-    (tests/engine/test_forked.py): at once when one of this environment runs."""
-    forked.prewarm()
+    """The servers started again where a test stopped them or left one of another environment
+    (tests/engine/test_forked.py): at once when those of this environment run."""
+    _prewarm()
 
 
 @pytest.fixture(autouse=True)
@@ -149,15 +154,15 @@ def epochcost_home(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
-    """Fail a test that leaves a child process (a worker) running. The fork server of PyTorch
-    workers (engine/process/forked.py) outlives a run by design; the workers it forks do not."""
+    """Fail a test that leaves a child process (a worker) running. The fork servers of workers
+    (engine/process/forked.py) outlive a run by design; the workers they fork do not."""
     yield
     me = psutil.Process(os.getpid())
-    server = forked.server_pid()
+    servers = forked.server_pids()
     alive = [
         p
         for p in me.children(recursive=True)
-        if p.pid != server and p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        if p.pid not in servers and p.is_running() and p.status() != psutil.STATUS_ZOMBIE
     ]
     if alive:
         _, still = psutil.wait_procs(alive, timeout=5)

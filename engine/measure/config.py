@@ -67,6 +67,17 @@ class TrainingConfig:
         launcher reads it to watch the file's build."""
         return None
 
+    def import_environment(self) -> dict[str, str]:
+        """What the framework reads as it is imported and that depends on this run: the worker
+        sets it before the import (engine/worker/main.py), and a worker forked from a warm
+        process that imported the framework without it is not forked (engine/process/forked.py).
+        Under a memory cap TensorFlow's oneDNN kernels crash (SIGSEGV) when an allocation fails,
+        and without them TensorFlow reports the OOM (the result records that oneDNN was off);
+        otherwise TF_ENABLE_ONEDNN_OPTS is left as the user has it."""
+        if self.framework == "tensorflow" and self.memory_limit_bytes:
+            return {"TF_ENABLE_ONEDNN_OPTS": "0"}
+        return {}
+
     @property
     def resolved_learning_rate(self) -> float:
         """The learning rate every framework uses: the optimizer's default (a cost-to-accuracy

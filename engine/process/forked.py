@@ -1,17 +1,21 @@
-"""PyTorch workers forked from a warm process instead of started afresh: a run starts about 3 s
-sooner (the import of torch and torch._dynamo, done once: engine/worker/forkserver.py says how).
+"""Workers forked from a warm process instead of started afresh: a PyTorch run starts about 3 s
+sooner (the import of torch and torch._dynamo), a TensorFlow run about 2 s (tensorflow and
+keras), each import done once by a server of that framework (engine/worker/forkserver.py says
+how).
 
-`spawn_forked()` hands a worker's start to the fork server when one is ready for it, and returns
-a `ForkedWorker`, which the launcher uses as it uses a subprocess.Popen (pid, the three text
-streams, poll, wait, kill); None means "start it the usual way" (engine/process/spawn.py).
-A server is started only where several runs follow: `prewarm()` by the app once its window
-shows, `wait_ready()` by a study before its first run (engine/process/worker_turns.py). A
-single command-line run starts the usual way (a server's import beside it would only compete
-with it).
+`spawn_forked()` hands a worker's start to its framework's fork server when one is ready for
+it, and returns a `ForkedWorker`, which the launcher uses as it uses a subprocess.Popen (pid,
+the three text streams, poll, wait, kill); None means "start it the usual way"
+(engine/process/spawn.py). A server is started only where several runs follow: `prewarm()` by
+the app once its window shows (PyTorch's) and when its form turns to TensorFlow, `wait_ready()`
+by a study before its first run (engine/process/worker_turns.py). A single command-line run
+starts the usual way (a server's import beside it would only compete with it). One server a
+framework at a time; a server of another environment is replaced.
 
 Forked only where it measures the same as a fresh process: Linux, this Python (not another
-environment's, not the bundle's own executable), PyTorch, one process (not torchrun's), and the
-environment the framework reads as it is imported the same as the server's. EPOCHCOST_FORKSERVER=0
+environment's, not the bundle's own executable), PyTorch or TensorFlow, one process (not
+torchrun's), and the environment the framework reads as it is imported the same as the
+server's, the run's own (TrainingConfig.import_environment) included. EPOCHCOST_FORKSERVER=0
 turns it off.
 """
 
@@ -55,7 +59,11 @@ IMPORT_ENV_PREFIXES = (
     "CUDNN_",
     "NCCL_",
     "MALLOC_",
+    "TF_",
+    "KERAS_",
+    "EPOCHCOST_VERBOSE",  # TensorFlow's C++ log level as it is imported (engine/worker/quiet.py)
 )
+FRAMEWORKS = ("torch", "tensorflow")  # each with a server of its own
 READY_TIMEOUT_S = 60.0  # a server not ready by then is given up (and runs start the usual way)
 
 
@@ -67,32 +75,35 @@ def supported(spec: WorkerSpec, framework: str) -> bool:
     """Whether a worker of `spec` for `framework` may be forked (the module's docstring)."""
     return (
         sys.platform.startswith("linux")
-        and framework == "torch"
+        and framework in FRAMEWORKS
         and spec.python == sys.executable
         and not spec.runs_self
         and os.environ.get(OFF_ENV, "1") != "0"
-        and not _failed
-        and _has_torch()
+        and framework not in _failed
+        and _installed(framework)
     )
 
 
 @functools.cache
-def _has_torch() -> bool:
-    """Whether this Python has PyTorch (found, not imported: the parent never imports it)."""
-    return importlib.util.find_spec("torch") is not None
+def _installed(framework: str) -> bool:
+    """Whether this Python has the framework (found, not imported: the parent never imports
+    it)."""
+    return importlib.util.find_spec(framework) is not None
 
 
 class _Server:
-    """One fork server: its process, its socket, the import environment it was started with."""
+    """One fork server: its process, its socket, the framework it imported and the import
+    environment it was started with."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], framework: str) -> None:
+        self.framework = framework
         self.folder = tempfile.mkdtemp(prefix="epochcost-forkserver-")
         self.path = os.path.join(self.folder, "socket")
         self.import_env = _import_env(env)
         self.started = time.monotonic()
         self.ready = False
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.worker.forkserver", self.path],
+            [sys.executable, "-m", "engine.worker.forkserver", self.path, framework],
             stdin=subprocess.PIPE,  # its end is the server's end
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -137,17 +148,18 @@ class _Server:
 
 
 _lock = threading.Lock()
-_server: _Server | None = None
-_failed = False  # a server ended before it was ready: none is started again in this process
+_servers: dict[str, _Server] = {}  # framework -> its server
+# Frameworks whose server ended before it was ready: none is started again in this process.
+_failed: set[str] = set()
 
 
-def _ready(env: dict[str, str], start: bool, timeout_s: float) -> _Server | None:
-    """The server for workers of environment `env` once it is ready, waiting up to `timeout_s`
-    for one that is starting; None when there is none (one is started first when `start`: a
-    server of another environment is then replaced) or it is not ready in time."""
+def _ready(env: dict[str, str], framework: str, start: bool, timeout_s: float) -> _Server | None:
+    """The server for `framework`'s workers of environment `env` once it is ready, waiting up
+    to `timeout_s` for one that is starting; None when there is none (one is started first when
+    `start`: a server of another environment is then replaced) or it is not ready in time."""
     deadline = time.monotonic() + timeout_s
     while True:
-        server = _current(env, start)
+        server = _current(env, framework, start)
         if server is None or server.usable():
             return server
         if time.monotonic() >= deadline:
@@ -155,31 +167,36 @@ def _ready(env: dict[str, str], start: bool, timeout_s: float) -> _Server | None
         time.sleep(0.05)
 
 
-def _current(env: dict[str, str], start: bool) -> _Server | None:
-    """The server for `env`, ready or starting; None when none is (or may be started)."""
-    global _server, _failed
+def _current(env: dict[str, str], framework: str, start: bool) -> _Server | None:
+    """The server for `framework` and `env`, ready or starting; None when none is (or may be
+    started)."""
     with _lock:
-        if _server is not None and not _server.alive():
-            _failed = _failed or not _server.ready
-            _server.stop()
-            _server = None
-        if _failed:
+        server = _servers.get(framework)
+        if server is not None and not server.alive():
+            if not server.ready:
+                _failed.add(framework)
+            server.stop()
+            del _servers[framework]
+            server = None
+        if framework in _failed:
             return None
-        if _server is not None and _server.import_env != _import_env(env):
+        if server is not None and server.import_env != _import_env(env):
             if not start:
                 return None
-            _server.stop()  # the environment changed: a server for the new one
-            _server = None
-        if _server is None and start:
-            _server = _Server(env)
-        return _server
+            server.stop()  # the environment changed: a server for the new one
+            del _servers[framework]
+            server = None
+        if server is None and start:
+            server = _servers[framework] = _Server(env, framework)
+        return server
 
 
-def prewarm(spec: WorkerSpec | None = None) -> None:
-    """Start the server for PyTorch workers of `spec` now, if none runs yet; do not wait."""
+def prewarm(spec: WorkerSpec | None = None, framework: str = "torch") -> None:
+    """Start the server for `framework`'s workers of `spec` now, if none runs yet; do not
+    wait."""
     spec = spec or WorkerSpec()
-    if supported(spec, "torch"):
-        _current(spec.environment(), start=True)
+    if supported(spec, framework):
+        _current(spec.environment(), framework, start=True)
 
 
 def wait_ready(
@@ -190,41 +207,53 @@ def wait_ready(
     be, or it is not ready by `timeout_s`."""
     spec = spec or WorkerSpec()
     return supported(spec, framework) and (
-        _ready(spec.environment(), start=True, timeout_s=timeout_s) is not None
+        _ready(spec.environment(), framework, start=True, timeout_s=timeout_s) is not None
     )
 
 
-def server_pid() -> int | None:
-    """The running server's process id (it outlives a run: a test's leftover check skips it)."""
+def server_pid(framework: str = "torch") -> int | None:
+    """The process id of `framework`'s running server (it outlives a run: a test's leftover
+    check skips it)."""
     with _lock:
-        return _server.proc.pid if _server is not None and _server.alive() else None
+        server = _servers.get(framework)
+        return server.proc.pid if server is not None and server.alive() else None
+
+
+def server_pids() -> set[int]:
+    """Every running server's process id."""
+    return {pid for pid in map(server_pid, FRAMEWORKS) if pid is not None}
 
 
 def shutdown() -> None:
-    """Stop the server (its workers go on); the next run starts the usual way."""
-    global _server
+    """Stop every server (their workers go on); the next runs start the usual way."""
     with _lock:
-        if _server is not None:
-            _server.stop()
-            _server = None
+        for server in _servers.values():
+            server.stop()
+        _servers.clear()
 
 
 atexit.register(shutdown)
 
 
 def spawn_forked(
-    spec: WorkerSpec, framework: str, args: list[str], later_env: dict[str, str] | None = None
+    spec: WorkerSpec,
+    framework: str,
+    args: list[str],
+    later_env: dict[str, str] | None = None,
+    import_env: dict[str, str] | None = None,
 ) -> ForkedWorker | None:
-    """The worker `python -m engine.worker ARGS` of `spec`, forked from the server (waiting
-    for one that is starting); None when it cannot be: not supported, or no server for this
-    environment (none is started here: a single run gains nothing from one, and its import
+    """The worker `python -m engine.worker ARGS` of `spec`, forked from `framework`'s server
+    (waiting for one that is starting); None when it cannot be: not supported, or no server for
+    this environment (none is started here: a single run gains nothing from one, and its import
     would compete with the run). `later_env`: variables the worker gets on top of the spec's
     that nothing reads before the worker's own code (CUDA_VISIBLE_DEVICES is read at CUDA's
-    first use, which the server never makes): a server of the spec's environment serves it."""
+    first use, which the server never makes): a server of the spec's environment serves it.
+    `import_env`: what the worker sets before its framework's import for this run
+    (TrainingConfig.import_environment); a server that imported without it serves none."""
     if not supported(spec, framework):
         return None
-    env = spec.environment()
-    server = _ready(env, start=False, timeout_s=READY_TIMEOUT_S)
+    env = {**spec.environment(), **(import_env or {})}
+    server = _ready(env, framework, start=False, timeout_s=READY_TIMEOUT_S)
     if server is None:
         return None
     try:

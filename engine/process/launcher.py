@@ -102,8 +102,17 @@ class WorkerProcess:
             "--control-stdin",
             *(["--data-parallel"] if self._distributed else []),
         ]
-        # Forked from the warm PyTorch process when one is ready (engine/process/forked.py).
-        warm = None if launcher else forked.spawn_forked(self.spec, self.config.framework, args)
+        # Forked from its framework's warm process when one is ready (engine/process/forked.py).
+        warm = (
+            None
+            if launcher
+            else forked.spawn_forked(
+                self.spec,
+                self.config.framework,
+                args,
+                import_env=self.config.import_environment(),
+            )
+        )
         self.proc = warm or spawn(self.spec, args, launcher=launcher)
         if self._cancel_requested.is_set():  # cancelled while it started (a server's import)
             self.cancel()

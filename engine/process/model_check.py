@@ -133,8 +133,8 @@ class ModelFileCheck:
         args = ["check-model", "--model-file", checked, "--batch-size", str(self.batch_size)]
         if self.framework:
             args += ["--framework", self.framework]
-        # A PyTorch file's check forked from the warm process where one runs (the app's): no
-        # import of torch, about 2.3 s sooner (engine/process/forked.py).
+        # A file's check forked from its framework's warm process where one runs (the app's):
+        # no import of the framework, about 2.3 s sooner for PyTorch (engine/process/forked.py).
         framework = self.framework or guess_framework(checked)
         warm = forked.spawn_forked(self.spec, framework, args, later_env=cpu)
         if warm is not None:

@@ -1,13 +1,14 @@
-"""A warm process that forks PyTorch workers: torch imported once, each worker forked from it.
+"""A warm process that forks workers of one framework: the framework imported once, each worker
+forked from it.
 
-A worker's start is mostly the import of torch and torch._dynamo (about 3 s of the 4 s of a
-short CPU run here: benchmarks/RESULTS.md, issue 42). The parent's launcher
-(engine/process/forked.py) starts this process once, with the environment a worker gets, and
-asks it for each later worker: the child starts with the framework imported and runs the same
-`engine.worker` entry as `python -m engine.worker` would, with the request's arguments,
-environment, folder and standard streams.
+A worker's start is mostly its framework's import: torch and torch._dynamo (about 3 s of the 4 s
+of a short CPU run here: benchmarks/RESULTS.md, issue 42), or tensorflow and keras (about 2 s).
+The parent's launcher (engine/process/forked.py) starts this process once a framework, with the
+environment a worker gets, and asks it for each later worker: the child starts with the
+framework imported and runs the same `engine.worker` entry as `python -m engine.worker` would,
+with the request's arguments, environment, folder and standard streams.
 
-    python -m engine.worker.forkserver SOCKET_PATH
+    python -m engine.worker.forkserver SOCKET_PATH [torch|tensorflow]
 
 Protocol, on the Unix socket at SOCKET_PATH (one connection per worker): the parent sends one
 JSON line {"argv": [...], "env": {...}, "cwd": "..."} with three file descriptors (the
@@ -26,9 +27,11 @@ run (madvise MADV_POPULATE_READ), so that its resident size and peak start where
 worker's do (measured: 677,572 kB forked against 677,548 kB in the server).
 
 Only what the framework's import reads is shared: nothing here imports the engine beyond this
-module, and each child sets its own environment before importing the worker's code. No thread
-runs here (fork copies only the thread that calls it); no GPU is touched (a CUDA context does not
-survive a fork).
+module and engine/worker/quiet.py (the environment a worker sets before its import, set here
+too), and each child sets its own environment before importing the worker's code. No thread of
+ours runs here (fork copies only the thread that calls it); no GPU is touched (a CUDA context
+does not survive a fork), and TensorFlow's runtime is not started (its thread counts and
+devices are the worker's to set).
 """
 
 from __future__ import annotations
@@ -45,16 +48,26 @@ import struct
 import sys
 from typing import Any, NoReturn
 
+from engine.worker import quiet
+
 MAX_REQUEST_BYTES = 1 << 20  # a config's JSON is a few kB; a model file's path list no more
 MADV_POPULATE_READ = 22  # Linux 5.14 and newer; older kernels refuse it (EINVAL)
 
 
-def _warm() -> None:
-    """What every PyTorch worker imports first (engine/worker/measure/session.py's load())."""
+def _warm(framework: str) -> None:
+    """What every worker of `framework` imports first (engine/worker/measure/session.py's
+    load(), and Keras for TensorFlow: engine/worker/frameworks/tensorflow/runtime.py)."""
     import numpy  # noqa: F401
     import psutil  # noqa: F401
-    import torch  # noqa: F401
-    import torch._dynamo  # noqa: F401
+
+    quiet.before_import()
+    if framework == "torch":
+        import torch  # noqa: F401
+        import torch._dynamo  # noqa: F401
+    else:
+        os.environ["KERAS_BACKEND"] = "tensorflow"  # as start_runtime() sets it
+        import keras  # noqa: F401
+        import tensorflow  # noqa: F401
 
 
 def resident_library_pages() -> list[tuple[int, int]]:
@@ -225,10 +238,12 @@ def _answer(conn: socket.socket, message: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        sys.stderr.write("usage: python -m engine.worker.forkserver SOCKET_PATH\n")
+    if len(args) not in (1, 2) or args[1:] not in ([], ["torch"], ["tensorflow"]):
+        sys.stderr.write(
+            "usage: python -m engine.worker.forkserver SOCKET_PATH [torch|tensorflow]\n"
+        )
         return 2
-    _warm()
+    _warm(args[1] if len(args) == 2 else "torch")
     Server(args[0]).serve()
     return 0
 

@@ -27,15 +27,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
+from engine.worker import quiet
+
 if TYPE_CHECKING:
     from engine.core.errors import RunFailed
 
-# Framework log noise off before any framework can be imported (the CLI's --verbose lifts it).
-# TF_ENABLE_ONEDNN_OPTS is left as the user has it: TensorFlow's default (oneDNN on, on x86)
-# trained ResNet-18 1.5-2x faster on our CPU than with it off, and that default is what a user
-# of TensorFlow pays for.
-if not os.environ.get("EPOCHCOST_VERBOSE"):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+quiet.before_import()  # before any framework can be imported
 
 PARENT_GONE_GRACE_S = 3.0
 PARENT_POLL_S = 0.5
@@ -171,7 +168,7 @@ def _run(args: argparse.Namespace, events: TextIO) -> int:
         if reports:  # every rank reads the same config
             events.write(Failed(run_id=run_id, kind="config", message=str(exc)).to_json() + "\n")
         return 0
-    _environment_for(config)
+    os.environ.update(config.import_environment())  # before the framework's import
     _end_when_stuck(events, run_id, reports, rank)
     for event in run(config, cancel, run_id=run_id):
         if reports:  # a node's first process reports the run
@@ -200,17 +197,6 @@ def _end_when_stuck(events: TextIO, run_id: str, reports: bool, rank: int) -> No
         _exit(0)
 
     input_wait.when_stuck(stuck)
-
-
-def _environment_for(config: object) -> None:
-    """What a framework reads at its import and that depends on the run: set before run()."""
-    if getattr(config, "framework", "") == "tensorflow" and getattr(
-        config, "memory_limit_bytes", None
-    ):
-        # Under a memory cap an allocation failing is the point, and TensorFlow's oneDNN
-        # kernels crash (SIGSEGV) when one fails: without them it reports the OOM (the result
-        # records that oneDNN was off).
-        os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -164,6 +164,12 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.run_page.start_run)
+        # The framework on the form gets its warm worker process once the plots are painted
+        # (nothing heavy before the first paint), and again when the form turns to another.
+        self.run_page.frames.painted.connect(
+            lambda: self.run_page.prewarm(self.panel.framework.currentText())
+        )
+        self.panel.framework.currentTextChanged.connect(self.run_page.prewarm)
         self.panel.cancel_requested.connect(self.controller.cancel)
         self.panel.buttons_changed.connect(self._update_actions)
         self.panel.picker.checking_changed.connect(

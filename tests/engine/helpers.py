@@ -30,11 +30,11 @@ TINY = RunConfig(
 
 
 def started_here() -> list[psutil.Process]:
-    """This test process's descendants that a run leaves: not the fork server of PyTorch
-    workers (engine/process/forked.py), which outlives every run by design."""
-    server = forked.server_pid()
+    """This test process's descendants that a run leaves: not the fork servers of workers
+    (engine/process/forked.py), which outlive every run by design."""
+    servers = forked.server_pids()
     children = psutil.Process(os.getpid()).children(recursive=True)
-    return [p for p in children if p.pid != server]
+    return [p for p in children if p.pid not in servers]
 
 
 def run_events(config: RunConfig) -> list[Event]:

@@ -4,8 +4,6 @@ image is named although TensorFlow's decoder does not name it."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from engine.core.events import Failed, Finished
@@ -13,9 +11,14 @@ from engine.results.schema import validate
 from tests.engine.data_helpers import SLOW_TF, corrupt_one, image_folder
 from tests.engine.helpers import TINY, run_events
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 TF = TINY.with_changes(framework="tensorflow", max_seconds=2.0, repeats=2)
+
+
+@pytest.fixture(autouse=True)
+def onednn_off(monkeypatch):
+    """These runs' workers with TensorFlow's oneDNN kernels off, set for this module's tests
+    alone: set at the module's import, it reached every TensorFlow worker of the test process."""
+    monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", "0")
 
 
 def _result(events) -> dict:

@@ -1,6 +1,7 @@
-"""PyTorch workers forked from the warm server (engine/process/forked.py and
-engine/worker/forkserver.py), for real: the same result as a fresh worker's, the streams, the
-cancel, the kill, the parent's end and the server's, and where a worker is not forked."""
+"""Workers forked from the warm servers (engine/process/forked.py and
+engine/worker/forkserver.py), for real: the same result as a fresh worker's in PyTorch and in
+TensorFlow, the streams, the cancel, the kill, the parent's end and the server's, and where a
+worker is not forked."""
 
 from __future__ import annotations
 
@@ -53,21 +54,26 @@ def _until_measuring(worker: WorkerProcess):
     raise AssertionError("the run ended before it measured")
 
 
-def test_without_a_server_a_run_starts_fresh_and_forked_it_gives_the_same_result(fresh_server):
-    config = TINY.with_changes(min_steps=200, max_steps=200, repeats=1)
+@pytest.mark.parametrize("framework", ["torch", "tensorflow"])
+def test_without_a_server_a_run_starts_fresh_and_forked_it_gives_the_same_result(
+    fresh_server, framework
+):
+    config = TINY.with_changes(framework=framework, min_steps=200, max_steps=200, repeats=1)
     kind, fresh, fresh_s = _run(config)
     assert kind is not forked.ForkedWorker
-    assert forked.server_pid() is None  # a single run starts none
-    assert forked.wait_ready(timeout_s=60)
+    assert forked.server_pid(framework) is None  # a single run starts none
+    assert forked.wait_ready(framework=framework, timeout_s=60)
     kind, warm, warm_s = _run(config)
     assert kind is forked.ForkedWorker
     assert isinstance(fresh[0], Started) and isinstance(warm[0], Started)
     assert isinstance(fresh[-1], Finished) and isinstance(warm[-1], Finished)
     a, b = fresh[-1].result, warm[-1].result
     assert a.keys() == b.keys() and a["status"] == b["status"] == "ok"
-    same = ("framework_version", "device", "threads", "torchvision_version")
+    assert a["environment"].keys() == b["environment"].keys()
+    same = ("framework", "framework_version", "device", "threads", "torchvision_version")
+    same += ("keras_version", "onednn_opts", "heap")
     assert {k: a["environment"].get(k) for k in same} == {k: b["environment"].get(k) for k in same}
-    assert warm_s < fresh_s  # the import of torch is not in it
+    assert warm_s < fresh_s  # the framework's import is not in it
 
 
 def test_a_forked_workers_peak_memory_is_a_fresh_command_line_runs():
@@ -166,7 +172,7 @@ def test_the_server_ends_with_its_owner_and_its_worker_runs_to_its_end(fresh_ser
 
 def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next():
     assert forked.wait_ready(timeout_s=60)
-    path = forked._server.path  # type: ignore[union-attr]
+    path = forked._servers["torch"].path
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.connect(path)
         conn.sendall(b'{"argv": []}\n')  # no streams attached
@@ -176,8 +182,28 @@ def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next():
     assert kind is forked.ForkedWorker and isinstance(events[-1], Finished)
 
 
+def test_a_run_that_sets_what_its_framework_reads_at_import_is_not_forked(monkeypatch):
+    """TensorFlow under a memory cap is imported with oneDNN off (TrainingConfig.
+    import_environment): the warm server imported it on, so the run starts fresh and says so."""
+    monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)  # TensorFlow's default: on
+    assert forked.wait_ready(framework="tensorflow", timeout_s=60)
+    server = forked.server_pid("tensorflow")
+    capped = TINY.with_changes(
+        framework="tensorflow", memory_limit_bytes=2 << 30, min_steps=20, max_steps=20, repeats=1
+    )
+    assert capped.import_environment() == {"TF_ENABLE_ONEDNN_OPTS": "0"}
+    kind, events, _ = _run(capped)
+    assert kind is not forked.ForkedWorker and isinstance(events[-1], Finished)
+    assert events[-1].result["environment"]["onednn_opts"] == "0"
+    assert forked.server_pid("tensorflow") == server  # kept for the runs it can serve
+    kind, events, _ = _run(capped.with_changes(memory_limit_bytes=None))
+    assert kind is forked.ForkedWorker and isinstance(events[-1], Finished)
+    assert events[-1].result["environment"]["onednn_opts"] is None
+
+
 def test_workers_a_fresh_process_would_measure_differently_are_not_forked(monkeypatch):
-    assert not forked.supported(WorkerSpec(), "tensorflow")
+    assert forked.supported(WorkerSpec(), "tensorflow")
+    assert not forked.supported(WorkerSpec(), "jax")
     assert not forked.supported(WorkerSpec(python="/usr/bin/python3"), "torch")
     monkeypatch.setenv("EPOCHCOST_FORKSERVER", "0")
     assert not forked.supported(WorkerSpec(), "torch")

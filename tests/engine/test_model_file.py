@@ -160,7 +160,8 @@ def test_a_pytorch_files_check_is_forked_from_the_warm_process_and_says_the_same
 ):
     """Where a warm PyTorch process runs (the app's; these tests' own), a PyTorch file's check
     is forked from it: the verdict a fresh worker gives, without importing torch again. A Keras
-    file's check starts fresh (never two frameworks in one process); input() gets EOF."""
+    file's check is forked from TensorFlow's warm process (never two frameworks in one
+    process); input() gets EOF."""
     assert forked.wait_ready(timeout_s=60)
     path = write(tmp_path, VALID, "tiny_linear.py")
     warm = ModelFileCheck(str(path))
@@ -180,8 +181,9 @@ def test_a_pytorch_files_check_is_forked_from_the_warm_process_and_says_the_same
     assert isinstance(answered._proc, forked.ForkedWorker) and time.monotonic() - t0 < 30
     assert said.kind == "config" and said.line == 1 and "EOFError" in said.message
     keras, _, _ = next(iter(KERAS_BAD.values()))
+    assert forked.wait_ready(framework="tensorflow", timeout_s=60)
     tf_check = ModelFileCheck(str(write(tmp_path, keras, "keras_model.py")))
-    assert not tf_check.run().ok and isinstance(tf_check._proc, subprocess.Popen)
+    assert not tf_check.run().ok and isinstance(tf_check._proc, forked.ForkedWorker)
 
 
 def test_the_file_can_import_its_neighbours(tmp_path):

@@ -144,3 +144,30 @@ def test_a_worker_that_dies_is_shown_as_failed_and_the_app_keeps_working(qtbot, 
     # The crash message is gone; at most the new result's caution shows (a busy machine:
     # the tests run two at a time).
     assert not window.message_bar.isVisible() or window.message_bar.level == "warning"
+
+
+def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_forked(qtbot, window):
+    """The framework on the form gets the warm process its workers are forked from
+    (engine/process/forked.py): PyTorch's once the plots are painted, TensorFlow's when the
+    form turns to it, so that run's worker skips TensorFlow's import too."""
+    from engine.process import forked
+
+    forked.shutdown()  # the test process's own (tests/conftest.py): none at the start
+    window.run_page.prewarm(window.panel.framework.currentText())  # as once painted
+    assert window.panel.framework.currentText() == "torch"
+    assert forked.server_pid("torch") is not None and forked.server_pid("tensorflow") is None
+    fill_form(window.panel, **TINY_FORM)
+    window.panel.framework.setCurrentText("tensorflow")
+    server = forked.server_pid("tensorflow")
+    assert server is not None
+    assert forked.wait_ready(framework="tensorflow", timeout_s=60)
+    with qtbot.waitSignal(
+        window.controller.running_changed,
+        timeout=RUN_TIMEOUT_MS,
+        check_params_cb=lambda running: not running,
+    ):
+        click_run(qtbot, window)
+        qtbot.waitUntil(lambda: window.controller.worker_pid is not None)
+        assert psutil.Process(window.controller.worker_pid).ppid() == server  # forked
+    stored = Store().get(window.results.model.run_id(0))
+    assert stored["status"] == "ok" and stored["config"]["framework"] == "tensorflow"

@@ -50,8 +50,6 @@ class RunPage(Page):
         self._plots: LivePlots | None = None
         self.frames = PlotFrames("run-plots", TITLES, ctx.colors)
         self.frames.painted.connect(lambda: self.plots)  # built once their frames are seen
-        # The first PyTorch run's worker forked warm too (engine/process/forked.py).
-        self.frames.painted.connect(lambda: forked.prewarm(self.controller.spec_for("torch")))
         self.status = RunStatus()
         self._result: dict[str, Any] | None = None
         self._layout = QVBoxLayout(self)
@@ -72,6 +70,12 @@ class RunPage(Page):
         # so the panel's price does not reprice it.
         self._elsewhere = False
         ctx.panel.price_changed.connect(self.reprice)  # a price that passed, never a mistake
+
+    def prewarm(self, framework: str) -> None:
+        """Start the warm process this framework's workers are forked from, if none runs: the
+        first run's worker forked too (engine/process/forked.py). The window calls it once its
+        plots' frames are painted and whenever the form turns to another framework."""
+        forked.prewarm(self.controller.spec_for(framework), framework)
 
     @property
     def plots(self) -> LivePlots:
