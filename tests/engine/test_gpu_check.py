@@ -5,12 +5,14 @@ thing faked (the boundary); the builds read are this machine's real ones."""
 from __future__ import annotations
 
 import sys
+import time
 import types
 
 import pytest
 
 from engine.core.errors import RunFailed
 from engine.measure.compatibility import Build, runs_on
+from engine.process import forked
 from engine.process.builds import read_build
 from engine.process.launcher import WorkerSpec
 from engine.worker.frameworks.tensorflow.build import check_gpu as tf_check_gpu
@@ -99,6 +101,35 @@ def test_builds_are_read_in_a_child_process_with_the_environments_python():
     tf = read_build("tensorflow", WorkerSpec())
     assert not tf.error and tf.version.startswith("2.")
     assert tf.cuda == "" and tf.archs == ()  # tensorflow-cpu: a CPU-only build
+
+
+@pytest.mark.parametrize("framework", ["torch", "tensorflow"])
+def test_a_build_read_from_the_warm_process_is_the_fresh_childs(monkeypatch, framework):
+    """Where a warm process of the framework runs (the app's; these tests' own), the child
+    that reads the build is forked from it (engine/process/forked.py): the same answer."""
+    assert forked.wait_ready(framework=framework, timeout_s=60)
+    forked_child = []
+    real = forked.spawn_forked
+
+    def spawn_forked(*args, **kwargs):
+        forked_child.append(real(*args, **kwargs))
+        return forked_child[-1]
+
+    monkeypatch.setattr(forked, "spawn_forked", spawn_forked)
+    warm = read_build(framework, WorkerSpec())
+    assert isinstance(forked_child[-1], forked.ForkedWorker) and not warm.error
+    monkeypatch.setenv(forked.OFF_ENV, "0")
+    fresh = read_build(framework, WorkerSpec())
+    assert forked_child[-1] is None and fresh == warm
+
+
+def test_a_build_that_does_not_come_in_time_is_said_and_its_child_killed(tmp_path):
+    script = tmp_path / "python"
+    script.write_text("#!/bin/sh\nexec sleep 60\n")
+    script.chmod(0o755)
+    t0 = time.monotonic()
+    late = read_build("torch", WorkerSpec(python=str(script)), timeout_s=1.0)
+    assert late.error == "no answer within 1 s" and time.monotonic() - t0 < 10
 
 
 def test_an_environment_that_cannot_be_read_says_why(tmp_path):
