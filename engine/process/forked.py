@@ -7,10 +7,10 @@ how).
 it, and returns a `ForkedWorker`, which the launcher uses as it uses a subprocess.Popen (pid,
 the three text streams, poll, wait, kill); None means "start it the usual way"
 (engine/process/spawn.py). A server is started only where several runs follow: `prewarm()` by
-the app once its window shows (PyTorch's) and when its form turns to TensorFlow, `wait_ready()`
-by a study before its first run (engine/process/worker_turns.py). A single command-line run
-starts the usual way (a server's import beside it would only compete with it). One server a
-framework at a time; a server of another environment is replaced.
+the app for the framework on its form (once its window shows, and when the form turns to
+another), `wait_ready()` by a study before its first run (engine/process/worker_turns.py). A
+single command-line run starts the usual way (a server's import beside it would only compete
+with it). One server a framework at a time; a server of another environment is replaced.
 
 Forked only where it measures the same as a fresh process: Linux, this Python (not another
 environment's, not the bundle's own executable), PyTorch or TensorFlow, one process (not
@@ -92,11 +92,10 @@ def _installed(framework: str) -> bool:
 
 
 class _Server:
-    """One fork server: its process, its socket, the framework it imported and the import
-    environment it was started with."""
+    """One fork server of `framework`: its process, its socket, the import environment it was
+    started with."""
 
     def __init__(self, env: dict[str, str], framework: str) -> None:
-        self.framework = framework
         self.folder = tempfile.mkdtemp(prefix="epochcost-forkserver-")
         self.path = os.path.join(self.folder, "socket")
         self.import_env = _import_env(env)

@@ -68,6 +68,16 @@ def _warm(framework: str) -> None:
         os.environ["KERAS_BACKEND"] = "tensorflow"  # as start_runtime() sets it
         import keras  # noqa: F401
         import tensorflow  # noqa: F401
+    if _cuda_driver_loaded():
+        # A CUDA context does not survive a fork. Neither framework loads the driver as it is
+        # imported (it does at its first use of a GPU); one that did is not served.
+        raise SystemExit("the import loaded the CUDA driver: its workers start fresh")
+
+
+def _cuda_driver_loaded(maps_path: str = "/proc/self/maps") -> bool:
+    """Whether the CUDA driver (libcuda) is mapped into this process."""
+    with open(maps_path) as maps:
+        return any("/libcuda.so" in line for line in maps)
 
 
 def resident_library_pages() -> list[tuple[int, int]]:

@@ -234,3 +234,19 @@ def test_a_fresh_workers_peak_memory_is_its_own_not_its_parents(monkeypatch):
     assert kind is not forked.ForkedWorker and isinstance(events[-1], Finished)
     peak = events[-1].result["peak_memory_bytes"]
     assert 100 << 20 < peak < 1200 << 20  # tiny-mlp's worker: about 780 MB with torch
+
+
+def test_a_server_whose_import_loaded_the_cuda_driver_would_not_serve(tmp_path):
+    """A CUDA context does not survive a fork: the server checks, after its import, that the
+    driver is not mapped (neither framework maps it before its first use of a GPU)."""
+    from engine.worker import forkserver
+
+    for framework in forked.FRAMEWORKS:  # the real servers, their framework imported
+        assert forked.wait_ready(framework=framework, timeout_s=60)
+        pid = forked.server_pid(framework)
+        assert not forkserver._cuda_driver_loaded(f"/proc/{pid}/maps")
+    maps = tmp_path / "maps"
+    maps.write_text(
+        "7f0000000000-7f0000001000 r-xp 00000000 08:01 42 /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+    )
+    assert forkserver._cuda_driver_loaded(str(maps))

@@ -167,7 +167,8 @@ def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_fo
         check_params_cb=lambda running: not running,
     ):
         click_run(qtbot, window)
-        qtbot.waitUntil(lambda: window.controller.worker_pid is not None)
-        assert psutil.Process(window.controller.worker_pid).ppid() == server  # forked
+        worker = window.controller._thread.worker  # the run's WorkerProcess
+    assert isinstance(worker.proc, forked.ForkedWorker)  # from the server: it answered the pid
+    assert forked.server_pid("tensorflow") == server
     stored = Store().get(window.results.model.run_id(0))
     assert stored["status"] == "ok" and stored["config"]["framework"] == "tensorflow"
