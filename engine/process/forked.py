@@ -199,14 +199,19 @@ def prewarm(spec: WorkerSpec | None = None, framework: str = "torch") -> None:
 
 
 def wait_ready(
-    spec: WorkerSpec | None = None, framework: str = "torch", timeout_s: float = READY_TIMEOUT_S
+    spec: WorkerSpec | None = None,
+    framework: str = "torch",
+    timeout_s: float = READY_TIMEOUT_S,
+    import_env: dict[str, str] | None = None,
 ) -> bool:
     """Start the server for `spec`'s workers of `framework` if they may be forked and none
     runs, and wait until it is ready (a study's first run forked too); False if they may not
-    be, or it is not ready by `timeout_s`."""
+    be, or it is not ready by `timeout_s`. `import_env`: as spawn_forked's, the server's
+    import under it (one of another environment is replaced)."""
     spec = spec or WorkerSpec()
+    env = {**spec.environment(), **(import_env or {})}
     return supported(spec, framework) and (
-        _ready(spec.environment(), framework, start=True, timeout_s=timeout_s) is not None
+        _ready(env, framework, start=True, timeout_s=timeout_s) is not None
     )
 
 

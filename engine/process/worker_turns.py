@@ -50,9 +50,10 @@ class WorkerTurns:
     def start(self, config: TrainingConfig, run_id: str | None = None) -> WorkerProcess | None:
         """A started worker for `config`; None when the study is cancelled."""
         if not getattr(config, "distributed", False):  # torchrun's processes are never forked
-            # Each PyTorch run forked from a warm process: the import of torch once for the
-            # study (engine/process/forked.py), its first run's included.
-            forked.wait_ready(self.spec, config.framework)
+            # Each run forked from a warm process: the import of its framework once for the
+            # study (engine/process/forked.py), its first run's included; the server imports
+            # it as the run would (a capped TensorFlow run's: oneDNN off).
+            forked.wait_ready(self.spec, config.framework, import_env=config.import_environment())
         worker = WorkerProcess(config, self.spec, run_id, self._on_stderr, self._cancel)
         with self._lock:
             if self._cancel.is_set():

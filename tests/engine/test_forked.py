@@ -184,7 +184,8 @@ def test_a_request_the_server_cannot_read_is_answered_and_it_serves_the_next():
 
 def test_a_run_that_sets_what_its_framework_reads_at_import_is_not_forked(monkeypatch):
     """TensorFlow under a memory cap is imported with oneDNN off (TrainingConfig.
-    import_environment): the warm server imported it on, so the run starts fresh and says so."""
+    import_environment): a warm server that imported it on does not serve the run, which starts
+    fresh; one that imported it off does."""
     monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)  # TensorFlow's default: on
     assert forked.wait_ready(framework="tensorflow", timeout_s=60)
     server = forked.server_pid("tensorflow")
@@ -199,6 +200,15 @@ def test_a_run_that_sets_what_its_framework_reads_at_import_is_not_forked(monkey
     kind, events, _ = _run(capped.with_changes(memory_limit_bytes=None))
     assert kind is forked.ForkedWorker and isinstance(events[-1], Finished)
     assert events[-1].result["environment"]["onednn_opts"] is None
+    # A study of capped runs (engine/process/worker_turns.py) waits for a server that imported
+    # TensorFlow as they would: it replaces the other, and its runs are forked.
+    assert forked.wait_ready(
+        framework="tensorflow", timeout_s=60, import_env=capped.import_environment()
+    )
+    assert forked.server_pid("tensorflow") != server
+    kind, events, _ = _run(capped)
+    assert kind is forked.ForkedWorker and isinstance(events[-1], Finished)
+    assert events[-1].result["environment"]["onednn_opts"] == "0"
 
 
 def test_workers_a_fresh_process_would_measure_differently_are_not_forked(monkeypatch):
