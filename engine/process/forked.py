@@ -67,6 +67,12 @@ FRAMEWORKS = ("torch", "tensorflow")  # each with a server of its own
 READY_TIMEOUT_S = 60.0  # a server not ready by then is given up (and runs start the usual way)
 
 
+def _environment(spec: WorkerSpec, import_env: dict[str, str] | None) -> dict[str, str]:
+    """A worker's environment: the spec's, and what it sets before its framework's import for
+    its run (TrainingConfig.import_environment)."""
+    return {**spec.environment(), **(import_env or {})}
+
+
 def _import_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(IMPORT_ENV_PREFIXES)}
 
@@ -209,9 +215,9 @@ def wait_ready(
     be, or it is not ready by `timeout_s`. `import_env`: as spawn_forked's, the server's
     import under it (one of another environment is replaced)."""
     spec = spec or WorkerSpec()
-    env = {**spec.environment(), **(import_env or {})}
     return supported(spec, framework) and (
-        _ready(env, framework, start=True, timeout_s=timeout_s) is not None
+        _ready(_environment(spec, import_env), framework, start=True, timeout_s=timeout_s)
+        is not None
     )
 
 
@@ -256,7 +262,7 @@ def spawn_forked(
     (TrainingConfig.import_environment); a server that imported without it serves none."""
     if not supported(spec, framework):
         return None
-    env = {**spec.environment(), **(import_env or {})}
+    env = _environment(spec, import_env)
     server = _ready(env, framework, start=False, timeout_s=READY_TIMEOUT_S)
     if server is None:
         return None

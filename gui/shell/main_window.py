@@ -162,17 +162,8 @@ class MainWindow(QMainWindow):
             about=self.show_about,
         )
 
-    def _prewarm_form(self) -> None:
-        """Once painted (PlotFrames.painted comes once): the form's framework warm now, and
-        each framework the form turns to later."""
-        self.run_page.prewarm(self.panel.framework.currentText())
-        self.panel.framework.currentTextChanged.connect(self.run_page.prewarm)
-
     def _wire(self) -> None:
         self.panel.run_requested.connect(self.run_page.start_run)
-        # The framework on the form gets its warm worker process once the plots are painted
-        # (nothing heavy before the first paint), and again when the form turns to another.
-        self.run_page.frames.painted.connect(self._prewarm_form)
         self.panel.cancel_requested.connect(self.controller.cancel)
         self.panel.buttons_changed.connect(self._update_actions)
         self.panel.picker.checking_changed.connect(

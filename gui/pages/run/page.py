@@ -50,6 +50,9 @@ class RunPage(Page):
         self._plots: LivePlots | None = None
         self.frames = PlotFrames("run-plots", TITLES, ctx.colors)
         self.frames.painted.connect(lambda: self.plots)  # built once their frames are seen
+        # The framework on the form gets its warm worker process once the frames are painted
+        # (nothing heavy before the first paint), and again when the form turns to another.
+        self.frames.painted.connect(self._prewarm_form)
         self.status = RunStatus()
         self._result: dict[str, Any] | None = None
         self._layout = QVBoxLayout(self)
@@ -73,9 +76,15 @@ class RunPage(Page):
 
     def prewarm(self, framework: str) -> None:
         """Start the warm process this framework's workers are forked from, if none runs: the
-        first run's worker forked too (engine/process/forked.py). The window calls it once its
-        plots' frames are painted and whenever the form turns to another framework."""
+        first run's worker forked too (engine/process/forked.py)."""
         forked.prewarm(self.controller.spec_for(framework), framework)
+
+    def _prewarm_form(self) -> None:
+        """Once painted (PlotFrames.painted comes once): the form's framework warm now, and
+        each framework the form turns to later."""
+        framework = self.ctx.panel.framework
+        self.prewarm(framework.currentText())
+        framework.currentTextChanged.connect(self.prewarm)
 
     @property
     def plots(self) -> LivePlots:
