@@ -63,10 +63,15 @@ run: $(STAMP) deb-deps cloud-env
 	  $(VENV)/bin/epochcost-gui; \
 	fi
 
+# mypy's cache in the user's cache folder, shared by every checkout: a fresh clone's check 0.3 s
+# against 12.3 s (one run each). mypy keys it by module and checks each file's hash where the
+# path or time differs, so another checkout's entries hold only for the same source.
+MYPY_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/epochcost/mypy
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine gui tests benchmarks
 	$(VENV)/bin/ruff format --check engine gui tests benchmarks
-	$(VENV)/bin/mypy engine gui
+	$(VENV)/bin/mypy --cache-dir $(MYPY_CACHE) engine gui
 	$(VENV)/bin/lint-imports
 
 # Two test processes (pytest-xdist) on the two-core machine (benchmarks/RESULTS.md, issue 42).
