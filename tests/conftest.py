@@ -37,6 +37,7 @@ PROCESS_MODULES = {
     "test_tf_backend",
     "test_worker",
     "test_worker_children",
+    "test_worker_tempdir",
     "test_distributed",
     "test_gpu_check_script",
     "test_run_status",

@@ -10,10 +10,11 @@ thread that watches the run's torchrun, then this process's exit, then the next 
 whose parent and torchrun are both gone).
 
 PyTorch's compile cache (torchinductor_USER) is shared by every run, one process or many: it
-stays where it would be without this folder, so a data-parallel run does not compile again.
+stays where it would be without this folder (engine/core/compile_cache.py), so a data-parallel
+run does not compile again.
 
 The torchrun side runs in the worker's Python (any interpreter with PyTorch): standard library
-only, psutil only in the parent's functions.
+and engine.core only, psutil only in the parent's functions.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from engine.core import compile_cache
 
 PREFIX = "epochcost-dp-"
 PID_FILE = "torchrun.pid"
@@ -118,14 +121,6 @@ def _alive(pid: int) -> bool:
 # The torchrun side -------------------------------------------------------------------------
 
 
-def _compile_cache() -> str:
-    """Where PyTorch keeps its compile cache without this folder (torch's default_cache_dir)."""
-    import getpass
-
-    user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
-    return os.path.join(tempfile.gettempdir(), f"torchinductor_{user}")
-
-
 def _stop(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)  # through `finally`: the folder goes
 
@@ -140,7 +135,7 @@ def main(argv: list[str]) -> int:
             signal.signal(getattr(signal, name), _stop)
     try:
         Path(folder, PID_FILE).write_text(str(os.getpid()), encoding="ascii")
-        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", _compile_cache())
+        compile_cache.keep()
         os.environ["TMPDIR"] = folder  # torchrun's folders and its ranks' go here
         tempfile.tempdir = folder
         sys.argv = ["torch.distributed.run", *argv[1:]]

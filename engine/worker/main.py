@@ -27,7 +27,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from engine.worker import quiet
+from engine.worker import quiet, tempdir
 
 if TYPE_CHECKING:
     from engine.core.errors import RunFailed
@@ -258,7 +258,10 @@ def _ran_user_code(args: argparse.Namespace) -> bool:
 
 def entry(argv: list[str] | None = None) -> NoReturn:
     """The worker process's whole life: main(), then exit at once. Every event is out by then;
-    tearing the framework down (seconds for torch) would only delay the next trial."""
+    tearing the framework down (seconds for torch) would only delay the next trial. Its
+    temporary files go into a folder of its own, which _exit removes (engine/worker/
+    tempdir.py)."""
+    tempdir.own()
     _exit(main(argv))
 
 
@@ -267,6 +270,7 @@ def _exit(code: int) -> NoReturn:
     launcher's end_group): the worker ends its own process group, itself included, as it goes."""
     sys.stdout.flush()
     sys.stderr.flush()
+    tempdir.remove()
     if _PARENT_GONE.is_set() and hasattr(os, "killpg") and os.getpgrp() == os.getpid():
         os.killpg(os.getpid(), signal.SIGKILL)
     os._exit(code)

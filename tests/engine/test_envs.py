@@ -6,6 +6,7 @@ for one real measurement and removed."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -163,8 +164,15 @@ def _cpu_torch_wheel() -> Path | None:
     return found[0] if found else None
 
 
+# Read as the module loads: a cloud test moves HOME for SkyPilot for the rest of its test
+# process (tests/engine/cloud_helpers.py's sky_home), and pip and uv read their configuration
+# and keep their caches in the user's home.
+USER_HOME = os.environ.get("HOME", "")
+CPU_TORCH_WHEEL = _cpu_torch_wheel()
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(_cpu_torch_wheel() is None, reason="no CPU torch wheel on this disk")
+@pytest.mark.skipif(CPU_TORCH_WHEEL is None, reason="no CPU torch wheel on this disk")
 def test_a_real_pytorch_environment_is_made_registered_used_and_removed(tmp_path, monkeypatch):
     # uv, the installer the app and `epochcost env create` take where it is: 15 s against
     # pip's 28 s for the same environment (pip unpacks the wheel and compiles it each time; one
@@ -172,9 +180,9 @@ def test_a_real_pytorch_environment_is_made_registered_used_and_removed(tmp_path
     # reads the wheel's folder from its own variable, not pip's configuration.
     if create_module.find_uv() is None:
         pytest.skip("no uv here: the PyTorch environment is uv's")
-    wheel = _cpu_torch_wheel()
-    assert wheel is not None  # the skipif's
-    monkeypatch.setenv("UV_FIND_LINKS", str(wheel.parent))
+    assert CPU_TORCH_WHEEL is not None  # the skipif's
+    monkeypatch.setenv("HOME", USER_HOME)  # uv's cache, as the user's own uv has it
+    monkeypatch.setenv("UV_FIND_LINKS", str(CPU_TORCH_WHEEL.parent))
     made = create(_small("PyTorch 2.13.0 (CPU)", ("torch==2.13.0",)), "cpu-torch", installer="uv")
     assert made.message.startswith("ok:") and "torch 2.13.0" in made.message
     assert made.installer == "uv"
