@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from engine.core import compile_cache
 from engine.process import forked
 
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
@@ -126,6 +127,13 @@ def pytest_terminal_summary(terminalreporter) -> None:
 def _prewarm() -> None:
     for framework in forked.FRAMEWORKS:
         forked.prewarm(framework=framework)
+
+
+# Where PyTorch keeps its compile cache, set in this process before the servers start: a test
+# that uses torch in this process sets it itself at its first look (torch's cache_dir()), and
+# a server started without it no longer matched the process's import environment: both were
+# started again, twice a run, about 7 s of CPU each time (engine/process/forked.py).
+os.environ.setdefault(compile_cache.ENV, compile_cache.default_dir())
 
 
 @pytest.fixture(autouse=True, scope="session")
