@@ -46,6 +46,9 @@ class ConfigPanel(QWidget):
     buttons_changed = Signal()
     # The accepted price (or owned hardware) changed: the tabs re-price what they show.
     price_changed = Signal()
+    # The form's framework, whether the user chose it or a model's choice of frameworks did
+    # (the framework box is refilled with its signals blocked).
+    framework_changed = Signal(str)
 
     def __init__(
         self,
@@ -87,7 +90,8 @@ class ConfigPanel(QWidget):
         self.data_box.changed.connect(self.validate)
         self.device.currentIndexChanged.connect(self._device_changed)
         self._device_changed()
-        self.framework.currentTextChanged.connect(self.gpu_check.check)
+        self.framework.currentTextChanged.connect(self.framework_changed)
+        self.framework_changed.connect(self.gpu_check.check)
         self.gpu_check.changed.connect(self._show_gpu_verdicts)
         self.run_button.clicked.connect(self.request_run)
         self.cancel_button.clicked.connect(self.cancel_requested)
@@ -126,7 +130,10 @@ class ConfigPanel(QWidget):
         self.framework.addItems(offered)
         self.framework.setCurrentIndex(max(0, self.framework.findText(current)))
         self.framework.blockSignals(False)
-        self.gpu_check.check(self.framework.currentText())  # its environment may have changed
+        if self.framework.currentText() != current:
+            self.framework_changed.emit(self.framework.currentText())
+        else:
+            self.gpu_check.check(current)  # its environment may have changed
         self.validate()
 
     def set_interpreters(self, interpreters: dict[str, str]) -> None:

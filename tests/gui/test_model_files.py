@@ -11,7 +11,7 @@ from engine.results.store import Store
 from engine.workloads.model_file_source import file_sha256
 from gui.panel.model_files import FILE_PREFIX, ModelFile
 from gui.panel.model_picker import CANCEL_TEXT
-from tests.engine.model_files import BAD, VALID
+from tests.engine.model_files import BAD, KERAS_VALID, VALID
 from tests.gui.helpers import TINY_FORM, fill_form, run_to_end, show_tab
 
 CHECK_TIMEOUT_MS = 120_000  # a fresh worker imports torch before it loads the file
@@ -57,6 +57,26 @@ def test_a_valid_file_is_listed_measured_and_remembered(qtbot, window, tmp_path)
     qtbot.mouseClick(second.panel.picker.remove_button, Qt.MouseButton.LeftButton)
     assert second.panel.picker.files == [] and path.exists()
     assert second.panel.model.currentData() == RunConfig().model  # the default again
+
+
+def test_a_file_of_the_other_framework_turns_the_form_to_it_and_warms_that_one(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """A Keras file offers TensorFlow alone: the form turns to it (its box refilled with its
+    signals blocked), and TensorFlow's warm process is started for the run that follows, as
+    when the user chooses TensorFlow (engine/process/forked.py)."""
+    from gui.pages.run import page as run_page
+
+    qtbot.waitUntil(lambda: window.run_page._plots is not None)  # painted: the warming is wired
+    assert window.panel.framework.currentText() == "torch"
+    warmed: list[str] = []
+    monkeypatch.setattr(run_page.forked, "prewarm", lambda _spec, fw: warmed.append(fw))
+    path = tmp_path / "keras_net.py"
+    path.write_text(KERAS_VALID)
+    add(qtbot, window, path)
+    assert window.panel.picker.current_file().framework == "tensorflow"
+    assert window.panel.framework.currentText() == "tensorflow"
+    assert warmed == ["tensorflow"]
 
 
 def test_a_broken_file_shows_its_error_and_line_and_changes_nothing(qtbot, window, tmp_path):

@@ -81,10 +81,10 @@ class RunPage(Page):
 
     def _prewarm_form(self) -> None:
         """Once painted (PlotFrames.painted comes once): the form's framework warm now, and
-        each framework the form turns to later."""
-        framework = self.ctx.panel.framework
-        self.prewarm(framework.currentText())
-        framework.currentTextChanged.connect(self.prewarm)
+        each framework the form turns to later (chosen, or the only one a model offers)."""
+        panel = self.ctx.panel
+        self.prewarm(panel.framework.currentText())
+        panel.framework_changed.connect(self.prewarm)
 
     @property
     def plots(self) -> LivePlots:
