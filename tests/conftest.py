@@ -147,10 +147,21 @@ def warm_workers():
 
 
 @pytest.fixture(autouse=True)
-def warm_server_back():
+def warm_server_back(request):
     """The servers started again where a test stopped them or left one of another environment
-    (tests/engine/test_forked.py): at once when those of this environment run."""
-    _prewarm()
+    (tests/engine/test_forked.py): at once when those of this environment run. Not for a test
+    that starts with none (fresh_server): it would stop both at once (about 7 s of CPU)."""
+    if "fresh_server" not in request.fixturenames:
+        _prewarm()
+
+
+@pytest.fixture
+def fresh_server():
+    """No server at the start, none left after: the next test's start again (warm_server_back).
+    Other tests use the test process's own."""
+    forked.shutdown()
+    yield
+    forked.shutdown()
 
 
 @pytest.fixture(autouse=True)

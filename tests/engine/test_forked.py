@@ -26,15 +26,6 @@ pytestmark = pytest.mark.skipif(
 LONG = TINY.with_changes(min_steps=1_000_000, max_steps=1_000_000, max_seconds=60.0, repeats=1)
 
 
-@pytest.fixture
-def fresh_server():
-    """No server at the start, none left after: the next test's starts (tests/conftest.py).
-    The other tests here use the test process's own."""
-    forked.shutdown()
-    yield
-    forked.shutdown()
-
-
 def _run(config) -> tuple[type, list, float]:
     t0 = time.monotonic()
     worker = WorkerProcess(config.validated()).start()

@@ -146,7 +146,9 @@ def test_a_worker_that_dies_is_shown_as_failed_and_the_app_keeps_working(qtbot, 
     assert not window.message_bar.isVisible() or window.message_bar.level == "warning"
 
 
-def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_forked(qtbot, window):
+def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_forked(
+    qtbot, fresh_server, window
+):
     """The framework on the form gets the warm process its workers are forked from
     (engine/process/forked.py): PyTorch's once the plots are painted, TensorFlow's when the
     form turns to it, so that run's worker skips TensorFlow's import too."""
