@@ -157,8 +157,8 @@ def warm_server_back(request):
 
 @pytest.fixture
 def fresh_server():
-    """No server at the start, none left after: the next test's start again (warm_server_back).
-    Other tests use the test process's own."""
+    """No server at the start, none left after: the next test's are started again
+    (warm_server_back). Other tests use the test process's own."""
     forked.shutdown()
     yield
     forked.shutdown()
