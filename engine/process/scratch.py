@@ -20,9 +20,7 @@ and engine.core only, psutil only in the parent's functions.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
-import re
 import shutil
 import signal
 import sys
@@ -31,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.core import compile_cache
+from engine.core import compile_cache, process_folders
 
 PREFIX = "epochcost-dp-"
 PID_FILE = "torchrun.pid"
@@ -46,7 +44,7 @@ def make() -> Path:
     """A new scratch folder for one run (this process's pid in its name), watched until the run
     ends; the folders of runs whose parent died are removed first."""
     sweep()
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    folder = process_folders.make(PREFIX)
     with _lock:
         if not _made:
             atexit.register(_remove_ended)
@@ -57,12 +55,9 @@ def make() -> Path:
 
 def sweep() -> None:
     """Remove the scratch folders whose parent and torchrun have both ended (killed outright)."""
-    pattern = re.compile(rf"^{re.escape(PREFIX)}(\d+)-")
-    with contextlib.suppress(OSError):
-        for entry in Path(tempfile.gettempdir()).iterdir():
-            match = pattern.match(entry.name)
-            if match and not _alive(int(match.group(1))) and not _running(entry):
-                shutil.rmtree(entry, ignore_errors=True)
+    for folder in process_folders.ended(PREFIX):
+        if not _running(folder):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _watch(folder: Path) -> None:
@@ -110,12 +105,6 @@ def _running(folder: Path) -> bool:
         return proc.status() != psutil.STATUS_ZOMBIE and str(folder) in proc.cmdline()
     except psutil.Error:
         return False
-
-
-def _alive(pid: int) -> bool:
-    import psutil
-
-    return bool(psutil.pid_exists(pid))
 
 
 # The torchrun side -------------------------------------------------------------------------

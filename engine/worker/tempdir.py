@@ -16,17 +16,13 @@ program's process (a test) leaves that program's temporary folder as it is.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import shutil
 import tempfile
-from pathlib import Path
 
-from engine.core import compile_cache
+from engine.core import compile_cache, process_folders
 
 PREFIX = "epochcost-worker-"
-_PATTERN = re.compile(rf"^{re.escape(PREFIX)}(\d+)-")
 _own: str | None = None
 
 
@@ -37,9 +33,10 @@ def own() -> str | None:
     global _own
     tempfile.tempdir = None  # read TMPDIR again: a forked worker's server read its own
     parent = tempfile.gettempdir()
-    sweep(parent)
+    for ended in process_folders.ended(PREFIX, parent):
+        shutil.rmtree(ended, ignore_errors=True)
     try:
-        folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
+        folder = str(process_folders.make(PREFIX, parent))
     except OSError:
         return None
     compile_cache.keep()
@@ -54,18 +51,3 @@ def remove() -> None:
     if _own is not None:
         shutil.rmtree(_own, ignore_errors=True)
         _own = None
-
-
-def sweep(parent: str) -> None:
-    """Remove the worker folders in `parent` whose process has ended."""
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(parent):
-            found = _PATTERN.match(entry.name)
-            if found and entry.is_dir(follow_symlinks=False) and not _alive(int(found[1])):
-                shutil.rmtree(Path(entry.path), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    import psutil  # not os.kill(pid, 0): on Windows that signal ends the process
-
-    return bool(psutil.pid_exists(pid))
