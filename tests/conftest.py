@@ -5,12 +5,14 @@ quickest tier, `-m gui` the desktop app's."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import psutil
 import pytest
 
+from engine.cloud import check_server
 from engine.core import compile_cache
 from engine.process import forked
 
@@ -69,6 +71,7 @@ PROCESS_MODULES = {
     "test_cloud_collect_checks",
     "test_cloud_measure",
     "test_cloud_env",
+    "test_check_server",
     "test_data_pipeline",
     "test_data_tensorflow",
     "test_data_sweep",
@@ -144,6 +147,7 @@ def warm_workers():
     _prewarm()
     yield
     forked.shutdown()
+    check_server.shutdown()
 
 
 @pytest.fixture(autouse=True)
@@ -172,13 +176,22 @@ def epochcost_home(tmp_path, monkeypatch):
     return home
 
 
+def _with_descendants(pids: set[int]) -> set[int]:
+    found = set(pids)
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}
+    return found
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
     """Fail a test that leaves a child process (a worker) running. The fork servers of workers
-    (engine/process/forked.py) outlive a run by design; the workers they fork do not."""
+    (engine/process/forked.py) and the warm cloud program of SkyPilot's checks
+    (engine/cloud/check_server.py) outlive a run by design; the workers they fork do not."""
     yield
     me = psutil.Process(os.getpid())
-    servers = forked.server_pids()
+    servers = forked.server_pids() | _with_descendants(check_server.server_pids())
     alive = [
         p
         for p in me.children(recursive=True)

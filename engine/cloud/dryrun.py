@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cloud import launch, skypilot
+from engine.cloud import check_server, launch, skypilot
 from engine.cloud.sky_catalog import runtime_dir
 from engine.cloud.task import IDLE_MINUTES, CloudRun
 from engine.core.errors import ConfigError
@@ -38,14 +38,11 @@ class Verdict:
 def check(
     cat: Catalog, mappings: list[dict[str, Any]], cancel: threading.Event | None = None
 ) -> list[Verdict]:
-    """SkyPilot's verdict on each task (one run of the cloud program for all of them);
-    `cancel`, set from another thread, stops it (SkyError)."""
-    answer = skypilot.call(
-        "check",
-        {"tasks": mappings, "runtime_dir": str(runtime_dir(cat))},
-        timeout_s=CHECK_TIMEOUT_S,
-        cancel=cancel,
-    )
+    """SkyPilot's verdict on each task (one request to the warm cloud program for all of
+    them: engine/cloud/check_server.py); `cancel`, set from another thread, stops it
+    (SkyError)."""
+    python = skypilot.cloud_python()
+    answer = check_server.check(python, runtime_dir(cat), mappings, CHECK_TIMEOUT_S, cancel)
     if not isinstance(answer, list) or len(answer) != len(mappings):
         raise ConfigError("cloud", "the cloud program gave no verdict for every task")
     return [
@@ -71,7 +68,7 @@ def all_accepted(
     runs: list[tuple[CloudRun, dict[str, Any]]],
     cancel: threading.Event | None = None,
 ) -> list[Verdict]:
-    """SkyPilot's acceptance of each task (one run of the cloud program for all of them), or
+    """SkyPilot's acceptance of each task (one request to the warm cloud program for all), or
     ConfigError with SkyPilot's reason for the first it refuses."""
     verdicts = check(cat, [mapping for _cloud, mapping in runs], cancel)
     for (cloud, _mapping), verdict in zip(runs, verdicts, strict=True):

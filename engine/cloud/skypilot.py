@@ -77,7 +77,7 @@ def call(
         start_new_session=True,
     )
     err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(_tail(proc.stderr)), daemon=True)
+    reader = threading.Thread(target=lambda: err.extend(tail_of(proc.stderr)), daemon=True)
     timer = threading.Timer(timeout_s, spawn.stop_session, (proc,)) if timeout_s else None
     answer: Any = None
     failure: SkyError | None = None
@@ -93,7 +93,7 @@ def call(
             proc.stdin.write(json.dumps(request))
             proc.stdin.close()
         for raw in proc.stdout:
-            message = _message(raw)
+            message = message_of(raw)
             if message is None:
                 continue
             kind = message.get("kind")
@@ -137,7 +137,7 @@ def _stop_on(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
             return
 
 
-def _message(raw: str) -> dict[str, Any] | None:
+def message_of(raw: str) -> dict[str, Any] | None:
     try:
         message = json.loads(raw)
     except ValueError:
@@ -145,7 +145,7 @@ def _message(raw: str) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
-def _tail(stream: Any, keep: int = 40) -> list[str]:
+def tail_of(stream: Any, keep: int = 40) -> list[str]:
     lines: list[str] = []
     for line in stream:
         lines = (lines + [line])[-keep:]

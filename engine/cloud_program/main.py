@@ -27,6 +27,11 @@ Operations (the request's fields in brackets):
 - server [action: start|stop|info]: SkyPilot's local API server.
 - catalog_url [cloud]: where SkyPilot's hosted catalog keeps that cloud's vms.csv.
 - zip [folder]: the files SkyPilot's own zipper packs from an upload folder (with .skyignore).
+
+`python -I main.py serve` is the check's warm program (engine/cloud/check_server.py): its first
+line on stdin is [runtime_dir, idle_s]; it imports SkyPilot once and says "ready", then answers
+each later line ("check"'s request, [tasks]) as one run of `check` would, until stdin ends or
+idle_s pass with no request. A failure of one request is its "error" line; the program serves on.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import contextlib
 import io
 import json
 import os
+import select
 import sys
 import tempfile
 import zipfile
@@ -277,21 +283,21 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines() or [type(exc).__name__])[0]
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in OPERATIONS:
-        send("error", type="usage", message=f"give one of {', '.join(OPERATIONS)}")
-        return 2
-    request = json.loads(sys.stdin.read() or "{}")
+def _environment(request: dict[str, Any]) -> None:
     catalog_dir = request.get("runtime_dir")
     if catalog_dir:  # the dry run's own SkyPilot home: its catalog snapshot, no user state
         os.environ["SKY_RUNTIME_DIR"] = catalog_dir
         os.environ["HOME"] = catalog_dir
     os.environ.setdefault("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
+
+
+def _answer(operation: str, request: dict[str, Any]) -> int:
+    """One operation, answered or failed in one message; the exit code it means."""
     try:
         with contextlib.redirect_stdout(sys.stderr):
             import sky
 
-            answer = OPERATIONS[argv[0]](sky, request)
+            answer = OPERATIONS[operation](sky, request)
     except KeyboardInterrupt:
         send("error", type="KeyboardInterrupt", message="stopped", provisioned=None)
         return 130
@@ -301,6 +307,62 @@ def main(argv: list[str]) -> int:
         return 1
     send("answer", answer=answer)
     return 0
+
+
+def _lines(fd: int, idle: dict[str, float]) -> Any:
+    """stdin's lines as they come, until it ends or idle["s"] pass without one (read from the
+    descriptor: a buffered stream would hide a line from select)."""
+    pending = b""
+    while True:
+        while b"\n" not in pending:
+            ready, _w, _x = select.select([fd], [], [], idle["s"])
+            chunk = os.read(fd, 65536) if ready else b""
+            if not chunk:
+                return
+            pending += chunk
+        line, pending = pending.split(b"\n", 1)
+        yield line.decode("utf-8")
+
+
+def serve() -> int:
+    """The check's warm program (the module's docstring)."""
+    idle = {"s": 60.0}  # for the first line
+    lines = _lines(sys.stdin.fileno(), idle)
+    first = next(lines, None)
+    if first is None:
+        return 0
+    setup = json.loads(first)
+    idle["s"] = float(setup.get("idle_s", 600.0))
+    _environment(setup)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            import sky  # noqa: F401 - the second the warm program saves each check
+            from sky import optimizer  # noqa: F401
+    except BaseException as exc:  # noqa: BLE001 - SkyPilot's import failed: one message
+        send("error", type=type(exc).__name__, message=_first_line(exc), provisioned=False)
+        return 1
+    send("ready")
+    for line in lines:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            send("error", type="usage", message="a request is one JSON object a line")
+            continue
+        _answer("check", request)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["serve"]:
+        return serve()
+    if len(argv) != 1 or argv[0] not in OPERATIONS:
+        send("error", type="usage", message=f"give one of serve, {', '.join(OPERATIONS)}")
+        return 2
+    request = json.loads(sys.stdin.read() or "{}")
+    _environment(request)
+    return _answer(argv[0], request)
 
 
 def _provisioned(exc: BaseException) -> bool:

@@ -55,35 +55,6 @@ def sky_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-_VERDICTS: dict[str, object] = {}
-
-
-@pytest.fixture
-def verdict_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SkyPilot's own verdict on a task (dryrun.check: the cloud program, about 2 s of
-    importing SkyPilot) asked once per resources, nodes and catalog in a test process, for the
-    tests of what follows the check (teardown, signals, a spot loss, a cancel); the verdict
-    itself, for every instance the app offers, is tests/engine/test_cloud_task.py's."""
-    from engine.cloud import dryrun
-    from engine.cloud.sky_catalog import runtime_dir
-
-    real = dryrun.check
-
-    def check(cat, mappings, cancel=None):
-        place = runtime_dir(cat).name
-        keys = [
-            json.dumps([place, m["resources"], m.get("num_nodes")], sort_keys=True)
-            for m in mappings
-        ]
-        asked = [(k, m) for k, m in zip(keys, mappings, strict=True) if k not in _VERDICTS]
-        if asked:
-            verdicts = real(cat, [m for _k, m in asked], cancel)
-            _VERDICTS.update(zip([k for k, _m in asked], verdicts, strict=True))
-        return [_VERDICTS[k] for k in keys]
-
-    monkeypatch.setattr(dryrun, "check", check)
-
-
 def prepared(instance: str = "aws:g5.xlarge", nodes: int = 1, config: RunConfig = TINY):
     cat = catalog.load()
     return task.prepare(cat, find_instance(cat, instance), config, False, nodes, time.time())

@@ -13,7 +13,7 @@ import pytest
 
 from engine.cli import cmd_cloud, main
 from engine.cloud import task
-from tests.engine.cloud_helpers import prepared, run_here, sky_home, verdict_once  # noqa: F401
+from tests.engine.cloud_helpers import prepared, run_here, sky_home  # noqa: F401
 
 G5 = 1.006  # the catalog's aws g5.xlarge $/h
 
@@ -102,7 +102,6 @@ def test_cloud_run_brings_the_result_home_and_tears_down(monkeypatch, capsys, on
 
 @pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("stage", ["launch", "follow", "download_log"])
-@pytest.mark.usefixtures("verdict_once")
 def test_sigterm_and_sighup_in_each_stage_reach_the_teardown(
     monkeypatch, capsys, on_this_cpu, stage, signal_name
 ):
@@ -127,7 +126,6 @@ def test_sigterm_and_sighup_in_each_stage_reach_the_teardown(
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-@pytest.mark.usefixtures("verdict_once")
 def test_a_failed_teardown_is_retried_then_says_how_to_end_it(monkeypatch, capsys):
     from engine.cloud import launch
 
@@ -147,7 +145,6 @@ def test_a_failed_teardown_is_retried_then_says_how_to_end_it(monkeypatch, capsy
     assert len(RunsHere.downs) == 3 and "may still run and bill" in err and "sky down" in err
 
 
-@pytest.mark.usefixtures("verdict_once")
 def test_ctrl_c_tears_down_and_says_what_was_billed(monkeypatch, capsys):
     class Interrupted(RunsHere):
         def launch(self, *args):
@@ -164,7 +161,6 @@ def test_ctrl_c_tears_down_and_says_what_was_billed(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(("status", "stored"), [(None, "preempted"), ("UP", "failed")])
-@pytest.mark.usefixtures("verdict_once")
 def test_a_spot_cluster_taken_back_is_stored_as_preempted_with_its_bill(
     monkeypatch, capsys, on_this_cpu, status, stored
 ):
@@ -244,7 +240,6 @@ def test_cloud_sweep_in_parallel_measures_both_and_tears_both_down(
 
 
 @pytest.mark.worker
-@pytest.mark.usefixtures("verdict_once")
 def test_a_stop_during_a_sweep_tears_that_cluster_down_and_launches_no_more(
     monkeypatch, capsys, on_this_cpu
 ):

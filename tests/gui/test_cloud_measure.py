@@ -30,7 +30,6 @@ from tests.engine.cloud_helpers import (  # noqa: F401
     need_cloud_env,
     run_here,
     sky_home,
-    verdict_once,
 )
 from tests.engine.price_results import result as gpu_result
 from tests.gui.helpers import show_tab
@@ -205,7 +204,6 @@ def test_the_estimate_the_confirmation_the_launch_and_the_result(qtbot, window, 
 
 
 @pytest.mark.parametrize("which", ["panel", "dialog"])
-@pytest.mark.usefixtures("verdict_once")
 def test_a_cancel_tears_down_and_says_what_was_billed(qtbot, window, fake_sky, monkeypatch, which):
     monkeypatch.setattr(skypilot, "SkyPilot", Stuck)
     Stuck.inside.clear()
@@ -253,7 +251,6 @@ def test_without_the_cloud_environment_the_action_says_how_to_make_it(
     assert "epochcost env create --cloud" in page.message_bar.text.text()
 
 
-@pytest.mark.usefixtures("verdict_once")
 def test_closing_the_window_mid_launch_tears_down_first(qtbot, window, fake_sky, monkeypatch):
     monkeypatch.setattr(skypilot, "SkyPilot", Stuck)
     Stuck.inside.clear()

@@ -112,9 +112,9 @@ def checked(
     runs: list[tuple[CloudRun, dict[str, Any]]],
     cancel: threading.Event | None = None,
 ) -> list[Plan]:
-    """The launches, accepted by SkyPilot's own validation and optimizer (one run of the cloud
-    program for all: seconds, so off the GUI thread), each with its estimate. ConfigError:
-    SkyPilot refuses one (named)."""
+    """The launches, accepted by SkyPilot's own validation and optimizer (one request to the
+    warm cloud program for all: seconds the first time, so off the GUI thread), each with its
+    estimate. ConfigError: SkyPilot refuses one (named)."""
     from engine.cloud import dryrun, launch
 
     verdicts = dryrun.all_accepted(cat, runs, cancel)
