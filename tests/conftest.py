@@ -5,7 +5,6 @@ quickest tier, `-m gui` the desktop app's."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from engine.cloud import check_server
 from engine.core import compile_cache
 from engine.process import forked
+from tests.engine.helpers import kept_processes
 
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
 PROCESS_MODULES = {
@@ -176,22 +176,13 @@ def epochcost_home(tmp_path, monkeypatch):
     return home
 
 
-def _with_descendants(pids: set[int]) -> set[int]:
-    found = set(pids)
-    for pid in pids:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}
-    return found
-
-
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
-    """Fail a test that leaves a child process (a worker) running. The fork servers of workers
-    (engine/process/forked.py) and the warm cloud program of SkyPilot's checks
-    (engine/cloud/check_server.py) outlive a run by design; the workers they fork do not."""
+    """Fail a test that leaves a child process (a worker) running, but those kept by design
+    (tests/engine/helpers.kept_processes)."""
     yield
     me = psutil.Process(os.getpid())
-    servers = forked.server_pids() | _with_descendants(check_server.server_pids())
+    servers = kept_processes()
     alive = [
         p
         for p in me.children(recursive=True)

@@ -11,6 +11,7 @@ import time
 
 import psutil
 
+from engine.cloud import check_server
 from engine.core.events import Event
 from engine.measure.config import RunConfig
 from engine.process import forked
@@ -29,12 +30,22 @@ TINY = RunConfig(
 )
 
 
+def kept_processes() -> set[int]:
+    """The processes that outlive every run by design: the fork servers of workers
+    (engine/process/forked.py; the workers they fork do not), and the warm cloud program of
+    SkyPilot's checks (engine/cloud/check_server.py) with what it started."""
+    found = forked.server_pids() | check_server.server_pids()
+    for pid in check_server.server_pids():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}
+    return found
+
+
 def started_here() -> list[psutil.Process]:
-    """This test process's descendants that a run leaves: not the fork servers of workers
-    (engine/process/forked.py), which outlive every run by design."""
-    servers = forked.server_pids()
+    """This test process's descendants that a run leaves (not kept_processes())."""
+    kept = kept_processes()
     children = psutil.Process(os.getpid()).children(recursive=True)
-    return [p for p in children if p.pid not in servers]
+    return [p for p in children if p.pid not in kept]
 
 
 def run_events(config: RunConfig) -> list[Event]:
