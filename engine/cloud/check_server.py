@@ -7,9 +7,11 @@ check of the same catalog answers in tens of milliseconds (benchmarks/RESULTS.md
 It is the same program and the same `check` as a one-off run, with the same SkyPilot home:
 the catalog snapshot's folder (engine/cloud/sky_catalog.py), named by its content.
 
-One check at a time (a second waits for the first). A cancel or a timeout ends the program (its
-whole session) and the next check starts another. It ends by itself when this process ends
-(its stdin closes) or after IDLE_S with no check (it holds about 220 MB).
+One check at a time (a second waits for the first, or for its own cancel). Any failure (a
+cancel, a timeout, an interrupt, the program's own error line) ends the program (its whole
+session), and the next check starts another, as do another catalog, its SkyPilot home removed
+and the cloud environment made again. It ends by itself when this process ends (its stdin
+closes) or after IDLE_S with no check (it holds about 220 MB).
 """
 
 from __future__ import annotations
@@ -30,26 +32,18 @@ from engine.core import paths
 from engine.process import spawn
 
 IDLE_S = 600.0  # the program ends after this long without a check
-START_TIMEOUT_S = 120.0  # SkyPilot's import, on a loaded machine
 _POLL_S = 0.2  # how often a wait looks at its cancel
-
-
-class _Answered(Exception):
-    """The program's own "error" line for a request: it serves on."""
-
-    def __init__(self, failure: SkyError) -> None:
-        super().__init__(str(failure))
-        self.failure = failure
 
 
 @dataclass
 class _Server:
     proc: subprocess.Popen[str]
-    key: tuple[str, str]  # (the cloud Python, the catalog snapshot's name: its content)
+    key: tuple[str, str, int]  # the cloud Python, the catalog snapshot's name, the env's make
     root: Path  # the snapshot folder it was started with (its SkyPilot home)
     messages: queue.SimpleQueue[dict[str, Any] | None] = field(default_factory=queue.SimpleQueue)
     err: list[str] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
+    threads: list[threading.Thread] = field(default_factory=list)
 
     def read(self) -> None:
         """The reader thread: each JSON message of stdout, then None at its end."""
@@ -75,27 +69,32 @@ class _Server:
             pass  # it has ended: the reader says so (None), with its last line of stderr
 
     def wait_for(self, kind: str, deadline: float, cancel: threading.Event | None) -> Any:
-        """The next message of `kind` ("ready", "answer"); SkyError for a cancel, the deadline
-        or the program's end, _Answered for its "error" line."""
+        """The next message of `kind` ("ready", "answer"); SkyError for its "error" line, a
+        cancel, the deadline or the program's end."""
         while True:
-            if cancel is not None and cancel.is_set():
-                raise SkyError("Cancelled", "stopped", False)
-            if time.monotonic() > deadline:
-                raise SkyError("Timeout", "SkyPilot's check did not answer in time", False)
+            _go_on(deadline, cancel)
             try:
                 message = self.messages.get(timeout=_POLL_S)
             except queue.Empty:
                 continue
             if message is None:
                 self.proc.wait()
+                self.threads[1].join(timeout=5)  # stderr to its end: its last line says why
                 last = next((x for x in reversed(self.err) if x.strip()), "")
                 why = last.strip() or f"the cloud program ended (exit code {self.proc.returncode})"
                 raise SkyError("CloudProgramFailed", why, False)
             if message.get("kind") == "error":
-                failure = SkyError(str(message.get("type")), str(message.get("message")), False)
-                raise _Answered(failure)
+                raise SkyError(str(message.get("type")), str(message.get("message")), False)
             if message.get("kind") == kind:
                 return message.get("answer")
+
+
+def _go_on(deadline: float, cancel: threading.Event | None) -> None:
+    """SkyError once `cancel` is set or the deadline has passed (a check provisions nothing)."""
+    if cancel is not None and cancel.is_set():
+        raise SkyError("Cancelled", "stopped", False)
+    if time.monotonic() > deadline:
+        raise SkyError("Timeout", "SkyPilot's check did not answer in time", False)
 
 
 _LOCK = threading.Lock()
@@ -115,25 +114,27 @@ def check(
     "Cancelled", "Timeout", "CloudProgramFailed" (the program's last line of stderr)."""
     global _SERVER
     deadline = time.monotonic() + timeout_s
-    with _LOCK:
+    while not _LOCK.acquire(timeout=_POLL_S):  # another check first
+        _go_on(deadline, cancel)
+    try:
         server = _fitting(python, root, deadline, cancel)
         server.last_used = time.monotonic()
         try:
             server.send({"tasks": tasks})
             return server.wait_for("answer", deadline, cancel)
-        except _Answered as exc:
-            raise exc.failure from None
-        except SkyError:
+        except BaseException:  # an answer left unread would be the next check's
             _stop(server)
             _SERVER = None
             raise
+    finally:
+        _LOCK.release()
 
 
 def _fitting(python: Path, root: Path, deadline: float, cancel: threading.Event | None) -> _Server:
-    """The warm program for this Python and catalog, started if there is none (one at a time:
-    another's is ended)."""
+    """The warm program for this Python, environment and catalog, started if there is none (one
+    at a time: another's is ended)."""
     global _SERVER
-    key = (str(python), root.name)
+    key = (str(python), root.name, _made(python))
     server = _SERVER
     if server is not None:
         stale = (
@@ -146,20 +147,27 @@ def _fitting(python: Path, root: Path, deadline: float, cancel: threading.Event 
             return server
         _stop(server)
         _SERVER = None
+    _go_on(deadline, cancel)
     server = _start(python, root, key)
     try:
-        server.wait_for("ready", min(deadline, time.monotonic() + START_TIMEOUT_S), cancel)
-    except _Answered as exc:  # SkyPilot's import failed
-        _stop(server)
-        raise exc.failure from None
-    except SkyError:
+        server.wait_for("ready", deadline, cancel)
+    except BaseException:
         _stop(server)
         raise
     _SERVER = server
     return server
 
 
-def _start(python: Path, root: Path, key: tuple[str, str]) -> _Server:
+def _made(python: Path) -> int:
+    """When the cloud environment was made (its pyvenv.cfg; 0 for a Python of no environment):
+    an environment made again holds another SkyPilot than the one the program imported."""
+    try:
+        return (python.parent.parent / "pyvenv.cfg").stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _start(python: Path, root: Path, key: tuple[str, str, int]) -> _Server:
     proc = subprocess.Popen(
         [str(python), "-I", str(paths.cloud_program()), "serve"],
         stdin=subprocess.PIPE,
@@ -171,8 +179,12 @@ def _start(python: Path, root: Path, key: tuple[str, str]) -> _Server:
         start_new_session=True,  # a Ctrl-C at the terminal is epochcost's, not SkyPilot's
     )
     server = _Server(proc, key, root)
-    threading.Thread(target=server.read, name="epochcost-check-reader", daemon=True).start()
-    threading.Thread(target=server.tail, name="epochcost-check-stderr", daemon=True).start()
+    server.threads = [
+        threading.Thread(target=server.read, name="epochcost-check-reader", daemon=True),
+        threading.Thread(target=server.tail, name="epochcost-check-stderr", daemon=True),
+    ]
+    for thread in server.threads:
+        thread.start()
     server.send({"runtime_dir": str(root), "idle_s": IDLE_S})
     return server
 

@@ -12,10 +12,10 @@ object a line, each with a "kind":
 
 Operations (the request's fields in brackets):
 - version: SkyPilot's version and catalog schema.
-- check [task, catalog_dir]: the task through SkyPilot's own YAML loader, Resources validation
-  and optimizer against the catalog in catalog_dir (SkyPilot's layout, offline: no credentials,
-  no network), as if the task's cloud were enabled; answers the YAML and the optimizer's choice
-  with its $/h. Every task of "tasks" is checked; a refusal is that task's answer, not an error.
+- check [tasks, runtime_dir]: each task through SkyPilot's own YAML loader, Resources validation
+  and optimizer against the catalog in runtime_dir (SkyPilot's layout, offline: no credentials,
+  no network), as if the task's cloud were enabled; answers, per task, the YAML and the
+  optimizer's choice with its $/h. A refusal is that task's answer, not an error.
 - launch [task, cluster]: sky.launch (down after the job, autostop from the task's resources);
   answers the job id.
 - exec [task, cluster]: sky.exec on a cluster that is up; answers the job id.
@@ -30,8 +30,9 @@ Operations (the request's fields in brackets):
 
 `python -I main.py serve` is the check's warm program (engine/cloud/check_server.py): its first
 line on stdin is [runtime_dir, idle_s]; it imports SkyPilot once and says "ready", then answers
-each later line ("check"'s request, [tasks]) as one run of `check` would, until stdin ends or
-idle_s pass with no request. A failure of one request is its "error" line; the program serves on.
+each later line ("check"'s request, [tasks]: the first line's runtime_dir holds for all) as one
+run of `check` would, until stdin ends or idle_s pass with no request. A failure of one request
+is its "error" line, and the program serves on (its client ends it all the same).
 """
 
 from __future__ import annotations

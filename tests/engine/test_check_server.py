@@ -1,7 +1,7 @@
 """SkyPilot's dry-run check from the warm cloud program (engine/cloud/check_server.py), the
 real program in the real cloud environment: it answers as a one-off run does, is kept between
-checks, and is started again after a cancel, a timeout, a kill, its idle end or a change of
-catalog; its serve loop answers a bad line and serves on."""
+checks, and is started again after a cancel, a timeout, a failed request, a kill, its idle end,
+a change of catalog or of cloud environment; its serve loop answers a bad line and serves on."""
 
 from __future__ import annotations
 
@@ -113,6 +113,31 @@ def test_a_killed_program_or_a_removed_catalog_folder_gets_a_new_program(monkeyp
     assert _gone(third) and _pid() != third
 
 
+def test_a_failed_request_or_an_environment_made_again_gets_a_new_program():
+    python = need_cloud_env()
+    root = runtime_dir(catalog.load())
+    check_server.check(python, root, [GOOD], 300)
+    first = _pid()
+    # Not a list of tasks: the program's own error line, and the program is ended (what failed
+    # once would fail again, for the rest of its life).
+    with pytest.raises(skypilot.SkyError) as failed:
+        check_server.check(python, root, 5, 300)  # type: ignore[arg-type]
+    assert failed.value.kind == "TypeError" and failed.value.provisioned is False
+    assert _gone(first) and check_server.server_pids() == set()
+    check_server.check(python, root, [GOOD], 300)
+    second = _pid()
+    # `epochcost env create --cloud` made the environment again: another SkyPilot on disk
+    # than the one the program imported.
+    made = python.parent.parent / "pyvenv.cfg"
+    before = made.stat()
+    try:
+        os.utime(made, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        assert check_server.check(python, root, [GOOD], 300)[0]["ok"]
+        assert _gone(second) and _pid() != second
+    finally:
+        os.utime(made, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def test_the_program_ends_by_itself_after_its_idle_time(monkeypatch):
     python = need_cloud_env()
     monkeypatch.setattr(check_server, "IDLE_S", 1.0)
@@ -153,4 +178,5 @@ def test_the_serve_loop_answers_a_bad_line_and_serves_on():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        proc.stdout.close()
+        for stream in (proc.stdin, proc.stdout):
+            stream.close()
