@@ -7,6 +7,7 @@ measures low: either is said as a warning with the result (docs/measuring.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -36,15 +37,54 @@ def _busy_seconds(t: Any) -> float:
     )
 
 
-def _own_seconds(worker: int, parent: int) -> float:
-    """CPU seconds of the worker with every process it started, and of its parent alone (not
-    the parent's other children: another worker is another process)."""
+# The process that reads a run's events (the app or the command line), set by the launcher in
+# every worker's environment (engine/process/spawn.py): its CPU is the run's own (the app draws
+# the run as it goes), though it is not the worker's parent where a fork server or torchrun is.
+READER_ENV = "EPOCHCOST_READER_PID"
+_MAX_DEPTH = 8  # a worker's ancestors up to its reader: a fork server, torchrun, its launcher
+
+
+def _ancestors(pid: int) -> list[int]:
+    """`pid`'s parent, its parent's, ... (a few; none past init)."""
+    chain: list[int] = []
+    for _ in range(_MAX_DEPTH):
+        try:
+            pid = psutil.Process(pid).ppid()
+        except psutil.Error:
+            break
+        if pid <= 1:
+            break
+        chain.append(pid)
+    return chain
+
+
+def run_processes(me: int) -> tuple[int, int]:
+    """(the top of this run's own processes, the process that reads its events).
+
+    With a reader named (READER_ENV) among this process's ancestors: the reader's child this
+    process descends from (the worker itself; the fork server it was forked from; for a
+    data-parallel rank, torchrun's launcher, so that the other ranks count as the run's) and
+    the reader. Else (a worker started by hand, or on another machine than its reader): this
+    process and its parent, as before."""
+    chain = _ancestors(me)
+    reader = os.environ.get(READER_ENV, "")
+    if reader.isdigit() and int(reader) in chain:
+        below = [me, *chain][chain.index(int(reader))]
+        return below, int(reader)
+    return me, chain[0] if chain else os.getppid()
+
+
+def _own_seconds(root: int, reader: int) -> float:
+    """CPU seconds of the run's own processes (`root` and every process under it) and of its
+    reader alone (not the reader's other children: another worker is another process)."""
     total = 0.0
     try:
-        root = psutil.Process(worker)
-        family = [root, *root.children(recursive=True), psutil.Process(parent)]
+        top = psutil.Process(root)
+        family = [top, *top.children(recursive=True)]
     except psutil.Error:
         return total
+    with contextlib.suppress(psutil.Error):
+        family.append(psutil.Process(reader))
     for proc in family:
         try:
             t = proc.cpu_times()
@@ -57,19 +97,21 @@ def _own_seconds(worker: int, parent: int) -> float:
 @dataclass
 class CpuShare:
     """From `begin()` to `fraction()`: the share of the machine's CPU that processes other than
-    this one (with its children) and its parent (the app or CLI that reads the events) used."""
+    the run's own (run_processes: the worker with what it started, a data-parallel run's other
+    ranks, the fork server it came from) and its reader (the app or CLI that reads the events)
+    used."""
 
     t0: float
     busy0: float
     own0: float
-    worker: int
-    parent: int
+    root: int
+    reader: int
 
     @classmethod
     def begin(cls) -> CpuShare:
-        worker, parent = os.getpid(), os.getppid()
-        own = _own_seconds(worker, parent)
-        return cls(time.monotonic(), _busy_seconds(psutil.cpu_times()), own, worker, parent)
+        root, reader = run_processes(os.getpid())
+        own = _own_seconds(root, reader)
+        return cls(time.monotonic(), _busy_seconds(psutil.cpu_times()), own, root, reader)
 
     def fraction(self) -> float | None:
         wall = time.monotonic() - self.t0
@@ -77,7 +119,7 @@ class CpuShare:
         if wall < 0.05:
             return None  # too short to tell
         busy = _busy_seconds(psutil.cpu_times()) - self.busy0
-        own = _own_seconds(self.worker, self.parent) - self.own0
+        own = _own_seconds(self.root, self.reader) - self.own0
         return min(max((busy - own) / (wall * cores), 0.0), 1.0)
 
 

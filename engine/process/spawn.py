@@ -19,6 +19,7 @@ from typing import IO
 
 from engine.core import paths
 from engine.core.errors import ConfigError
+from engine.measure import busy
 
 # Once the worker has ended, what is left of its process group (processes a model file started)
 # gets SIGTERM, and SIGKILL after this long (s).
@@ -59,6 +60,7 @@ class WorkerSpec:
         the app's shipped data (a worker under another interpreter reads the same catalogs)."""
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
         env[paths.ASSETS_ENV] = str(paths.assets())
+        env[busy.READER_ENV] = str(os.getpid())  # the run's reader: its CPU is the run's own
         if self.verbose:
             env["EPOCHCOST_VERBOSE"] = "1"
         if self.runs_self:
