@@ -41,6 +41,9 @@ def _busy_seconds(t: Any) -> float:
 # every worker's environment (engine/process/spawn.py): its CPU is the run's own (the app draws
 # the run as it goes), though it is not the worker's parent where a fork server or torchrun is.
 READER_ENV = "EPOCHCOST_READER_PID"
+# The fork server a worker was forked from (engine/process/forked.py): it stands between the
+# worker and its reader, and its other workers are not this run's.
+SERVER_ENV = "EPOCHCOST_FORK_SERVER_PID"
 _MAX_DEPTH = 8  # a worker's ancestors up to its reader: a fork server, torchrun, its launcher
 
 
@@ -62,16 +65,21 @@ def run_processes(me: int) -> tuple[int, int]:
     """(the top of this run's own processes, the process that reads its events).
 
     With a reader named (READER_ENV) among this process's ancestors: the reader's child this
-    process descends from (the worker itself; the fork server it was forked from; for a
-    data-parallel rank, torchrun's launcher, so that the other ranks count as the run's) and
-    the reader. Else (a worker started by hand, or on another machine than its reader): this
-    process and its parent, as before."""
+    process descends from (the worker itself; for a data-parallel rank, the launcher that
+    started torchrun, so that the other ranks count as the run's), but below a fork server
+    (SERVER_ENV) its child, the forked worker (the server's other workers are other
+    processes); and the reader. Else (a worker started by hand, or on another machine than its
+    reader): this process and its parent, as before."""
     chain = _ancestors(me)
     reader = os.environ.get(READER_ENV, "")
-    if reader.isdigit() and int(reader) in chain:
-        below = [me, *chain][chain.index(int(reader))]
-        return below, int(reader)
-    return me, chain[0] if chain else os.getppid()
+    if not (reader.isdigit() and int(reader) in chain):
+        return me, chain[0] if chain else os.getppid()
+    line = [me, *chain]  # this process, its parent, ...
+    top = chain.index(int(reader))  # line[top]: the reader's child
+    server = os.environ.get(SERVER_ENV, "")
+    if server.isdigit() and int(server) in chain[:top]:
+        top = chain.index(int(server))  # line[top]: the server's child
+    return line[top], int(reader)
 
 
 def _own_seconds(root: int, reader: int) -> float:
@@ -98,8 +106,7 @@ def _own_seconds(root: int, reader: int) -> float:
 class CpuShare:
     """From `begin()` to `fraction()`: the share of the machine's CPU that processes other than
     the run's own (run_processes: the worker with what it started, a data-parallel run's other
-    ranks, the fork server it came from) and its reader (the app or CLI that reads the events)
-    used."""
+    ranks and their launcher) and its reader (the app or CLI that reads the events) used."""
 
     t0: float
     busy0: float

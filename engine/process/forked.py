@@ -38,6 +38,7 @@ from typing import IO, Any
 
 import psutil
 
+from engine.measure import busy
 from engine.process.spawn import WorkerSpec, signal_group
 
 OFF_ENV = "EPOCHCOST_FORKSERVER"
@@ -267,7 +268,9 @@ def spawn_forked(
     if server is None:
         return None
     try:
-        return ForkedWorker(server.path, args, {**env, **(later_env or {})})
+        # The server stands between the worker and its reader (engine/measure/busy.py).
+        server_env = {busy.SERVER_ENV: str(server.proc.pid)}
+        return ForkedWorker(server.path, args, {**env, **(later_env or {}), **server_env})
     except OSError:
         return None  # the server went away between the two: this run starts the usual way
 

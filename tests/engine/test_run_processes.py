@@ -40,23 +40,27 @@ time.sleep(60)
 # The launcher between the reader and the worker: starts the worker (stdin and stdout passed
 # through) and, with "sibling", another child beside it.
 LAUNCHER = """
-import subprocess, sys
+import os, subprocess, sys
 others = [subprocess.Popen([sys.executable, "-c", sys.argv[2]])] if sys.argv[1] == "sibling" else []
-code = subprocess.Popen([sys.executable, "-c", sys.argv[3]]).wait()
-for p in others:
-    p.kill()
-sys.exit(code)
-"""
+env = dict(os.environ)
+if sys.argv[4:] == ["server"]:  # as a fork server's worker is told (engine/process/forked.py)
+    env["EPOCHCOST_FORK_SERVER_PID"] = str(os.getpid())
+code = subprocess.Popen([sys.executable, "-c", sys.argv[3]], env=env).wait()"""
 
 
-def _launch(reader: str, sibling: bool) -> subprocess.Popen[str]:
+def _launch(reader: str, sibling: bool, server: bool = False) -> subprocess.Popen[str]:
+    """The launcher (torchrun's, or with `server` a fork server) between the reader and the
+    worker, in a session of its own as every worker's top process is."""
     env = {**os.environ, "PYTHONPATH": ROOT, busy.READER_ENV: reader}
+    env.pop(busy.SERVER_ENV, None)
+    mode = ["server"] if server else []
     return subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, "sibling" if sibling else "-", SIBLING, WORKER],
+        [sys.executable, "-c", LAUNCHER, "sibling" if sibling else "-", SIBLING, WORKER, *mode],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env=env,
+        start_new_session=True,
     )
 
 
@@ -97,18 +101,35 @@ def test_the_reader_behind_a_launcher_is_the_runs_own():
 def test_a_data_parallel_runs_other_ranks_are_its_own():
     launcher = _launch(str(os.getpid()), sibling=True)
 
-    def sibling_burnt() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            kids = psutil.Process(launcher.pid).children()
-            burnt = [p for p in kids if sum(p.cpu_times()[:2]) >= 0.5]
-            if any("time.sleep(60)" in " ".join(p.cmdline()) for p in burnt):
-                return
-            time.sleep(0.05)
-        pytest.fail("the sibling never used its half second")
-
-    _first, own = _own_after(launcher, sibling_burnt)
+    first, own = _own_after(launcher, lambda: _sibling_burnt(launcher))
+    assert first["root"] == launcher.pid  # torchrun's launcher: every rank under it
     assert own >= 0.4, own
+
+
+def test_a_forked_workers_server_and_its_other_workers_are_not_its_own():
+    """The fork server's other worker (a model-file check beside a run) is another process; the
+    reader drawing the run is the run's own."""
+    launcher = _launch(str(os.getpid()), sibling=True, server=True)
+
+    def both() -> None:
+        _sibling_burnt(launcher)
+        _burn(0.5)
+
+    first, own = _own_after(launcher, both)
+    assert first["root"] == first["me"]  # the worker, not the server's tree
+    assert first["reader"] == os.getpid()
+    assert 0.4 <= own < 0.8, own  # the reader's half second, not the other worker's
+
+
+def _sibling_burnt(launcher: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        kids = psutil.Process(launcher.pid).children()
+        burnt = [p for p in kids if sum(p.cpu_times()[:2]) >= 0.5]
+        if any("time.sleep(60)" in " ".join(p.cmdline()) for p in burnt):
+            return
+        time.sleep(0.05)
+    pytest.fail("the sibling never used its half second")
 
 
 def test_a_reader_that_is_no_ancestor_is_ignored():
