@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.cloud.skypilot import SkyError, message_of, tail_of
-from engine.core import paths
+from engine.cloud.skypilot import SkyError, message_of, start, tail_of
 from engine.process import spawn
 
 IDLE_S = 600.0  # the program ends after this long without a check
@@ -168,17 +167,7 @@ def _made(python: Path) -> int:
 
 
 def _start(python: Path, root: Path, key: tuple[str, str, int]) -> _Server:
-    proc = subprocess.Popen(
-        [str(python), "-I", str(paths.cloud_program()), "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=True,  # a Ctrl-C at the terminal is epochcost's, not SkyPilot's
-    )
-    server = _Server(proc, key, root)
+    server = _Server(start("serve", python), key, root)
     server.threads = [
         threading.Thread(target=server.read, name="epochcost-check-reader", daemon=True),
         threading.Thread(target=server.tail, name="epochcost-check-stderr", daemon=True),

@@ -65,17 +65,7 @@ def call(
     go to `on_line`, a request id to `on_request`; a KeyboardInterrupt (or any exception from
     a callback) stops the program's whole session and is raised on, as `cancel` set (from
     another thread) or `timeout_s` passed stop it (SkyError)."""
-    command = [str(python or cloud_python()), "-I", str(paths.cloud_program()), operation]
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=True,
-    )
+    proc = start(operation, python or cloud_python())
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(tail_of(proc.stderr)), daemon=True)
     timer = threading.Timer(timeout_s, spawn.stop_session, (proc,)) if timeout_s else None
@@ -128,6 +118,22 @@ def call(
         last = next((line for line in reversed(err) if line.strip()), f"exit code {code}")
         raise SkyError("CloudProgramFailed", last.strip(), None)
     return answer
+
+
+def start(operation: str, python: Path) -> subprocess.Popen[str]:
+    """The cloud program running `operation` (or `serve`: engine/cloud/check_server.py) with
+    `python`, text pipes on its three streams, in a session of its own (a Ctrl-C at the
+    terminal is epochcost's, not SkyPilot's)."""
+    return subprocess.Popen(
+        [str(python), "-I", str(paths.cloud_program()), operation],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=True,
+    )
 
 
 def _stop_on(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
