@@ -57,7 +57,8 @@ class RunsHere:
         return 1
 
     def follow(self, cluster, job_id, output):
-        self.log = Path(cmd_cloud.paths.home()) / "job-here.log"
+        # A log of each cluster's own: a parallel sweep's two jobs run here at once.
+        self.log = Path(cmd_cloud.paths.home()) / f"job-here-{cluster}.log"
         code = run_here(self.mapping, self.log)
         output.write(self.log.read_text())
         return code
