@@ -14,7 +14,7 @@ import pytest
 from engine.cloud import check_server
 from engine.core import compile_cache
 from engine.process import forked
-from tests.engine.helpers import kept_processes
+from tests.engine.helpers import kept_processes, servers_set_aside
 
 # Test modules that start a worker (or another Python process: the CLI, an interpreter check).
 PROCESS_MODULES = {
@@ -151,21 +151,19 @@ def warm_workers():
 
 
 @pytest.fixture(autouse=True)
-def warm_server_back(request):
+def warm_server_back():
     """The servers started again where a test stopped them or left one of another environment
-    (tests/engine/test_forked.py): at once when those of this environment run. Not for a test
-    that starts with none (fresh_server): it would stop both at once (about 7 s of CPU)."""
-    if "fresh_server" not in request.fixturenames:
-        _prewarm()
+    (tests/engine/test_forked.py): at once when those of this environment run. A test that
+    starts with none (fresh_server) sets them aside after this."""
+    _prewarm()
 
 
 @pytest.fixture
 def fresh_server():
-    """No server at the start, none left after: the next test's are started again
-    (warm_server_back). Other tests use the test process's own."""
-    forked.shutdown()
-    yield
-    forked.shutdown()
+    """No server at the start, none of the test's left after; the test process's own are set
+    aside meanwhile and serve the next tests (tests/engine/helpers.servers_set_aside)."""
+    with servers_set_aside():
+        yield
 
 
 @pytest.fixture(autouse=True)

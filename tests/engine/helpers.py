@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import psutil
 
@@ -30,11 +31,39 @@ TINY = RunConfig(
 )
 
 
+# The test process's own fork servers while a test runs without them (servers_set_aside).
+_SET_ASIDE: list = []
+
+
+@contextlib.contextmanager
+def servers_set_aside() -> Iterator[None]:
+    """No fork server in this process while the block runs, none of the block's left after it,
+    and the test process's own back as they were: started again instead, they cost about 3 s
+    of CPU each (benchmarks/RESULTS.md, issue 42). Set aside, they run and serve nothing."""
+    with forked._lock:
+        aside = dict(forked._servers)
+        forked._servers.clear()
+    _SET_ASIDE.extend(aside.values())
+    try:
+        yield
+    finally:
+        forked.shutdown()
+        for server in aside.values():
+            _SET_ASIDE.remove(server)
+        with forked._lock:
+            for framework, server in aside.items():
+                if server.alive():
+                    forked._servers[framework] = server
+                else:
+                    server.stop()
+
+
 def kept_processes() -> set[int]:
     """The processes that outlive every run by design: the fork servers of workers
-    (engine/process/forked.py; the workers they fork do not), and the warm cloud program of
-    SkyPilot's checks (engine/cloud/check_server.py) with what it started."""
-    found = forked.server_pids() | check_server.server_pids()
+    (engine/process/forked.py; the workers they fork do not), set aside or not, and the warm
+    cloud program of SkyPilot's checks (engine/cloud/check_server.py) with what it started."""
+    found = forked.server_pids() | {server.proc.pid for server in _SET_ASIDE}
+    found |= check_server.server_pids()
     for pid in check_server.server_pids():
         with contextlib.suppress(psutil.NoSuchProcess):
             found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -29,9 +30,13 @@ print(json.dumps({"me": os.getpid(), "root": root, "reader": reader}), flush=Tru
 sys.stdin.readline()
 print(json.dumps({"own": busy._own_seconds(root, reader) - share.own0}), flush=True)
 """
-# A sibling (another rank): half a second of CPU, then it waits.
+# A sibling (another rank): once the worker has begun counting (the go file is there), half a
+# second of CPU, then it waits. Burnt from its start, part of it fell before the worker's first
+# reading on a loaded machine (0.38 s counted of the 0.5).
 SIBLING = """
-import time
+import os, time
+while not os.path.exists(os.environ["SIBLING_GO"]):
+    time.sleep(0.01)
 t = time.process_time()
 while time.process_time() - t < 0.5:
     pass
@@ -48,10 +53,13 @@ if sys.argv[4:] == ["server"]:  # as a fork server's worker is told (engine/proc
 code = subprocess.Popen([sys.executable, "-c", sys.argv[3]], env=env).wait()"""
 
 
-def _launch(reader: str, sibling: bool, server: bool = False) -> subprocess.Popen[str]:
+def _launch(
+    reader: str, sibling: bool, server: bool = False, go: str = ""
+) -> subprocess.Popen[str]:
     """The launcher (torchrun's, or with `server` a fork server) between the reader and the
-    worker, in a session of its own as every worker's top process is."""
-    env = {**os.environ, "PYTHONPATH": ROOT, busy.READER_ENV: reader}
+    worker, in a session of its own as every worker's top process is; its sibling burns once
+    the file `go` is there."""
+    env = {**os.environ, "PYTHONPATH": ROOT, busy.READER_ENV: reader, "SIBLING_GO": go}
     env.pop(busy.SERVER_ENV, None)
     mode = ["server"] if server else []
     return subprocess.Popen(
@@ -98,21 +106,23 @@ def test_the_reader_behind_a_launcher_is_the_runs_own():
     assert own >= 0.4, own  # the reader's half second counted as the run's
 
 
-def test_a_data_parallel_runs_other_ranks_are_its_own():
-    launcher = _launch(str(os.getpid()), sibling=True)
+def test_a_data_parallel_runs_other_ranks_are_its_own(tmp_path):
+    go = tmp_path / "go"
+    launcher = _launch(str(os.getpid()), sibling=True, go=str(go))
 
-    first, own = _own_after(launcher, lambda: _sibling_burnt(launcher))
+    first, own = _own_after(launcher, lambda: _sibling_burnt(launcher, go))
     assert first["root"] == launcher.pid  # torchrun's launcher: every rank under it
     assert own >= 0.4, own
 
 
-def test_a_forked_workers_server_and_its_other_workers_are_not_its_own():
+def test_a_forked_workers_server_and_its_other_workers_are_not_its_own(tmp_path):
     """The fork server's other worker (a model-file check beside a run) is another process; the
     reader drawing the run is the run's own."""
-    launcher = _launch(str(os.getpid()), sibling=True, server=True)
+    go = tmp_path / "go"
+    launcher = _launch(str(os.getpid()), sibling=True, server=True, go=str(go))
 
     def both() -> None:
-        _sibling_burnt(launcher)
+        _sibling_burnt(launcher, go)
         _burn(0.5)
 
     first, own = _own_after(launcher, both)
@@ -121,7 +131,8 @@ def test_a_forked_workers_server_and_its_other_workers_are_not_its_own():
     assert 0.4 <= own < 0.8, own  # the reader's half second, not the other worker's
 
 
-def _sibling_burnt(launcher: subprocess.Popen[str]) -> None:
+def _sibling_burnt(launcher: subprocess.Popen[str], go: Path) -> None:
+    go.touch()  # the worker has begun counting: the sibling burns its half second now
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         kids = psutil.Process(launcher.pid).children()

@@ -4,7 +4,6 @@ check that no QThread is left running (tests/conftest.py checks worker processes
 from __future__ import annotations
 
 import copy
-import gc
 import os
 import weakref
 
@@ -13,11 +12,13 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QThread  # noqa: E402
+from shiboken6 import Shiboken  # noqa: E402
 
 # Every QThread started from Python is recorded as it starts (weakly: the record keeps none
 # alive), so that each test's check looks at those, not at every object in the process: a
 # gc.get_objects() scan took about 0.5 s a test in a process that has imported the frameworks
-# (benchmarks/RESULTS.md, issue 42). A scan of the whole heap still runs once per module.
+# (benchmarks/RESULTS.md, issue 42). Every QThread Python holds is still looked at once per
+# module (_every_qthread).
 _started: weakref.WeakSet[QThread] = weakref.WeakSet()
 _qthread_start = QThread.start
 
@@ -31,9 +32,11 @@ QThread.start = _recording_start  # type: ignore[method-assign]
 
 
 def _every_qthread() -> list[QThread]:
-    # type(), not isinstance(): isinstance reads __class__, which some objects of other
-    # libraries in this process (torch's deprecated aliases) answer with a warning.
-    return [obj for obj in gc.get_objects() if issubclass(type(obj), QThread)]
+    """Every QThread that Python holds a wrapper of, whoever started it: shiboken's list of its
+    live wrappers (a few hundred objects) holds all of them, where a scan of gc.get_objects()
+    (about 0.15 s a module in a process that imported torch, 11 s of a full run's CPU;
+    benchmarks/RESULTS.md, issue 42) held the same and the rest of the heap."""
+    return [obj for obj in Shiboken.getAllValidWrappers() if isinstance(obj, QThread)]
 
 
 def _running(threads: list[QThread]) -> list[QThread]:

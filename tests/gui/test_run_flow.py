@@ -155,7 +155,7 @@ def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_fo
     from engine.process import forked
 
     qtbot.waitUntil(lambda: window.run_page._plots is not None)  # painted: the form's warm
-    forked.shutdown()  # and the test process's own (tests/conftest.py): none at the start
+    forked.shutdown()  # the one the window started as it painted: none at the start
     window.run_page.prewarm(window.panel.framework.currentText())  # as once painted
     assert window.panel.framework.currentText() == "torch"
     assert forked.server_pid("torch") is not None and forked.server_pid("tensorflow") is None
