@@ -11,14 +11,14 @@ heap (harness_overhead.churned). `in-worker` (PyTorch) also runs, in the worker 
 window, 1,000-step blocks of the hand loop's step on the session's own model and of the
 harness's real window, in turn, and prints the ratio of their medians: the loop's own cost, with
 the process and its memory the same (`in-worker-50ms`: with the step events every 50 ms, as
-before). `hand-fixed` is the hand loop again, with glibc's thresholds set as the worker sets
+before; `in-worker-writer`: with each event's JSON and write on a thread of its own). `hand-fixed` is the hand loop again, with glibc's thresholds set as the worker sets
 them (engine/worker/measure/heap.py), from the environment variables docs/measuring.md gives a
 user's own script. `--model resnet18-cifar` runs
 harness_overhead.py's resnet18-cifar case instead of tiny-mlp (PyTorch; --steps 20 there).
 
     .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
         [--variants base,no-flops,no-monitor,events-1s,events-50ms,glibc-defaults,hand-fixed,
-         in-worker,in-worker-50ms]
+         writer-thread,in-worker,in-worker-50ms,in-worker-writer]
         [--framework torch] [--model tiny-mlp|resnet18-cifar]
 """
 
@@ -125,6 +125,35 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
             "    plan = _plan(session, config, monitor, group)\n",
         )
     ],
+    # Each event's JSON and its write on a thread of their own, not the measuring thread's
+    # (the GIL is shared: the encoding waits for the step's Python, the write does not).
+    "writer-thread": [
+        (
+            "worker/main.py",
+            "    for event in run(config, cancel, run_id=run_id):\n"
+            "        if reports:  # a node's first process reports the run\n"
+            '            events.write(event.to_json() + "\\n")\n',
+            "    import queue as _queue\n"
+            "    _out: _queue.SimpleQueue = _queue.SimpleQueue()\n"
+            "    def _write() -> None:\n"
+            "        while (_e := _out.get()) is not None:\n"
+            '            events.write(_e.to_json() + "\\n")\n'
+            "    _writer = threading.Thread(target=_write, daemon=True)\n"
+            "    _writer.start()\n"
+            "    for event in run(config, cancel, run_id=run_id):\n"
+            "        if reports:  # a node's first process reports the run\n"
+            "            _out.put(event)\n",
+        ),
+        (
+            "worker/main.py",
+            '            sys.stderr.write(RANK_FAILED + json.dumps(failure) + "\\n")\n'
+            "    return 0\n",
+            '            sys.stderr.write(RANK_FAILED + json.dumps(failure) + "\\n")\n'
+            "    _out.put(None)\n"
+            "    _writer.join()\n"
+            "    return 0\n",
+        ),
+    ],
     # On a GPU: the session times its steps on the host's clock (WallTimer, as on the CPU)
     # instead of by a CUDA event recorded after each step.
     "wall-timer": [
@@ -134,6 +163,8 @@ VARIANTS: dict[str, list[tuple[str, str, str]]] = {
 # The same, with the step events every 50 ms (as before issue 42's last change): the events'
 # own cost, in one process.
 VARIANTS["in-worker-50ms"] = VARIANTS["in-worker"] + VARIANTS["events-50ms"]
+# In one process, with the events written by their own thread.
+VARIANTS["in-worker-writer"] = VARIANTS["in-worker"] + VARIANTS["writer-thread"]
 
 
 def make(variant: str, into: Path) -> Path:
