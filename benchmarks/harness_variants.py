@@ -11,10 +11,11 @@ heap (harness_overhead.churned). `in-worker` (PyTorch) also runs, in the worker 
 window, 1,000-step blocks of the hand loop's step on the session's own model and of the
 harness's real window, in turn, and prints the ratio of their medians: the loop's own cost, with
 the process and its memory the same (`in-worker-50ms`: with the step events every 50 ms, as
-before; `in-worker-writer`: with each event's JSON and write on a thread of its own). `hand-fixed` is the hand loop again, with glibc's thresholds set as the worker sets
-them (engine/worker/measure/heap.py), from the environment variables docs/measuring.md gives a
-user's own script. `--model resnet18-cifar` runs
-harness_overhead.py's resnet18-cifar case instead of tiny-mlp (PyTorch; --steps 20 there).
+before; `in-worker-writer`: with each event's JSON and write on a thread of its own).
+`hand-fixed` is the hand loop again, with glibc's thresholds set as the worker sets them
+(engine/worker/measure/heap.py), from the environment variables docs/measuring.md gives a user's
+own script. `--model resnet18-cifar` runs harness_overhead.py's resnet18-cifar case instead of
+tiny-mlp (PyTorch; --steps 20 there).
 
     .venv/bin/python benchmarks/harness_variants.py [--rounds 12] [--steps 2000]
         [--variants base,no-flops,no-monitor,events-1s,events-50ms,glibc-defaults,hand-fixed,
