@@ -74,11 +74,14 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy --cache-dir $(MYPY_CACHE) engine gui
 	$(VENV)/bin/lint-imports
 
-# Two test processes (pytest-xdist) on the two-core machine (benchmarks/RESULTS.md, issue 42).
+# Three test processes (pytest-xdist) on the two-core machine: with two, a core idled while a
+# test waited (a server's start, a timeout, a sleep): the CPU 92-93% busy over a run against
+# 98.6% with three; pytest 509 and 450 s against 436 s, alternating (benchmarks/RESULTS.md,
+# issue 42).
 # `make test` runs every test (.ci/run runs it); `make test-fast` leaves out the slow tier
 # (tests/slow_tests.txt: each 4 s or more) and the lint, for the inner loop; the quickest tier,
 # no process started: pytest -m "not worker and not tensorflow".
-PYTEST := EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2
+PYTEST := EPOCHCOST_CLOUD_PYTHON=$(TEST_CLOUD_PYTHON) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 3
 
 # The project's own modules compiled once: where Python writes no .pyc (PYTHONDONTWRITEBYTECODE,
 # as on the CI machine) each of the suite's few hundred processes compiled what it imported
