@@ -102,7 +102,7 @@ def test_a_sweep_draws_each_point_as_it_lands_marks_the_cheapest_and_exports(
 def test_cancel_mid_sweep_keeps_the_finished_points_and_leaves_nothing_running(qtbot, window):
     # Trials long enough that the second is still measuring when a step of it reaches the page
     # (at most every STEP_EVERY_S): a fast core ran TINY_FORM's whole sweep in 0.5 s.
-    fill_form(window.panel, **{**TINY_FORM, "min_steps": "400", "max_steps": "800"})
+    fill_form(window.panel, **{**TINY_FORM, "min_steps": "1000", "max_steps": "2000"})
     page = sweep_page(window)
     set_inputs(page, batch_sizes="16,32,64")
     click(qtbot, page.start_button)
