@@ -14,13 +14,6 @@ from tests.engine.helpers import TINY, run_events
 TF = TINY.with_changes(framework="tensorflow", max_seconds=2.0, repeats=2)
 
 
-@pytest.fixture(autouse=True)
-def onednn_off(monkeypatch):
-    """These runs' workers with TensorFlow's oneDNN kernels off, set for this module's tests
-    alone: set at the module's import, it reached every TensorFlow worker of the test process."""
-    monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", "0")
-
-
 def _result(events) -> dict:
     end = [e for e in events if isinstance(e, Finished | Failed)][-1]
     assert isinstance(end, Finished), end
