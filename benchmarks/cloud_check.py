@@ -6,7 +6,7 @@ imported each time) and one from the warm program, both of the same tasks (an AW
 an Azure instance of the catalog, and one SkyPilot refuses) against the same catalog snapshot.
 The warm program's first check (its start) is timed apart. Prints each round's seconds, the
 medians and their ratio, and checks that both answers are the same. Run it on a quiet machine,
-with the cloud environment made (`make test` makes .epochcost-dev's).
+with the cloud environment made (`make test` makes it; tests/engine/cloud_helpers.py finds it).
 
     .venv/bin/python benchmarks/cloud_check.py [--rounds 10]
 """
@@ -23,12 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", str(ROOT / ".epochcost-dev/envs/cloud/bin/python"))
 os.environ["EPOCHCOST_HOME"] = tempfile.mkdtemp(prefix="epochcost-bench-")
 
 from engine.cloud import check_server, skypilot  # noqa: E402
 from engine.cloud.sky_catalog import runtime_dir  # noqa: E402
 from engine.pricing import catalog  # noqa: E402
+from tests.engine import cloud_helpers  # noqa: E402,F401  (make test's cloud environment)
 
 TASKS = [
     {"resources": {"cloud": "aws", "instance_type": "g5.xlarge"}, "run": "echo"},

@@ -31,17 +31,20 @@ TINY = RunConfig(
 )
 
 
-# The cloud environment `make test` makes (Makefile: .epochcost-dev), where none is named.
-DEV_CLOUD_PYTHON = Path(__file__).resolve().parents[2] / ".epochcost-dev/envs/cloud/bin/python"
-os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", str(DEV_CLOUD_PYTHON))
+# The cloud environment `make test` makes (in the user's cache folder, shared by checkouts),
+# where none is named: the Makefile writes its Python's path into .venv.
+_MADE = Path(__file__).resolve().parents[2] / ".venv" / ".epochcost-cloud-python"
+DEV_CLOUD_PYTHON = _MADE.read_text(encoding="utf-8").strip() if _MADE.is_file() else ""
+os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", DEV_CLOUD_PYTHON)
 
 
 def need_cloud_env() -> Path:
     """The cloud environment's Python, or a skip that says why (printed with -ra)."""
-    python = Path(os.environ["EPOCHCOST_CLOUD_PYTHON"])
-    if not python.is_file():
+    named = os.environ["EPOCHCOST_CLOUD_PYTHON"]
+    python = Path(named)
+    if not named or not python.is_file():
         pytest.skip(
-            f"no cloud environment at {python}: `make test` makes it "
+            f"no cloud environment{f' at {python}' if named else ''}: `make test` makes it "
             "(epochcost env create --cloud), or set EPOCHCOST_CLOUD_PYTHON"
         )
     return python
