@@ -1,5 +1,8 @@
 """`epochcost doctor` and `devices` as a user runs them: this machine's real environments (no
-GPU here), and GPUs that are not here from the catalog; the builds are read for real."""
+GPU here), and GPUs that are not here from the catalog; the builds are read for real. One
+doctor runs in a fresh interpreter (cli), the rest in this process (cli_here), where each
+build is read by a worker forked from the tests' warm process instead of a fresh one (about
+2 s of the two cores each: issue 42, the suite's time)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,12 @@ import pytest
 
 from engine.measure.devices import Device
 from engine.process import doctor
-from tests.engine.helpers import cli
+from tests.engine.helpers import cli, cli_here
 
 
 @pytest.fixture(scope="module")
 def torch_is_a_cuda_13_build():
-    found = json.loads(cli("doctor", "--json").stdout)
+    found = json.loads(cli_here("doctor", "--json").stdout)
     torch = next(e for e in found["environments"] if e["framework"] == "torch")
     if torch["cuda"] != "13.0" or "sm_61" in torch["archs"]:
         pytest.skip(f"the app's torch here is {torch['version']} (CUDA {torch['cuda']})")
@@ -37,7 +40,7 @@ def test_doctor_here_lists_the_machine_and_each_environment(torch_is_a_cuda_13_b
 def test_a_gtx_1080_ti_is_refused_with_the_reason_and_the_environment_to_make(
     torch_is_a_cuda_13_build,
 ):
-    proc = cli("doctor", "--for-gpu", "GeForce GTX 1080 Ti", "--json")
+    proc = cli_here("doctor", "--for-gpu", "GeForce GTX 1080 Ti", "--json")
     assert proc.returncode == 0, proc.stderr
     found = json.loads(proc.stdout)
     assert found["gpu"] == "GeForce GTX 1080 Ti" and found["compute_capability"] == "6.1"
@@ -50,10 +53,10 @@ def test_a_gtx_1080_ti_is_refused_with_the_reason_and_the_environment_to_make(
 
 
 def test_an_rtx_4090_is_fine_unless_the_driver_is_too_old(torch_is_a_cuda_13_build):
-    found = json.loads(cli("doctor", "--for-gpu", "GeForce RTX 4090", "--json").stdout)
+    found = json.loads(cli_here("doctor", "--for-gpu", "GeForce RTX 4090", "--json").stdout)
     torch = next(f for f in found["frameworks"] if f["framework"] == "torch")
     assert torch["ok"] is True and "sm_89" in torch["reason"]
-    old = cli("doctor", "--for-gpu", "GeForce RTX 4090", "--driver", "535.104.05")
+    old = cli_here("doctor", "--for-gpu", "GeForce RTX 4090", "--driver", "535.104.05")
     assert old.returncode == 0, old.stderr
     assert "driver 535.104.05 runs CUDA up to 12.2" in old.stdout
     assert "to fix: update the NVIDIA driver to 580.65.06 or newer" in old.stdout
@@ -69,7 +72,7 @@ def test_an_rtx_4090_is_fine_unless_the_driver_is_too_old(torch_is_a_cuda_13_bui
     ],
 )
 def test_mistakes_are_said_in_one_line(args, says):
-    proc = cli("doctor", *args)
+    proc = cli_here("doctor", *args)
     assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr
 
 
