@@ -34,13 +34,13 @@ TINY = RunConfig(
 # The cloud environment `make test` makes (in the user's cache folder, shared by checkouts),
 # where none is named: the Makefile writes its Python's path into .venv.
 _MADE = Path(__file__).resolve().parents[2] / ".venv" / ".epochcost-cloud-python"
-DEV_CLOUD_PYTHON = _MADE.read_text(encoding="utf-8").strip() if _MADE.is_file() else ""
-os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", DEV_CLOUD_PYTHON)
+if _MADE.is_file():
+    os.environ.setdefault("EPOCHCOST_CLOUD_PYTHON", _MADE.read_text(encoding="utf-8").strip())
 
 
 def need_cloud_env() -> Path:
     """The cloud environment's Python, or a skip that says why (printed with -ra)."""
-    named = os.environ["EPOCHCOST_CLOUD_PYTHON"]
+    named = os.environ.get("EPOCHCOST_CLOUD_PYTHON", "")
     python = Path(named)
     if not named or not python.is_file():
         pytest.skip(
