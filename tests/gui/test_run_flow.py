@@ -154,9 +154,8 @@ def test_the_form_turned_to_tensorflow_starts_its_warm_process_and_the_run_is_fo
     form turns to it, so that run's worker skips TensorFlow's import too."""
     from engine.process import forked
 
-    qtbot.waitUntil(lambda: window.run_page._plots is not None)  # painted: the form's warm
-    forked.shutdown()  # the one the window started as it painted: none at the start
-    window.run_page.prewarm(window.panel.framework.currentText())  # as once painted
+    # Painted: the form's warm process was started then (fresh_server: none before it).
+    qtbot.waitUntil(lambda: window.run_page._plots is not None)
     assert window.panel.framework.currentText() == "torch"
     assert forked.server_pid("torch") is not None and forked.server_pid("tensorflow") is None
     fill_form(window.panel, **TINY_FORM)
