@@ -11,11 +11,13 @@ faults are counted, and how many launches of each loop churned anyway is printed
 
     .venv/bin/python benchmarks/harness_overhead.py [--rounds 5] [--framework torch|tensorflow|both]
         [--model resnet18-cifar|tiny-mlp|both] [--device cpu|cuda:0 (PyTorch only)]
+        [--steps N (each launch's measured steps, instead of the case's)]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -216,6 +218,12 @@ def main() -> None:
     p.add_argument("--framework", choices=("torch", "tensorflow", "both"), default="both")
     p.add_argument("--model", choices=(*CASES, "both"), default="both")
     p.add_argument("--device", default="cpu", help="cpu, or cuda:0 (PyTorch only)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        help="each launch's measured steps (default: the case's); a longer window averages "
+        "more of the machine's own drift (benchmarks/RESULTS.md, issue 42)",
+    )
     args = p.parse_args()
     frameworks = ["torch", "tensorflow"] if args.framework == "both" else [args.framework]
     models = list(CASES) if args.model == "both" else [args.model]
@@ -226,12 +234,17 @@ def main() -> None:
             "--device other than cpu: the hand loops run it for PyTorch only (--framework torch)"
         )
     cases = CASES if args.device == "cpu" else GPU_CASES
+    if args.steps is not None:
+        if args.steps < 1:
+            p.error(f"--steps: at least 1 (got {args.steps})")
+        cases = {name: dataclasses.replace(c, steps=args.steps) for name, c in cases.items()}
     rows = [compare(f, cases[m], args.rounds, args.device) for m in models for f in frameworks]
     report = {
         "cpu_count": os.cpu_count(),
         "load_average_1min_before": round(load_before[0], 2),
         "load_average_1min_after": round(os.getloadavg()[0], 2),
         "rounds": args.rounds,
+        "steps": {m: cases[m].steps for m in models},
         "results": rows,
     }
     print(json.dumps(report), flush=True)

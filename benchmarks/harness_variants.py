@@ -303,8 +303,9 @@ def main() -> None:
                     in_worker[name].append(parts["window"])
                     for k, v in parts.items():
                         part_ratios[name].setdefault(k, []).append(v)
-                    line += ", in the same worker against hand steps: " + ", ".join(
-                        f"{k} {v:.3f}" for k, v in parts.items()
+                    line += (
+                        f", its hand steps {hand_rate:.1f} samples/s; in the same worker "
+                        "against them: " + ", ".join(f"{k} {v:.3f}" for k, v in parts.items())
                     )
                 print(line, flush=True)
     hand = statistics.median(rates["hand loop"])
