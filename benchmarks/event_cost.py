@@ -8,12 +8,13 @@ after it hold whatever the event left behind (caches to fill again). Each step's
 the last event, against the steps further on, says what an event costs a run, in one launch,
 whatever the machine's speed does between launches (benchmarks/RESULTS.md, issue 42).
 
-Three kinds of launch in turn, PyTorch tiny-mlp (batch 16, one thread, a fixed 10,000-step
+Three kinds of launch in turn, tiny-mlp (batch 16, one thread, a fixed 10,000-step
 window; a sitecustomize in a temporary folder reads the events as the worker yields them):
 `normal` (the events written, as in every run), `json` (each step event made into JSON but not
 written), `drop` (not even that: the step events taken and dropped).
 
     .venv/bin/python benchmarks/event_cost.py [--rounds 4] [--steps 10000]
+        [--framework torch|tensorflow]
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ runner.run = run
 """
 
 
-def launch(folder: Path, mode: str, steps: int) -> tuple[float, list[list[float]]]:
-    config = fixed_window("tiny-mlp", 16, 50, steps, framework="torch", device="cpu", threads=1)
+def launch(folder: Path, mode: str, steps: int, framework: str) -> tuple[float, list[list[float]]]:
+    config = fixed_window("tiny-mlp", 16, 50, steps, framework=framework, device="cpu", threads=1)
     out = folder / "steps.json"
     env = {"PYTHONPATH": str(folder), "EVENT_COST_MODE": mode, "EVENT_COST_OUT": str(out)}
     result, failure, _ = run_worker(config.validated(), spec=WorkerSpec(env=env))
@@ -73,6 +74,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--steps", type=int, default=10_000)
+    p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
     args = p.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
     seen = {
@@ -84,7 +86,7 @@ def main() -> None:
         (folder / "sitecustomize.py").write_text(PATCH)
         for i in range(args.rounds):
             for mode in MODES if i % 2 == 0 else MODES[::-1]:
-                rate, kept = launch(folder, mode, args.steps)
+                rate, kept = launch(folder, mode, args.steps, args.framework)
                 into = seen[mode]
                 into["rates"].append(rate)
                 for times in kept[1:-1]:  # whole stretches between two events

@@ -6,7 +6,7 @@ events (wrapped as the study reports them) and returns how it ended and the envi
 reported. `cancel()` from another thread stops the running worker and every later start: the
 lock makes a cancel either see the worker or stop it starting. A caller that holds a flag of
 its own (the Accuracy tab's threading.Event) passes it as `cancel`: setting it cancels as
-cancel() does, the running worker within the launcher's CANCEL_POLL_S.
+cancel() does, the running worker within the launcher's READ_EVERY_S.
 """
 
 from __future__ import annotations
