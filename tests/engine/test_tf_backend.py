@@ -60,11 +60,13 @@ def test_a_tensorflow_run_has_the_event_sequence_and_result_keys_of_a_torch_run(
     assert (
         result["compile_seconds"] > 0 and besides_noise(result["warnings"]) == []
     )  # a shared machine may be busy
-    # The window's wall time holds every step, stalls included, so it is compared with the mean
-    # step; a median step leaves the stalls out, and a busy machine (CI read 0.4996) put the two
-    # twice apart.
+    # The steps' times tile the windows' wall time, stalls included: the rate they give over
+    # the whole run lies between the slowest and the fastest window's (the figure is the
+    # windows' median, which a busy machine put twice apart from it: 0.4996 on CI, 2.11 under
+    # the full suite's three processes).
     per_step = 16 / result["step_time_s"]["mean"]
-    assert 0.5 < result["throughput_samples_per_s"] / per_step < 2.0
+    windows = result["throughput_repeats"]
+    assert min(windows) * 0.95 < per_step < max(windows) * 1.05, (per_step, windows)
     assert 0 < result["memory_fill"] < 1 and result["memory_source"] == "rss"
     assert result["usd_per_epoch"] == result["epoch_seconds"] / 3600 * 1.0
 
