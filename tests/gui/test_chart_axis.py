@@ -1,6 +1,6 @@
 """Every chart's grid: opaque lines in the colour the see-through grid had over the chart's
 background, drawn under the data (a curve over a grid line keeps its colour), in each theme;
-and its tick labels, one form along an axis (no "5e-05" beside "0.0001")."""
+and its tick labels, one form along a level of ticks (no "5e-05" beside "0.0001")."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def test_a_see_through_pen_becomes_the_colour_it_shows_over_the_backdrop():
     assert opaque(solid, QColor("#ffffff")) is solid  # already opaque: unchanged
 
 
-def grid_pens(axis: ChartAxis) -> list[QPen]:
+def draw_specs(axis: ChartAxis) -> tuple:
+    """What the axis draws: its line, its ticks (pen, from, to), its labels (rect, flags, text)."""
     picture = QPicture()
     painter = QPainter(picture)  # as pyqtgraph's AxisItem.paint measures its labels
     try:
@@ -34,7 +35,11 @@ def grid_pens(axis: ChartAxis) -> list[QPen]:
     finally:
         painter.end()
     assert specs is not None
-    return [pen for pen, _, _ in specs[1]]
+    return specs
+
+
+def grid_pens(axis: ChartAxis) -> list[QPen]:
+    return [pen for pen, _, _ in draw_specs(axis)[1]]
 
 
 def test_each_chart_plot_has_an_opaque_grid_under_its_view(qtbot):
@@ -109,14 +114,7 @@ def test_tick_labels_share_one_form_along_a_level():
 
 
 def drawn_labels(axis: ChartAxis) -> list[str]:
-    picture = QPicture()
-    painter = QPainter(picture)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    assert specs is not None
-    return [text for _, _, text in specs[2]]
+    return [text for _, _, text in draw_specs(axis)[2]]
 
 
 def test_a_chart_of_small_costs_writes_its_labels_in_fixed_point(qtbot):
