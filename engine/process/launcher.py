@@ -56,8 +56,8 @@ RENDEZVOUS_GRACE_S = 60.0  # past a data-parallel run's rendezvous timeout, to i
 # woken by each write as the writer's partner (a "sync" wake-up), on the worker's own core, and
 # each step event then cost the measuring thread about 220 us more in TensorFlow (0.62% of a
 # tiny-mlp run against 0.39%) and 44 us in PyTorch (0.37% against 0.31%)
-# (benchmarks/event_cost.py, RESULTS.md, issue 42). An event waits 20 ms at most.
-READ_EVERY_S = 0.02
+# (benchmarks/event_cost.py, RESULTS.md, issue 42). An event waits 10 ms at most.
+READ_EVERY_S = 0.01
 
 
 class WorkerProcess:
