@@ -76,6 +76,8 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=10_000)
     p.add_argument("--framework", choices=("torch", "tensorflow"), default="torch")
     args = p.parse_args()
+    if args.rounds < 1 or args.steps < 1:
+        p.error("--rounds and --steps: at least 1")
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
     seen = {
         m: {"at": [[] for _ in range(AFTER)], "rest": [], "rates": [], "lengths": []} for m in MODES
@@ -101,6 +103,11 @@ def main() -> None:
     report = {}
     for mode in MODES:
         at, rest = seen[mode]["at"], seen[mode]["rest"]
+        if not rest:
+            raise SystemExit(
+                f"{mode}: no stretch of {AFTER + 20} steps or more between two step events "
+                "(one every 100 ms): give more --steps, or a model with shorter steps"
+            )
         # Medians, position by position: a mean is moved by the machine's own rare long steps
         # by more than the event's effect (±200 us over 29 positions).
         base = statistics.median(rest)
