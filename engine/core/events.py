@@ -44,9 +44,10 @@ class Phase(Event):
 
 
 # The worker sends the steps of a window (or of warm-up) at least this often, and at its end.
-# Each event costs the measuring thread about 200 us (benchmarks/RESULTS.md, issue 42): every
-# 50 ms that was 0.4% of a run, in the window's time; every 100 ms it is 0.2%, and the live
-# charts, each redrawn about 6 times a second, still get new steps at each redraw.
+# Each event costs the measuring thread about 350 us of a tiny-mlp run, with what it leaves for
+# the steps after it (benchmarks/event_cost.py, RESULTS.md, issue 42): every 100 ms that is
+# about 0.35% of the run, half what every 50 ms cost, and the live charts, each redrawn about
+# 6 times a second, still get new steps at each redraw.
 STEP_EVENT_EVERY_S = 0.1
 # In a data-parallel run, a process other than a node's first writes its `failed` event on
 # stderr after this prefix (engine/worker/main.py); the launcher reads it there
