@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from engine.core.ticks import tick_text
+
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
 FONT = "font-family:Helvetica,Arial,sans-serif"
 CHAR_W = 7.0  # a wide average character at 11 px, for laying out labels (no clipping)
@@ -41,8 +43,13 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def tick_labels(ticks: list[float]) -> list[str]:
+    """nice_ticks' values as every chart writes them (engine/core/ticks.py)."""
+    return tick_text(ticks, ticks[1] - ticks[0] if len(ticks) > 1 else 0.0)
+
+
 def number(value: float) -> str:
-    """Tick text: 12,000, 1.5, 0.002, 3e-05."""
+    """A value's text beside its bar: 12,000, 1.5, 0.002, 3e-05."""
     if value == 0:
         return "0"
     if abs(value) >= 1000:
@@ -89,10 +96,10 @@ def bar_chart(
     scale = (right - left) / ticks[-1]
     bottom = top + row_h * len(bars)
     body = [_text(8, 18, title, size=13, font_weight="bold")]
-    for t in ticks:
+    for t, text in zip(ticks, tick_labels(ticks), strict=True):
         x = left + t * scale
         body.append(_line(x, top - 4, x, bottom, "#e3e3e3"))
-        body.append(_text(x, bottom + 14, number(t), "middle", 10, fill="#444"))
+        body.append(_text(x, bottom + 14, text, "middle", 10, fill="#444"))
     for n, b in enumerate(bars):
         y = top + n * row_h
         colour = PALETTE[1] if b.highlight else PALETTE[0]
@@ -125,7 +132,8 @@ def line_chart(
     xs, ys = [p[0] for p in points] or [0.0], [p[1] for p in points] or [0.0]
     x_ticks = nice_ticks(min(xs + [0.0]), max(xs))
     y_ticks = nice_ticks(min(ys + [0.0]), max(ys))
-    y_text = max(len(number(t)) for t in y_ticks) * CHAR_W
+    x_labels, y_labels = tick_labels(x_ticks), tick_labels(y_ticks)
+    y_text = max(len(text) for text in y_labels) * CHAR_W
     left, right, top, bottom = 30 + y_text, width - 16, 32.0, height - 64
     sx = (right - left) / (x_ticks[-1] - x_ticks[0])
     sy = (bottom - top) / (y_ticks[-1] - y_ticks[0])
@@ -134,15 +142,15 @@ def line_chart(
         return left + (x - x_ticks[0]) * sx, bottom - (y - y_ticks[0]) * sy
 
     body = [_text(8, 18, title, size=13, font_weight="bold")]
-    for t in y_ticks:
+    for t, text in zip(y_ticks, y_labels, strict=True):
         _, y = at(x_ticks[0], t)
         body.append(
             f'<line x1="{left:.1f}" y1="{y:.1f}" x2="{right:.1f}" y2="{y:.1f}" stroke="#e3e3e3"/>'
         )
-        body.append(_text(left - 5, y + 4, number(t), "end", 10, fill="#444"))
-    for t in x_ticks:
+        body.append(_text(left - 5, y + 4, text, "end", 10, fill="#444"))
+    for t, text in zip(x_ticks, x_labels, strict=True):
         x, _ = at(t, y_ticks[0])
-        body.append(_text(x, bottom + 14, number(t), "middle", 10, fill="#444"))
+        body.append(_text(x, bottom + 14, text, "middle", 10, fill="#444"))
     body.append(
         f'<path d="M{left:.1f},{top:.1f}V{bottom:.1f}H{right:.1f}" stroke="#222" fill="none"/>'
     )

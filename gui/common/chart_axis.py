@@ -8,30 +8,24 @@ ranges moved took 9.8-13.9 ms (median of 60), against 4.6-4.7 ms with the same l
 it had over the chart's background, opaque, and the axis goes under the plot's view, so that
 a curve is drawn over the grid, never cut by it.
 
-Its tick labels take one form along a level of ticks (`tick_text`): pyqtgraph writes a value
-under 0.001 or from 10,000 in %g and the others in fixed point, so one axis read "5e-05" beside
-"0.0001" (Compare's USD per epoch of a small model) and a throughput axis "800000" beside
-"1e+06".
+Its tick labels are engine/core/ticks.py's, as the HTML report's charts are: one form along a
+level of ticks (pyqtgraph's own read "5e-05" beside "0.0001").
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPen
 
+from engine.core.ticks import tick_text
 from gui.common.theme import blend
 
 # Under the plot's view (pyqtgraph's ViewBox sits at -100) and a view laid over it (an overlay
 # for a right axis at -101): the grid is drawn first, the data over it.
 GRID_Z = -110.0
 AXIS_Z = 0.5  # pyqtgraph's place for an axis without a grid
-# Tick values from here (or a spacing under its inverse) are written in scientific form; the
-# thousands are separated on an axis whose labels reach SEPARATED.
-SCIENTIFIC_FROM = 1e6
-SEPARATED = 10_000
 
 
 class ChartAxis(pg.AxisItem):
@@ -77,50 +71,3 @@ def opaque(pen: QPen, backdrop: QColor) -> QPen:
     out = QPen(pen)
     out.setColor(blend(color, backdrop, color.alphaF()))
     return out
-
-
-def tick_text(values: list[float], spacing: float) -> list[str]:
-    """One level of an axis's tick labels in one form: fixed point with the decimals the
-    spacing needs ("0.00005", "0.00010"; "0.25", "0.50"), the thousands separated once a label
-    reaches SEPARATED ("20,000"); scientific from SCIENTIFIC_FROM, or for a spacing under its
-    inverse, with the mantissa digits the spacing needs ("2.5e-07"). Zero is "0" in either
-    form. Without a spacing, each value in %g.
-
-    pyqtgraph asks level by level (the major ticks, then the finer levels it has room to label),
-    so a finer level may carry a digit more than the major one ("0.0001", "0.00015"): the same
-    form, each label as short as its level allows."""
-    if not values:
-        return []
-    step = abs(spacing)
-    if not math.isfinite(step) or step == 0:
-        return [f"{v:.6g}" for v in values]
-    largest = max(abs(v) for v in values)
-    last = _last_digit(step)
-    if largest >= SCIENTIFIC_FROM or step < 1 / SCIENTIFIC_FROM:
-        digits = max(0, _exponent(largest) - last) if largest else 0
-        return ["0" if _zero(v, step) else f"{v:.{digits}e}" for v in values]
-    group = "," if largest >= SEPARATED else ""
-    return [f"{0.0 if _zero(v, step) else v:{group}.{max(0, -last)}f}" for v in values]
-
-
-def _exponent(value: float) -> int:
-    """The power of ten of `value`'s leading digit (0.00005 -> -5, 20,000 -> 4), robust to the
-    float noise of a tick computed as a sum (0.30000000000000004)."""
-    return math.floor(math.log10(abs(value)) + 1e-9)
-
-
-def _last_digit(value: float) -> int:
-    """The power of ten of `value`'s last significant digit (0.25 -> -2, 20,000 -> 4), to 15
-    digits."""
-    power = _exponent(value)
-    for _ in range(15):
-        quotient = abs(value) / 10.0**power
-        if abs(quotient - round(quotient)) <= 1e-6 * max(1.0, quotient):
-            break
-        power -= 1
-    return power
-
-
-def _zero(value: float, step: float) -> bool:
-    """A tick at zero, give or take the float noise of its computation (never "-0.00")."""
-    return abs(value) < step * 1e-6

@@ -1,6 +1,6 @@
 """Every chart's grid: opaque lines in the colour the see-through grid had over the chart's
 background, drawn under the data (a curve over a grid line keeps its colour), in each theme;
-and its tick labels, one form along a level of ticks (no "5e-05" beside "0.0001")."""
+and its tick labels, engine/core/ticks.py's (tests/engine/test_ticks.py), on a real chart."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 
 from gui.common.chart import Chart, add_line
-from gui.common.chart_axis import ChartAxis, opaque, tick_text
+from gui.common.chart_axis import ChartAxis, opaque
 from gui.common.theme import DARK_PLOTS, LIGHT_PLOTS
 from gui.pages.plan.chart import PlanChart
 from gui.pages.sweep.chart import SweepChart
@@ -86,31 +86,6 @@ def test_a_curve_over_the_grid_keeps_its_colour(qtbot):
     row = [QColor(image.pixel(x, middle.y())) for x in range(left, right)]
     # The grid's vertical lines cross the curve every second: none shows through it.
     assert all((c.red(), c.green(), c.blue()) == (255, 0, 0) for c in row)
-
-
-def test_tick_labels_share_one_form_along_a_level():
-    # pyqtgraph wrote these "5e-05", "0.0001", "0.00015": two forms on one axis.
-    assert tick_text([5e-5, 1e-4, 1.5e-4, 2e-4], 5e-5) == [
-        "0.00005",
-        "0.00010",
-        "0.00015",
-        "0.00020",
-    ]
-    assert tick_text([0.0, 0.25, 0.5, 0.75], 0.25) == ["0.00", "0.25", "0.50", "0.75"]
-    # Float noise of a tick computed as a sum, and a zero that came out as -1e-17.
-    assert tick_text([0.1, 0.2, 0.30000000000000004], 0.1) == ["0.1", "0.2", "0.3"]
-    assert tick_text([-1e-17, 0.5, 1.0], 0.5) == ["0.0", "0.5", "1.0"]
-    # Thousands separated once the axis reaches 10,000, as the tables write them.
-    assert tick_text([20000.0, 40000.0, 100000.0], 20000) == ["20,000", "40,000", "100,000"]
-    assert tick_text([-5000.0, 0.0, 5000.0, 10000.0], 5000) == ["-5,000", "0", "5,000", "10,000"]
-    assert tick_text([2024.0, 2025.0], 1) == ["2024", "2025"]  # years: no separator
-    # From a million (pyqtgraph: "800000" beside "1e+06"), or under a millionth: scientific,
-    # with the digits the spacing needs.
-    assert tick_text([8e5, 1e6, 1.2e6], 2e5) == ["8.0e+05", "1.0e+06", "1.2e+06"]
-    assert tick_text([0.0, 2.5e-7, 5e-7], 2.5e-7) == ["0", "2.5e-07", "5.0e-07"]
-    assert tick_text([2e19, 4e19], 2e19) == ["2e+19", "4e+19"]
-    assert tick_text([1.5], 0.0) == ["1.5"]  # no spacing to go by
-    assert tick_text([], 1.0) == []
 
 
 def drawn_labels(axis: ChartAxis) -> list[str]:
